@@ -1,0 +1,26 @@
+/// One problem found in user input, with where it is and how to fix it.
+public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
+    /// The file the problem is in (as the user named it).
+    public var file: String
+    /// The JSON pointer of the offending value (`/regions/2/zoom`); empty for the whole document.
+    public var pointer: String
+    /// What is wrong: what was expected and what was found.
+    public var message: String
+    /// 1-based line and column, for syntax errors.
+    public var line: Int?
+    public var column: Int?
+
+    public init(file: String, pointer: String, message: String, line: Int? = nil, column: Int? = nil) {
+        self.file = file
+        self.pointer = pointer
+        self.message = message
+        self.line = line
+        self.column = column
+    }
+
+    /// `file:line:column: message` or `file: /pointer: message`.
+    public var description: String {
+        if let line, let column { return "\(file):\(line):\(column): \(message)" }
+        return "\(file): \(pointer.isEmpty ? "/" : pointer): \(message)"
+    }
+}

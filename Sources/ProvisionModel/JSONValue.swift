@@ -1,0 +1,224 @@
+import Foundation
+
+/// A JSON document as a value, with object keys kept in source order.
+///
+/// Why our own type: Foundation's `JSONSerialization` loses key order, cannot tell
+/// `1` from `1.0` (MapLibre's definition reader requires doubles written with a
+/// fraction), and reports syntax errors without a usable line and column.
+public enum JSONValue: Equatable, Sendable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The member `key` of an object, or nil.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    /// The string payload, or nil.
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The numeric payload as a double (ints widen), or nil.
+    public var doubleValue: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    /// The numeric payload as an exact integer, or nil (a double must be integral).
+    public var intValue: Int? {
+        switch self {
+        case .int(let i): return i
+        case .double(let d) where d.rounded() == d && abs(d) < 1e15: return Int(d)
+        default: return nil
+        }
+    }
+
+    /// The array payload, or nil.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
+    /// The object payload, or nil.
+    public var objectValue: JSONObject? {
+        if case .object(let o) = self { return o }
+        return nil
+    }
+
+    /// A short name of the JSON type, for diagnostics ("a string", "an array" …).
+    public var typeDescription: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .int, .double: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}
+
+/// A JSON object that keeps its members in insertion order.
+public struct JSONObject: Equatable, Sendable {
+    /// The members, in order; keys are unique.
+    public private(set) var members: [(key: String, value: JSONValue)] = []
+
+    /// An empty object.
+    public init() {}
+
+    /// An object with the given members, in order; a repeated key keeps its last value.
+    public init(_ members: [(String, JSONValue)]) {
+        for (k, v) in members { self[k] = v }
+    }
+
+    /// The keys, in order.
+    public var keys: [String] { members.map(\.key) }
+
+    /// Whether the object has no members.
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// Reads or writes a member; writing nil removes it.
+    public subscript(key: String) -> JSONValue? {
+        get { members.first(where: { $0.key == key })?.value }
+        set {
+            if let i = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[i].value = newValue } else { members.remove(at: i) }
+            } else if let newValue {
+                members.append((key, newValue))
+            }
+        }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.members.count == rhs.members.count
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+}
+
+// MARK: - Writing
+
+extension JSONValue {
+    /// Options for `serialized`.
+    public struct WriteOptions: Sendable {
+        /// Sort object keys by their UTF-8 bytes (canonical JSON) instead of keeping their order.
+        public var sortedKeys: Bool
+        /// Indent with two spaces and put one member per line.
+        public var pretty: Bool
+        /// Compact output in member order.
+        public static let compact = WriteOptions(sortedKeys: false, pretty: false)
+        /// Compact output with sorted keys: the canonical form hashed and written to locks.
+        public static let canonical = WriteOptions(sortedKeys: true, pretty: false)
+        /// Indented output with sorted keys, for files people read and diff.
+        public static let prettySorted = WriteOptions(sortedKeys: true, pretty: true)
+
+        public init(sortedKeys: Bool, pretty: Bool) {
+            self.sortedKeys = sortedKeys
+            self.pretty = pretty
+        }
+    }
+
+    /// The UTF-8 JSON text of this value. Doubles always carry a fraction or exponent
+    /// (`15.0`, not `15`), integers never do.
+    public func serialized(_ options: WriteOptions = .compact) -> String {
+        var out = ""
+        write(into: &out, options: options, indent: 0)
+        return out
+    }
+
+    /// `serialized(options)` as UTF-8 bytes.
+    public func data(_ options: WriteOptions = .compact) -> Data {
+        Data(serialized(options).utf8)
+    }
+
+    private func write(into out: inout String, options: WriteOptions, indent: Int) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .double(let d): out += JSONValue.format(double: d)
+        case .string(let s): JSONValue.writeString(s, into: &out)
+        case .array(let items):
+            if items.isEmpty { out += "[]"; return }
+            out += "["
+            for (n, item) in items.enumerated() {
+                if n > 0 { out += "," }
+                if options.pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                item.write(into: &out, options: options, indent: indent + 1)
+            }
+            if options.pretty { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "]"
+        case .object(let object):
+            if object.isEmpty { out += "{}"; return }
+            var members = object.members
+            if options.sortedKeys {
+                members.sort { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            }
+            out += "{"
+            for (n, member) in members.enumerated() {
+                if n > 0 { out += "," }
+                if options.pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
+                JSONValue.writeString(member.key, into: &out)
+                out += options.pretty ? ": " : ":"
+                member.value.write(into: &out, options: options, indent: indent + 1)
+            }
+            if options.pretty { out += "\n" + String(repeating: "  ", count: indent) }
+            out += "}"
+        }
+    }
+
+    /// Shortest round-trip text of a double, always with a fraction or exponent;
+    /// non-finite values (which JSON cannot hold) are written as null.
+    public static func format(double d: Double) -> String {
+        guard d.isFinite else { return "null" }
+        var text = "\(d)"
+        if !text.contains(".") && !text.contains("e") && !text.contains("E") { text += ".0" }
+        return text
+    }
+
+    private static func writeString(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{08}": out += "\\b"
+            case "\u{0C}": out += "\\f"
+            default:
+                if scalar.value < 0x20 {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        out += "\""
+    }
+}
+
+// MARK: - Building from Swift values
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) { self = .object(JSONObject(elements)) }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import TileMath
+
+/// A validated job file (manifest): what a store must hold.
+public struct Job: Equatable, Sendable {
+    /// The job-file format version; only 1 exists.
+    public var version: Int
+    /// A human name for the job.
+    public var name: String
+    /// The default store directory, resolved against the job file's directory; nil when not given.
+    public var store: URL?
+    /// The style packs, in file order.
+    public var stylePacks: [StylePack]
+    /// The regions, in file order.
+    public var regions: [Region]
+    /// Where bytes for canonical URLs come from, longest prefix first.
+    public var origins: [Origin]
+    /// Caps on what a plan may ask for.
+    public var limits: Limits
+    /// Download behaviour.
+    public var download: DownloadSettings
+
+    public init(version: Int = 1, name: String, store: URL? = nil, stylePacks: [StylePack], regions: [Region],
+                origins: [Origin] = [], limits: Limits = Limits(), download: DownloadSettings = DownloadSettings()) {
+        self.version = version
+        self.name = name
+        self.store = store
+        self.stylePacks = stylePacks
+        self.regions = regions
+        self.origins = origins.sorted { $0.prefix.count > $1.prefix.count }
+        self.limits = limits
+        self.download = download
+    }
+}
+
+/// A style and everything it needs to draw offline except tiles.
+public struct StylePack: Equatable, Sendable {
+    /// The id regions refer to it by.
+    public var id: String
+    /// The canonical style URL.
+    public var style: String
+    /// 1, 2 or 3: the device pixel ratio tiles with `{ratio}` are fetched for.
+    public var pixelRatio: Int
+    /// Which glyph ranges to fetch.
+    public var glyphs: GlyphPolicy
+    /// Free-form metadata, carried into the lock.
+    public var metadata: JSONObject
+
+    public init(id: String, style: String, pixelRatio: Int = 1, glyphs: GlyphPolicy = .ideographsLocal,
+                metadata: JSONObject = JSONObject()) {
+        self.id = id
+        self.style = style
+        self.pixelRatio = pixelRatio
+        self.glyphs = glyphs
+        self.metadata = metadata
+    }
+}
+
+/// Which glyph ranges a style pack fetches for each font stack.
+public enum GlyphPolicy: String, Equatable, Sendable, CaseIterable {
+    /// All 256 ranges (MapLibre's include_ideographs = true).
+    case all
+    /// Skip the CJK ideograph and Hangul ranges the device draws locally: 130 ranges
+    /// (MapLibre's include_ideographs = false).
+    case ideographsLocal = "ideographs-local"
+}
+
+/// An area to hold offline, at a zoom range, drawn with style packs and/or tilesets.
+public struct Region: Equatable, Sendable {
+    public var id: String
+    public var name: String
+    public var area: RegionArea
+    /// Lowest zoom, 0…22.
+    public var minZoom: Int
+    /// Highest zoom, minZoom…22.
+    public var maxZoom: Int
+    /// Ids of the style packs this region draws with.
+    public var stylePacks: [String]
+    /// Extra tilesets: TileJSON URLs or tile URL templates.
+    public var tilesets: [String]
+    /// Free-form metadata, written as the region's description in the offline database.
+    public var metadata: JSONObject
+
+    public init(id: String, name: String, area: RegionArea, minZoom: Int, maxZoom: Int,
+                stylePacks: [String], tilesets: [String] = [], metadata: JSONObject = JSONObject()) {
+        self.id = id
+        self.name = name
+        self.area = area
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.stylePacks = stylePacks
+        self.tilesets = tilesets
+        self.metadata = metadata
+    }
+}
+
+/// The geometry of a region.
+public enum RegionArea: Equatable, Sendable {
+    /// A rectangle.
+    case bbox(BoundingBox)
+    /// Polygons (united), with the GeoJSON geometry to record in the region definition.
+    case geometry([Polygon], geoJSON: JSONValue)
+
+    /// The area tile covers are computed for.
+    public var coverArea: CoverArea {
+        switch self {
+        case .bbox(let box): return .bbox(box)
+        case .geometry(let polygons, _): return .polygons(polygons)
+        }
+    }
+}
+
+/// A mapping from a canonical URL prefix to where its bytes are fetched.
+public struct Origin: Equatable, Sendable {
+    /// The canonical URL prefix, e.g. `https://tiles.example.com/demo/`.
+    public var prefix: String
+    /// Where requests under the prefix are served from.
+    public var mirror: Mirror
+
+    public init(prefix: String, mirror: Mirror) {
+        self.prefix = prefix
+        self.mirror = mirror
+    }
+}
+
+/// A source of bytes for canonical URLs.
+public enum Mirror: Equatable, Sendable {
+    /// A local directory; the rest of the URL after the prefix is a relative, percent-decoded path.
+    case directory(URL)
+    /// An MBTiles archive; tiles are read by z/x/y, non-tile requests fail.
+    case mbtiles(URL)
+    /// Another HTTP(S) base URL; the rest of the URL is appended.
+    case http(String)
+}
+
+/// Caps that a plan may not exceed.
+public struct Limits: Equatable, Sendable {
+    public var maxTiles: Int?
+    public var maxBytes: Int64?
+
+    public init(maxTiles: Int? = nil, maxBytes: Int64? = nil) {
+        self.maxTiles = maxTiles
+        self.maxBytes = maxBytes
+    }
+}
+
+/// Download settings.
+public struct DownloadSettings: Equatable, Sendable {
+    /// Requests in flight at once, in total.
+    public var concurrency: Int
+    /// Extra attempts after a transient failure.
+    public var retries: Int
+    /// Seconds one request may take.
+    public var timeoutSeconds: Double
+
+    public init(concurrency: Int = 16, retries: Int = 3, timeoutSeconds: Double = 30) {
+        self.concurrency = concurrency
+        self.retries = retries
+        self.timeoutSeconds = timeoutSeconds
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import TileMath
+
+/// Why a download failed; `isTransient` failures may be retried.
+public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The server answered with a non-2xx status.
+    case status(Int)
+    /// The connection failed, timed out or was cut (libcurl's message).
+    case transport(String)
+    /// The body arrived but is not plausible for its kind (HTML error page, truncated, wrong format).
+    case invalidBody(String)
+    /// The origin has no such object (404, missing file, tile absent from an archive).
+    case notFound
+    /// The origin cannot serve this kind of request (e.g. a style from an MBTiles archive).
+    case unsupported(String)
+
+    /// Whether another attempt may succeed.
+    public var isTransient: Bool {
+        switch self {
+        case .status(let code): return [408, 429, 500, 502, 503, 504].contains(code)
+        case .transport: return true
+        case .invalidBody, .notFound, .unsupported: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .status(let code): return "HTTP \(code)"
+        case .transport(let message): return "transport error: \(message)"
+        case .invalidBody(let why): return "invalid body: \(why)"
+        case .notFound: return "not found"
+        case .unsupported(let why): return "unsupported: \(why)"
+        }
+    }
+}
+
+/// Something that downloads many requests with bounded parallelism.
+public protocol Fetcher: AnyObject {
+    /// Fetches every request the iterator yields (pulled lazily, so the work list is never
+    /// materialised), calling `onResult` once per request, from the calling thread,
+    /// in completion order. Returns when all are done.
+    func fetchAll<I: IteratorProtocol>(
+        _ requests: inout I,
+        onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void
+    ) where I.Element == FetchRequest
+}
+
+/// A read-only tile archive (an MBTiles file) used as an origin.
+public protocol TileArchive: AnyObject {
+    /// The stored bytes of a geographic XYZ tile (possibly gzip-wrapped), or nil when absent.
+    func tileData(_ tile: TileID) throws -> Data?
+}
+
+/// A region row of the offline database.
+public struct StoredRegion: Equatable, Sendable {
+    public var rowID: Int64
+    /// MapLibre's definition JSON bytes.
+    public var definition: Data
+    /// The description bytes (our region metadata JSON), nil when NULL.
+    public var description: Data?
+
+    public init(rowID: Int64, definition: Data, description: Data?) {
+        self.rowID = rowID
+        self.definition = definition
+        self.description = description
+    }
+}
+
+/// The offline database as the planner and the executor see it.
+///
+/// Every method that changes the store is one transaction: after it returns the change is
+/// durable, and if the process dies during it the store is as it was before.
+public protocol ResourceStore: AnyObject {
+    /// Every region row, ordered by row id.
+    func regions() throws -> [StoredRegion]
+    /// Adds a region row and returns its id.
+    func insertRegion(definition: Data, description: Data?) throws -> Int64
+    /// Replaces a region row's definition and description.
+    func updateRegion(_ rowID: Int64, definition: Data, description: Data?) throws
+    /// Deletes region rows with their links (content is left for `pruneOrphans`).
+    func deleteRegions(_ rowIDs: [Int64]) throws
+    /// Deletes tiles and resources no region links to; returns how many of each.
+    func pruneOrphans() throws -> (tiles: Int, resources: Int)
+
+    /// The subset of `keys` already stored (linked to any region, or to none).
+    func storedTiles(among keys: [TileKey]) throws -> Set<TileKey>
+    /// The subset of `urls` already stored as resources.
+    func storedResources(among urls: [String]) throws -> Set<String>
+    /// The stored payload of a resource (inflated), or nil.
+    func resourceData(url: String) throws -> Data?
+
+    /// Writes verified items (tiles and resources) in one transaction, replacing equal keys.
+    func write(_ items: [FetchedItem]) throws
+    /// Links the stored ones of `keys` to a region; returns how many links are new.
+    @discardableResult func linkTiles(_ keys: [TileKey], toRegion rowID: Int64) throws -> Int
+    /// Removes the links of `keys` from a region.
+    func unlinkTiles(_ keys: [TileKey], fromRegion rowID: Int64) throws
+    /// Links the stored ones of `urls` to a region.
+    func linkResources(_ urls: [String], toRegion rowID: Int64) throws
+    /// Removes every resource link of a region not in `keeping`.
+    func unlinkResources(fromRegion rowID: Int64, keeping urls: Set<String>) throws
+
+    /// The tiles linked to a region for one template and zoom, sorted by x then y.
+    func linkedTiles(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileID]
+    /// Linked tile counts of a region by template and zoom.
+    func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
+    /// The resource URLs linked to a region, sorted.
+    func linkedResources(region rowID: Int64) throws -> [String]
+    /// Mean stored payload size of tiles of a template at a zoom, or nil when none is stored.
+    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double?
+}
+
+/// A count of tiles for one template and zoom.
+public struct TileCount: Equatable, Sendable {
+    public var urlTemplate: String
+    public var zoom: Int
+    public var count: Int
+
+    public init(urlTemplate: String, zoom: Int, count: Int) {
+        self.urlTemplate = urlTemplate
+        self.zoom = zoom
+        self.count = count
+    }
+}

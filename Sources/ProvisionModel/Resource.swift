@@ -1,0 +1,101 @@
+import Foundation
+import TileMath
+
+/// The kind of an offline-database resource, with MapLibre's numbering.
+public enum ResourceKind: Int, Sendable, CaseIterable, Comparable {
+    case unknown = 0
+    case style = 1
+    /// A TileJSON, or a GeoJSON source's `data` URL.
+    case source = 2
+    case tile = 3
+    case glyphs = 4
+    case spriteImage = 5
+    case spriteJSON = 6
+    case image = 7
+
+    public static func < (a: ResourceKind, b: ResourceKind) -> Bool { a.rawValue < b.rawValue }
+
+    /// A lower-case name for reports.
+    public var name: String {
+        switch self {
+        case .unknown: return "unknown"
+        case .style: return "style"
+        case .source: return "source"
+        case .tile: return "tile"
+        case .glyphs: return "glyphs"
+        case .spriteImage: return "sprite-image"
+        case .spriteJSON: return "sprite-json"
+        case .image: return "image"
+        }
+    }
+}
+
+/// The key a tile is stored and looked up under in the offline database.
+public struct TileKey: Hashable, Comparable, Sendable {
+    /// The unexpanded canonical URL template (`tiles[0]` of the source).
+    public var urlTemplate: String
+    /// 2 only when the template has `{ratio}` and the pack is 2x or more, else 1.
+    public var pixelRatio: Int
+    /// z, x and the stored y (after the TMS flip for `scheme: tms` sources).
+    public var tile: TileID
+
+    public init(urlTemplate: String, pixelRatio: Int, tile: TileID) {
+        self.urlTemplate = urlTemplate
+        self.pixelRatio = pixelRatio
+        self.tile = tile
+    }
+
+    public static func < (a: TileKey, b: TileKey) -> Bool {
+        (a.urlTemplate, a.pixelRatio, a.tile) < (b.urlTemplate, b.pixelRatio, b.tile)
+    }
+}
+
+/// One object to download: a resource or a tile.
+public struct FetchRequest: Hashable, Sendable {
+    /// The canonical URL with every token expanded: what the store records for resources,
+    /// and what an origin maps to a mirror.
+    public var url: String
+    /// What the body must be.
+    public var kind: ResourceKind
+    /// For tiles: the key it is stored under.
+    public var tileKey: TileKey?
+    /// For tiles: the geographic XYZ tile (y from the north, before any TMS flip),
+    /// which archive origins use to find the tile.
+    public var tile: TileID?
+
+    public init(url: String, kind: ResourceKind, tileKey: TileKey? = nil, tile: TileID? = nil) {
+        self.url = url
+        self.kind = kind
+        self.tileKey = tileKey
+        self.tile = tile
+    }
+}
+
+/// A verified response body with the HTTP cache fields MapLibre's schema keeps.
+public struct FetchedBody: Equatable, Sendable {
+    /// The raw payload (never gzip-wrapped).
+    public var data: Data
+    public var etag: String?
+    /// Last-Modified, Unix seconds.
+    public var modified: Int64?
+    /// Expiry from Cache-Control/Expires, Unix seconds.
+    public var expires: Int64?
+
+    public init(data: Data, etag: String? = nil, modified: Int64? = nil, expires: Int64? = nil) {
+        self.data = data
+        self.etag = etag
+        self.modified = modified
+        self.expires = expires
+    }
+}
+
+/// A request with its verified body, ready to be written.
+public struct FetchedItem: Equatable, Sendable {
+    public var request: FetchRequest
+    public var body: FetchedBody
+
+    public init(request: FetchRequest, body: FetchedBody) {
+        self.request = request
+        self.body = body
+    }
+}
