@@ -1,0 +1,21 @@
+/// Process exit statuses: sysexits and Terraform's `-detailed-exitcode`. Decided here only.
+public enum ExitCode: Int32, Sendable {
+    /// Success; for plan, no changes.
+    case success = 0
+    /// Anything not covered below.
+    case failure = 1
+    /// `plan --detailed-exitcode`: changes present.
+    case changesPresent = 2
+    /// Bad command-line usage.
+    case usage = 64
+    /// The job file is invalid.
+    case invalidJob = 65
+    /// An input file or store is missing.
+    case missingInput = 66
+    /// Upstream (an origin) is unavailable.
+    case upstreamUnavailable = 69
+    /// The store cannot be written.
+    case cannotWriteStore = 73
+    /// Apply finished partially; retry later.
+    case partial = 75
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// What an apply did: the executor's result, rendered by reports.
+public struct ApplyOutcome: Sendable {
+    /// A download that failed for good.
+    public struct Failure: Equatable, Sendable {
+        public var url: String
+        public var reason: String
+
+        public init(url: String, reason: String) {
+            self.url = url
+            self.reason = reason
+        }
+    }
+
+    /// Objects requested (tiles and resources).
+    public var requested = 0
+    /// Objects verified and written.
+    public var downloaded = 0
+    /// Objects that failed after retries.
+    public var failed = 0
+    /// Payload bytes written.
+    public var bytesDownloaded: Int64 = 0
+    /// Extra attempts made after transient failures.
+    public var retries = 0
+    /// The first failures (at most 100), for the report.
+    public var failures: [Failure] = []
+    /// Failures counted by reason.
+    public var failureCounts: [String: Int] = [:]
+    /// Region rows by key (`region/pack`) after the apply.
+    public var regionRows: [String: Int64] = [:]
+    /// Keys of rows missing some wanted tile or resource.
+    public var incompleteRegions: [String] = []
+    /// Tile links made.
+    public var linkedTiles = 0
+    /// Region rows deleted.
+    public var removedRegions = 0
+    /// Tiles and resources deleted because no region used them any more.
+    public var prunedTiles = 0
+    public var prunedResources = 0
+    /// Wall-clock seconds the apply took (reports only, never the store).
+    public var seconds: Double = 0
+
+    public init() {}
+
+    /// Whether every wanted object is in place.
+    public var isComplete: Bool { failed == 0 && incompleteRegions.isEmpty }
+
+    /// Records a failure.
+    public mutating func recordFailure(url: String, reason: String) {
+        failed += 1
+        failureCounts[reason, default: 0] += 1
+        if failures.count < 100 { failures.append(Failure(url: url, reason: reason)) }
+    }
+}

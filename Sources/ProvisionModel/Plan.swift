@@ -1,0 +1,302 @@
+import Foundation
+import TileMath
+
+/// What an apply will do to a store: the value `provision plan` computes and `provision apply` carries out.
+///
+/// A plan is data. It holds the desired state (every region row with its tile sets and resources),
+/// the documents (styles, TileJSONs) it was resolved from, and the diff against the store it was
+/// computed on. Apply never re-plans: it enumerates the same covers from the same desired state.
+public struct Plan: Sendable {
+    /// The job the plan was made from.
+    public var jobName: String
+    /// sha256 of the job file bytes.
+    public var jobDigest: String
+    /// The fixed time written where the database format needs one (Unix seconds).
+    public var epoch: Int64
+    /// One entry per desired region row (job region × style pack), in job order.
+    public var regions: [RegionPlan]
+    /// Region rows in the store that the job no longer wants.
+    public var removedRegions: [RemovedRegion]
+    /// Resources (style, TileJSON, sprites, glyphs …) per style pack.
+    public var stylePacks: [StylePackPlan]
+    /// Style and TileJSON bodies fetched while planning, by canonical URL; apply writes these
+    /// bytes rather than fetching them again, so tiles and their TileJSON agree.
+    public var documents: [String: FetchedBody]
+    /// Whether counts are exact (true) or estimated.
+    public var countsArePrecise: Bool
+    /// Mean bytes assumed per tile where the store had no measurement.
+    public var assumedTileBytes: Int
+
+    public init(jobName: String, jobDigest: String, epoch: Int64, regions: [RegionPlan],
+                removedRegions: [RemovedRegion], stylePacks: [StylePackPlan], documents: [String: FetchedBody],
+                countsArePrecise: Bool = true, assumedTileBytes: Int) {
+        self.jobName = jobName
+        self.jobDigest = jobDigest
+        self.epoch = epoch
+        self.regions = regions
+        self.removedRegions = removedRegions
+        self.stylePacks = stylePacks
+        self.documents = documents
+        self.countsArePrecise = countsArePrecise
+        self.assumedTileBytes = assumedTileBytes
+    }
+
+    /// Whether applying the plan would change the store.
+    public var hasChanges: Bool {
+        !removedRegions.isEmpty
+            || regions.contains { $0.action != .keep || $0.hasTileChanges || $0.resources.hasChanges }
+    }
+
+    /// Tiles to add over all regions (links; a tile shared by two regions counts twice).
+    public var tilesToAdd: Int { regions.reduce(0) { $0 + $1.totals.add } }
+    /// Tiles to unlink over all regions, including removed ones.
+    public var tilesToRemove: Int {
+        regions.reduce(0) { $0 + $1.totals.remove } + removedRegions.reduce(0) { $0 + $1.tileCount }
+    }
+    /// Tiles already in place.
+    public var tilesToKeep: Int { regions.reduce(0) { $0 + $1.totals.keep } }
+    /// Tiles that must be downloaded (not stored under any region), each counted once.
+    public var tilesToDownload: Int = 0
+    /// Estimated bytes to download.
+    public var bytesToDownload: Int64 = 0
+}
+
+/// The symbol of a change, as Terraform prints it.
+public enum PlanAction: String, Sendable, Equatable {
+    /// `+`: a new region row.
+    case create
+    /// `~`: an existing row whose definition, description or content changes.
+    case update
+    /// ` `: nothing changes.
+    case keep
+    /// `-`: the row goes.
+    case delete
+
+    /// The one-character symbol.
+    public var symbol: String {
+        switch self {
+        case .create: return "+"
+        case .update: return "~"
+        case .keep: return " "
+        case .delete: return "-"
+        }
+    }
+}
+
+/// Add/remove/keep counts.
+public struct ChangeCounts: Equatable, Sendable {
+    public var add: Int
+    public var remove: Int
+    public var keep: Int
+
+    public init(add: Int = 0, remove: Int = 0, keep: Int = 0) {
+        self.add = add
+        self.remove = remove
+        self.keep = keep
+    }
+
+    /// Whether anything is added or removed.
+    public var hasChanges: Bool { add > 0 || remove > 0 }
+
+    public static func + (a: ChangeCounts, b: ChangeCounts) -> ChangeCounts {
+        ChangeCounts(add: a.add + b.add, remove: a.remove + b.remove, keep: a.keep + b.keep)
+    }
+}
+
+/// One tile source a region row draws tiles from, with the zooms it covers.
+public struct PlannedTileSet: Sendable, Equatable {
+    /// The canonical URL template tiles are stored under.
+    public var urlTemplate: String
+    /// The pixel ratio stored with the tiles (1 or 2).
+    public var pixelRatio: Int
+    /// Whether the source numbers rows from the south.
+    public var isTMS: Bool
+    /// The tile zooms fetched, after MapLibre's covering-zoom rule and the source's range.
+    public var zooms: ClosedRange<Int>
+    /// What the tiles' bodies must be.
+    public var kind: ResourceKind
+
+    public init(urlTemplate: String, pixelRatio: Int, isTMS: Bool, zooms: ClosedRange<Int>, kind: ResourceKind = .tile) {
+        self.urlTemplate = urlTemplate
+        self.pixelRatio = pixelRatio
+        self.isTMS = isTMS
+        self.zooms = zooms
+        self.kind = kind
+    }
+
+    /// The stored key of a geographic XYZ tile.
+    public func key(for tile: TileID) -> TileKey {
+        let y = isTMS ? tile.tmsY : tile.y
+        return TileKey(urlTemplate: urlTemplate, pixelRatio: pixelRatio, tile: TileID(z: tile.z, x: tile.x, y: y))
+    }
+}
+
+/// Per-zoom tile changes of one tile set.
+public struct ZoomChange: Equatable, Sendable {
+    public var urlTemplate: String
+    public var zoom: Int
+    public var counts: ChangeCounts
+
+    public init(urlTemplate: String, zoom: Int, counts: ChangeCounts) {
+        self.urlTemplate = urlTemplate
+        self.zoom = zoom
+        self.counts = counts
+    }
+}
+
+/// The plan of one desired region row.
+public struct RegionPlan: Sendable {
+    /// The job region id.
+    public var regionID: String
+    /// The job region name.
+    public var name: String
+    /// The style pack id this row draws with, or nil for a tilesets-only region.
+    public var stylePackID: String?
+    /// The key of the row in the lock: `region/pack`.
+    public var key: String { "\(regionID)/\(stylePackID ?? "-")" }
+    /// The row in the store it maps to, if any.
+    public var rowID: Int64?
+    /// What happens to the row.
+    public var action: PlanAction
+    /// MapLibre's region definition JSON.
+    public var definition: Data
+    /// The description (region metadata as compact JSON).
+    public var description: Data
+    /// The geometry tiles are covered for.
+    public var area: CoverArea
+    /// The tile sets of the row.
+    public var tileSets: [PlannedTileSet]
+    /// Per tile set and zoom: tiles added, removed, kept.
+    public var zoomChanges: [ZoomChange]
+    /// Tile sets (template, zoom) linked in the store that the row no longer wants, with counts.
+    public var staleTileCounts: [TileCount]
+    /// Resource URLs (with kinds) the row links to, sorted by URL.
+    public var resources: ResourceChanges
+    /// Estimated bytes of the tiles this row adds that must be downloaded.
+    public var estimatedBytes: Int64
+
+    public init(regionID: String, name: String, stylePackID: String?, rowID: Int64?, action: PlanAction,
+                definition: Data, description: Data, area: CoverArea, tileSets: [PlannedTileSet],
+                zoomChanges: [ZoomChange], staleTileCounts: [TileCount], resources: ResourceChanges,
+                estimatedBytes: Int64) {
+        self.regionID = regionID
+        self.name = name
+        self.stylePackID = stylePackID
+        self.rowID = rowID
+        self.action = action
+        self.definition = definition
+        self.description = description
+        self.area = area
+        self.tileSets = tileSets
+        self.zoomChanges = zoomChanges
+        self.staleTileCounts = staleTileCounts
+        self.resources = resources
+        self.estimatedBytes = estimatedBytes
+    }
+
+    /// Tile counts summed over tile sets and zooms.
+    public var totals: ChangeCounts {
+        zoomChanges.reduce(ChangeCounts()) { $0 + $1.counts }
+            + ChangeCounts(remove: staleTileCounts.reduce(0) { $0 + $1.count })
+    }
+
+    /// Whether any tile link is added or removed.
+    public var hasTileChanges: Bool { totals.hasChanges }
+}
+
+/// A resource URL with its kind.
+public struct ResourceRef: Hashable, Comparable, Sendable {
+    public var url: String
+    public var kind: ResourceKind
+
+    public init(url: String, kind: ResourceKind) {
+        self.url = url
+        self.kind = kind
+    }
+
+    public static func < (a: ResourceRef, b: ResourceRef) -> Bool { (a.url, a.kind) < (b.url, b.kind) }
+}
+
+/// The resources a row wants, split by what happens to their links.
+public struct ResourceChanges: Equatable, Sendable {
+    /// Every resource the row wants, sorted.
+    public var wanted: [ResourceRef]
+    /// Wanted but not linked yet.
+    public var add: [ResourceRef]
+    /// Linked but no longer wanted.
+    public var remove: [String]
+
+    public init(wanted: [ResourceRef], add: [ResourceRef], remove: [String]) {
+        self.wanted = wanted
+        self.add = add
+        self.remove = remove
+    }
+
+    /// Whether any link is added or removed.
+    public var hasChanges: Bool { !add.isEmpty || !remove.isEmpty }
+
+    /// Counts of added, removed and kept links.
+    public var counts: ChangeCounts {
+        ChangeCounts(add: add.count, remove: remove.count, keep: wanted.count - add.count)
+    }
+}
+
+/// A region row the job no longer wants.
+public struct RemovedRegion: Equatable, Sendable {
+    public var rowID: Int64
+    /// The lock key it had (`region/pack`), or nil for a row the lock does not know.
+    public var key: String?
+    /// Tiles linked to it.
+    public var tileCount: Int
+    /// Resources linked to it.
+    public var resourceCount: Int
+
+    public init(rowID: Int64, key: String?, tileCount: Int, resourceCount: Int) {
+        self.rowID = rowID
+        self.key = key
+        self.tileCount = tileCount
+        self.resourceCount = resourceCount
+    }
+}
+
+/// The resolved content of a style pack.
+public struct StylePackPlan: Equatable, Sendable {
+    public var id: String
+    public var styleURL: String
+    /// Every resource the pack needs (style, TileJSONs, sprites, glyphs …), sorted.
+    public var resources: [ResourceRef]
+    /// Of those, the ones not yet stored.
+    public var missing: [ResourceRef]
+    /// The tile sources of the style.
+    public var sources: [SourceSummary]
+
+    public init(id: String, styleURL: String, resources: [ResourceRef], missing: [ResourceRef], sources: [SourceSummary]) {
+        self.id = id
+        self.styleURL = styleURL
+        self.resources = resources
+        self.missing = missing
+        self.sources = sources
+    }
+}
+
+/// A tile source as resolved for the lock and reports.
+public struct SourceSummary: Equatable, Sendable {
+    public var name: String
+    /// The TileJSON URL, nil for inline sources.
+    public var tileJSONURL: String?
+    public var urlTemplate: String
+    public var scheme: String
+    public var minZoom: Int
+    public var maxZoom: Int
+    public var tileSize: Int
+
+    public init(name: String, tileJSONURL: String?, urlTemplate: String, scheme: String, minZoom: Int, maxZoom: Int, tileSize: Int) {
+        self.name = name
+        self.tileJSONURL = tileJSONURL
+        self.urlTemplate = urlTemplate
+        self.scheme = scheme
+        self.minZoom = minZoom
+        self.maxZoom = maxZoom
+        self.tileSize = tileSize
+    }
+}

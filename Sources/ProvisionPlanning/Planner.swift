@@ -1,0 +1,388 @@
+import Foundation
+import ProvisionModel
+import TileMath
+
+/// A style pack with its style and TileJSONs resolved.
+public struct ResolvedPack: Sendable {
+    public var pack: StylePack
+    /// Every resource the pack needs, the style and TileJSONs included.
+    public var resources: [ResourceRef]
+    /// The tile sources of the style, in style order.
+    public var tileSources: [TileSource]
+    /// The same sources as the lock and reports describe them.
+    public var summaries: [SourceSummary]
+
+    public init(pack: StylePack, resources: [ResourceRef], tileSources: [TileSource], summaries: [SourceSummary]) {
+        self.pack = pack
+        self.resources = Array(Set(resources)).sorted()
+        self.tileSources = tileSources
+        self.summaries = summaries
+    }
+}
+
+/// The extra `tilesets` of a region, resolved.
+public struct ResolvedTilesets: Sendable {
+    /// The TileJSON resources (empty for bare URL templates).
+    public var resources: [ResourceRef]
+    public var tileSources: [TileSource]
+
+    public init(resources: [ResourceRef], tileSources: [TileSource]) {
+        self.resources = resources
+        self.tileSources = tileSources
+    }
+}
+
+/// Everything the planner needs besides the store.
+public struct PlanInput: Sendable {
+    public var job: Job
+    public var jobDigest: String
+    public var epoch: Int64
+    /// Resolved style packs by id.
+    public var packs: [String: ResolvedPack]
+    /// Resolved extra tilesets by region id.
+    public var regionTilesets: [String: ResolvedTilesets]
+    /// Style and TileJSON bodies by canonical URL.
+    public var documents: [String: FetchedBody]
+    /// Region rows the lock file knows, by key (`region/pack`).
+    public var lockedRows: [String: Int64]
+    /// Bytes assumed per tile where the store has no measurement.
+    public var assumedTileBytes: Int
+
+    public init(job: Job, jobDigest: String, epoch: Int64, packs: [String: ResolvedPack],
+                regionTilesets: [String: ResolvedTilesets] = [:], documents: [String: FetchedBody] = [:],
+                lockedRows: [String: Int64] = [:], assumedTileBytes: Int = Planner.defaultTileBytes) {
+        self.job = job
+        self.jobDigest = jobDigest
+        self.epoch = epoch
+        self.packs = packs
+        self.regionTilesets = regionTilesets
+        self.documents = documents
+        self.lockedRows = lockedRows
+        self.assumedTileBytes = assumedTileBytes
+    }
+}
+
+/// Why a plan could not be made.
+public enum PlanError: Error, Equatable, CustomStringConvertible {
+    /// The job asks for more than its limits allow.
+    case limitExceeded(String)
+    /// A region names a style pack that was not resolved.
+    case unresolvedStylePack(String)
+
+    public var description: String {
+        switch self {
+        case .limitExceeded(let message): return message
+        case .unresolvedStylePack(let id): return "style pack '\(id)' was not resolved"
+        }
+    }
+}
+
+/// Diffs the desired state of a job against a store. Pure: the store is only read.
+public enum Planner {
+    /// Mean vector tile size assumed before a store has measured one (bytes).
+    public static let defaultTileBytes = 15_000
+    /// The tile cap applied when a job sets none: big enough for a country at z14, small
+    /// enough that a typo (a planet at z0–22) is refused before anything is counted twice.
+    public static let defaultMaxTiles = 10_000_000
+    /// How many keys are looked up in the store at once.
+    static let lookupBatch = 2_048
+
+    /// Computes the plan. `store` is nil when the store does not exist yet.
+    public static func plan(_ input: PlanInput, store: ResourceStore?) throws -> Plan {
+        var rows = try desiredRows(input)
+        try checkTileLimit(rows, job: input.job)
+
+        let storedRegions = try store?.regions() ?? []
+        var claimed = Set<Int64>()
+        let byID = Dictionary(uniqueKeysWithValues: storedRegions.map { ($0.rowID, $0) })
+        for i in rows.indices {
+            let row = rows[i]
+            var match: StoredRegion?
+            if let id = input.lockedRows[row.key], let stored = byID[id], !claimed.contains(id) {
+                match = stored
+            } else {
+                match = storedRegions.first {
+                    !claimed.contains($0.rowID) && $0.definition == row.definition && ($0.description ?? Data()) == row.description
+                }
+            }
+            guard let match else { continue }
+            claimed.insert(match.rowID)
+            rows[i].rowID = match.rowID
+            if match.definition != row.definition || (match.description ?? Data()) != row.description {
+                rows[i].action = .update
+            }
+        }
+
+        var meanSizes: [String: Double] = [:]
+        func meanSize(_ template: String, _ z: Int) throws -> Double {
+            let key = "\(z) \(template)"
+            if let cached = meanSizes[key] { return cached }
+            let size = try store?.meanTileSize(urlTemplate: template, zoom: z) ?? Double(input.assumedTileBytes)
+            meanSizes[key] = size
+            return size
+        }
+
+        for i in rows.indices {
+            try diffTiles(&rows[i], store: store)
+            try diffResources(&rows[i], store: store)
+            if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
+                rows[i].action = .update
+            }
+        }
+
+        var removed: [RemovedRegion] = []
+        let keysByRow = Dictionary(input.lockedRows.map { ($0.value, $0.key) }, uniquingKeysWith: min)
+        for stored in storedRegions where !claimed.contains(stored.rowID) {
+            let tiles = try store?.linkedTileCounts(region: stored.rowID).reduce(0) { $0 + $1.count } ?? 0
+            let resources = try store?.linkedResources(region: stored.rowID).count ?? 0
+            removed.append(RemovedRegion(rowID: stored.rowID, key: keysByRow[stored.rowID],
+                                         tileCount: tiles, resourceCount: resources))
+        }
+
+        // Downloads: each tile once, however many rows want it.
+        var toDownload = 0
+        var bytes: Int64 = 0
+        var totalEstimate: Double = 0
+        var perRowBytes = [Int64](repeating: 0, count: rows.count)
+        for group in tileGroups(rows) {
+            let mean = try meanSize(group.tileSet.urlTemplate, group.zoom)
+            var missing = 0
+            try forEachMissingTile(group, store: store) { _ in missing += 1 }
+            toDownload += missing
+            bytes += Int64((Double(missing) * mean).rounded())
+            totalEstimate += Double(group.desiredCount) * mean
+            for member in group.rows {
+                let added = rows[member].zoomChanges.first {
+                    $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom
+                }?.counts.add ?? 0
+                perRowBytes[member] += Int64((Double(added) * mean).rounded())
+            }
+        }
+        for i in rows.indices { rows[i].estimatedBytes = perRowBytes[i] }
+        if let maxBytes = input.job.limits.maxBytes, totalEstimate > Double(maxBytes) {
+            throw PlanError.limitExceeded(
+                "the job needs an estimated \(Int64(totalEstimate)) bytes of tiles, over limits.maxBytes = \(maxBytes)")
+        }
+
+        var packPlans: [StylePackPlan] = []
+        for pack in input.job.stylePacks {
+            guard let resolved = input.packs[pack.id] else { continue }
+            let stored = try store?.storedResources(among: resolved.resources.map(\.url)) ?? []
+            packPlans.append(StylePackPlan(id: pack.id, styleURL: pack.style, resources: resolved.resources,
+                                           missing: resolved.resources.filter { !stored.contains($0.url) },
+                                           sources: resolved.summaries))
+        }
+
+        var plan = Plan(jobName: input.job.name, jobDigest: input.jobDigest, epoch: input.epoch,
+                        regions: rows.map(\.plan), removedRegions: removed, stylePacks: packPlans,
+                        documents: input.documents, assumedTileBytes: input.assumedTileBytes)
+        plan.tilesToDownload = toDownload
+        plan.bytesToDownload = bytes
+        return plan
+    }
+
+    // MARK: - Desired rows
+
+    struct Row {
+        var plan: RegionPlan
+        var key: String { plan.key }
+        var definition: Data { plan.definition }
+        var description: Data { plan.description }
+        var rowID: Int64? {
+            get { plan.rowID }
+            set { plan.rowID = newValue }
+        }
+        var action: PlanAction {
+            get { plan.action }
+            set { plan.action = newValue }
+        }
+        var zoomChanges: [ZoomChange] { plan.zoomChanges }
+        var hasTileChanges: Bool { plan.hasTileChanges }
+        var resources: ResourceChanges { plan.resources }
+        var estimatedBytes: Int64 {
+            get { plan.estimatedBytes }
+            set { plan.estimatedBytes = newValue }
+        }
+    }
+
+    static func desiredRows(_ input: PlanInput) throws -> [Row] {
+        var rows: [Row] = []
+        for region in input.job.regions {
+            let extra = input.regionTilesets[region.id] ?? ResolvedTilesets(resources: [], tileSources: [])
+            if region.stylePacks.isEmpty {
+                let styleURL = region.tilesets.first ?? ""
+                rows.append(makeRow(region, packID: nil, styleURL: styleURL, pixelRatio: 1, includeIdeographs: false,
+                                    sources: extra.tileSources, resources: extra.resources))
+                continue
+            }
+            for packID in region.stylePacks {
+                guard let resolved = input.packs[packID] else { throw PlanError.unresolvedStylePack(packID) }
+                rows.append(makeRow(region, packID: packID, styleURL: resolved.pack.style,
+                                    pixelRatio: resolved.pack.pixelRatio,
+                                    includeIdeographs: resolved.pack.glyphs == .all,
+                                    sources: resolved.tileSources + extra.tileSources,
+                                    resources: resolved.resources + extra.resources))
+            }
+        }
+        return rows
+    }
+
+    static func makeRow(_ region: Region, packID: String?, styleURL: String, pixelRatio: Int, includeIdeographs: Bool,
+                        sources: [TileSource], resources: [ResourceRef]) -> Row {
+        var tileSets: [PlannedTileSet] = []
+        for source in sources {
+            guard let zooms = source.zoomRange(regionMin: region.minZoom, regionMax: region.maxZoom) else { continue }
+            let set = PlannedTileSet(urlTemplate: source.template, pixelRatio: source.pixelRatio(forPack: pixelRatio),
+                                     isTMS: source.scheme == .tms, zooms: zooms)
+            if !tileSets.contains(set) { tileSets.append(set) }
+        }
+        let wanted = Array(Set(resources)).sorted()
+        let plan = RegionPlan(
+            regionID: region.id, name: region.name, stylePackID: packID, rowID: nil, action: .create,
+            definition: RegionDefinition.json(region: region, styleURL: styleURL, pixelRatio: pixelRatio,
+                                              includeIdeographs: includeIdeographs),
+            description: RegionDefinition.description(region: region), area: region.area.coverArea,
+            tileSets: tileSets, zoomChanges: [], staleTileCounts: [],
+            resources: ResourceChanges(wanted: wanted, add: wanted, remove: []), estimatedBytes: 0)
+        return Row(plan: plan)
+    }
+
+    static func checkTileLimit(_ rows: [Row], job: Job) throws {
+        let limit = job.limits.maxTiles ?? defaultMaxTiles
+        var total = 0
+        for row in rows {
+            for set in row.plan.tileSets {
+                total += TileCover.count(row.plan.area, zooms: set.zooms)
+                if total > limit { break }
+            }
+        }
+        if total > limit {
+            let origin = job.limits.maxTiles == nil ? "the default limit" : "limits.maxTiles"
+            throw PlanError.limitExceeded(
+                "the job covers more than \(limit) tiles (\(origin) is \(limit)); raise limits.maxTiles or shrink the regions or zooms")
+        }
+    }
+
+    // MARK: - Tile diff
+
+    static func diffTiles(_ row: inout Row, store: ResourceStore?) throws {
+        var changes: [ZoomChange] = []
+        for set in row.plan.tileSets {
+            for z in set.zooms {
+                guard let rowID = row.rowID, let store else {
+                    changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
+                                              counts: ChangeCounts(add: TileCover.count(row.plan.area, zoom: z))))
+                    continue
+                }
+                var linked = try store.linkedTiles(region: rowID, urlTemplate: set.urlTemplate, zoom: z)
+                if set.isTMS {
+                    linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted()
+                }
+                changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
+                                          counts: mergeCounts(desired: TileCover(area: row.plan.area, zoom: z), linked: linked)))
+            }
+        }
+        row.plan.zoomChanges = changes
+        if let rowID = row.rowID, let store {
+            let wanted = Set(row.plan.tileSets.flatMap { set in set.zooms.map { "\($0) \(set.urlTemplate)" } })
+            row.plan.staleTileCounts = try store.linkedTileCounts(region: rowID).filter {
+                !wanted.contains("\($0.zoom) \($0.urlTemplate)")
+            }
+        }
+    }
+
+    /// Counts desired-only, linked-only and common tiles of two ascending sequences.
+    static func mergeCounts<D: Sequence>(desired: D, linked: [TileID]) -> ChangeCounts where D.Element == TileID {
+        var counts = ChangeCounts()
+        var l = 0
+        for tile in desired {
+            while l < linked.count && linked[l] < tile {
+                counts.remove += 1
+                l += 1
+            }
+            if l < linked.count && linked[l] == tile {
+                counts.keep += 1
+                l += 1
+            } else {
+                counts.add += 1
+            }
+        }
+        counts.remove += linked.count - l
+        return counts
+    }
+
+    static func diffResources(_ row: inout Row, store: ResourceStore?) throws {
+        guard let rowID = row.rowID, let store else { return }
+        let linked = try store.linkedResources(region: rowID)
+        let linkedSet = Set(linked)
+        let wanted = row.plan.resources.wanted
+        let wantedURLs = Set(wanted.map(\.url))
+        row.plan.resources = ResourceChanges(wanted: wanted, add: wanted.filter { !linkedSet.contains($0.url) },
+                                             remove: linked.filter { !wantedURLs.contains($0) })
+    }
+
+    // MARK: - Download set
+
+    /// The tiles of one template, pixel ratio and zoom wanted by one or more rows.
+    public struct TileGroup {
+        public var tileSet: PlannedTileSet
+        public var zoom: Int
+        public var areas: [CoverArea]
+        /// Indices of the rows in the group.
+        var rows: [Int]
+        /// The sum of the rows' cover counts (tiles shared by rows count once per row).
+        public var desiredCount: Int
+    }
+
+    /// Groups the rows' tile sets by template, pixel ratio and zoom, in a fixed order.
+    static func tileGroups(_ rows: [Row]) -> [TileGroup] {
+        tileGroups(rows.map(\.plan)).groups
+    }
+
+    /// Groups planned regions' tile sets by template, pixel ratio and zoom, sorted by zoom then template.
+    public static func tileGroups(_ regions: [RegionPlan]) -> (groups: [TileGroup], count: Int) {
+        var groups: [String: TileGroup] = [:]
+        for (index, region) in regions.enumerated() {
+            for set in region.tileSets {
+                for z in set.zooms {
+                    let key = "\(z)\u{0}\(set.urlTemplate)\u{0}\(set.pixelRatio)"
+                    let count = TileCover.count(region.area, zoom: z)
+                    if groups[key] == nil {
+                        groups[key] = TileGroup(tileSet: set, zoom: z, areas: [], rows: [], desiredCount: 0)
+                    }
+                    groups[key]?.areas.append(region.area)
+                    groups[key]?.rows.append(index)
+                    groups[key]?.desiredCount += count
+                }
+            }
+        }
+        let sorted = groups.values.sorted {
+            ($0.zoom, $0.tileSet.urlTemplate, $0.tileSet.pixelRatio) < ($1.zoom, $1.tileSet.urlTemplate, $1.tileSet.pixelRatio)
+        }
+        return (sorted, sorted.count)
+    }
+
+    /// Calls `body` with each tile of the group (ascending, each once) not yet stored.
+    public static func forEachMissingTile(_ group: TileGroup, store: ResourceStore?,
+                                          _ body: (TileID) throws -> Void) throws {
+        let union = SortedUnion(group.areas.map { TileCover(area: $0, zoom: group.zoom) })
+        var batch: [TileID] = []
+        batch.reserveCapacity(lookupBatch)
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            if let store {
+                let keys = batch.map { group.tileSet.key(for: $0) }
+                let stored = try store.storedTiles(among: keys)
+                for (tile, key) in zip(batch, keys) where !stored.contains(key) { try body(tile) }
+            } else {
+                for tile in batch { try body(tile) }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        for tile in union {
+            batch.append(tile)
+            if batch.count == lookupBatch { try flush() }
+        }
+        try flush()
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import ProvisionModel
+
+/// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.
+public struct AuditDocument: Equatable, Sendable {
+    /// Bumped on every change to the JSON shape.
+    public static let schemaVersion = 1
+
+    /// One region row of the store.
+    public struct Region: Equatable, Sendable {
+        public var rowID: Int64
+        /// The lock key, when the lock knows the row.
+        public var key: String?
+        public var definition: JSONValue
+        public var metadata: JSONValue
+        /// Per template and zoom: tiles the lock expects (nil without a lock) and tiles present.
+        public var zooms: [(template: String, zoom: Int, expected: Int?, present: Int)]
+        public var expectedResources: Int?
+        public var presentResources: Int
+
+        public init(rowID: Int64, key: String?, definition: JSONValue, metadata: JSONValue,
+                    zooms: [(template: String, zoom: Int, expected: Int?, present: Int)],
+                    expectedResources: Int?, presentResources: Int) {
+            self.rowID = rowID
+            self.key = key
+            self.definition = definition
+            self.metadata = metadata
+            self.zooms = zooms
+            self.expectedResources = expectedResources
+            self.presentResources = presentResources
+        }
+
+        /// Whether everything the lock expects is present.
+        public var isComplete: Bool {
+            zooms.allSatisfy { $0.expected.map { e in $0.present >= e } ?? true }
+                && (expectedResources.map { presentResources >= $0 } ?? true)
+        }
+
+        public static func == (a: Region, b: Region) -> Bool {
+            a.rowID == b.rowID && a.key == b.key && a.definition == b.definition && a.metadata == b.metadata
+                && a.zooms.elementsEqual(b.zooms) { $0.template == $1.template && $0.zoom == $1.zoom && $0.expected == $1.expected && $0.present == $1.present }
+                && a.expectedResources == b.expectedResources && a.presentResources == b.presentResources
+        }
+    }
+
+    public var store: String
+    public var hasLock: Bool
+    public var integrity: [String]
+    public var regions: [Region]
+    public var tileCount: Int
+    public var resourceCount: Int
+    public var byteCount: Int64
+    public var orphanTiles: Int
+    public var orphanResources: Int
+    public var unexpectedFiles: [String]
+    /// Lock regions with no row in the database.
+    public var missingRegions: [String]
+
+    public init(store: String, hasLock: Bool, integrity: [String], regions: [Region], tileCount: Int,
+                resourceCount: Int, byteCount: Int64, orphanTiles: Int, orphanResources: Int,
+                unexpectedFiles: [String], missingRegions: [String]) {
+        self.store = store
+        self.hasLock = hasLock
+        self.integrity = integrity
+        self.regions = regions
+        self.tileCount = tileCount
+        self.resourceCount = resourceCount
+        self.byteCount = byteCount
+        self.orphanTiles = orphanTiles
+        self.orphanResources = orphanResources
+        self.unexpectedFiles = unexpectedFiles
+        self.missingRegions = missingRegions
+    }
+
+    /// Every problem found, one sentence each; empty when the store is whole.
+    public var problems: [String] {
+        var out = integrity.map { "integrity: \($0)" }
+        for region in regions where !region.isComplete {
+            let name = region.key ?? "row \(region.rowID)"
+            for z in region.zooms {
+                if let e = z.expected, z.present < e {
+                    out.append("region \(name): \(e - z.present) of \(e) tiles missing at z\(z.zoom) (\(z.template))")
+                }
+            }
+            if let e = region.expectedResources, region.presentResources < e {
+                out.append("region \(name): \(e - region.presentResources) of \(e) resources missing")
+            }
+        }
+        out += missingRegions.map { "region \($0) is in the lock but not in offline.db" }
+        out += unexpectedFiles.map { "unexpected file in the store: \($0)" }
+        return out
+    }
+
+    /// Whether the store is whole.
+    public var isOK: Bool { problems.isEmpty }
+
+    /// The JSON document.
+    public var json: JSONValue {
+        [
+            "schemaVersion": .int(Self.schemaVersion),
+            "kind": "audit",
+            "store": .string(store),
+            "ok": .bool(isOK),
+            "hasLock": .bool(hasLock),
+            "integrity": .string(integrity.isEmpty ? "ok" : integrity.joined(separator: "; ")),
+            "totals": [
+                "tiles": .int(tileCount), "resources": .int(resourceCount), "bytes": .int(Int(byteCount)),
+                "orphanTiles": .int(orphanTiles), "orphanResources": .int(orphanResources),
+            ],
+            "regions": .array(regions.map { region in
+                [
+                    "rowId": .int(Int(region.rowID)),
+                    "key": region.key.map { .string($0) } ?? .null,
+                    "complete": .bool(region.isComplete),
+                    "definition": region.definition,
+                    "metadata": region.metadata,
+                    "zooms": .array(region.zooms.map {
+                        ["template": .string($0.template), "zoom": .int($0.zoom),
+                         "expected": $0.expected.map { .int($0) } ?? .null, "present": .int($0.present)]
+                    }),
+                    "resources": ["expected": region.expectedResources.map { .int($0) } ?? .null,
+                                  "present": .int(region.presentResources)],
+                ]
+            }),
+            "problems": .array(problems.map { .string($0) }),
+        ]
+    }
+
+    /// The text view.
+    public var text: String {
+        var out = "Store \(store): \(tileCount) tiles, \(resourceCount) resources, \(ByteFormat.string(byteCount))\n"
+        out += "Integrity: \(integrity.isEmpty ? "ok" : integrity.joined(separator: "; "))\n"
+        if !hasLock { out += "No provision.lock.json: expected counts are unknown; reporting what is present.\n" }
+        for region in regions {
+            let name = region.key ?? "row \(region.rowID)"
+            let meta = region.metadata.serialized(.compact)
+            out += "\n\(region.isComplete ? "✓" : "✗") region \(name) \(meta)\n"
+            for z in region.zooms {
+                let expected = z.expected.map { "\($0)" } ?? "?"
+                out += "    z\(z.zoom < 10 ? " " : "")\(z.zoom) \(z.present)/\(expected) tiles\n"
+            }
+            out += "    resources \(region.presentResources)/\(region.expectedResources.map { "\($0)" } ?? "?")\n"
+        }
+        if orphanTiles + orphanResources > 0 {
+            out += "\n\(orphanTiles) tiles and \(orphanResources) resources belong to no region (ambient).\n"
+        }
+        let problems = self.problems
+        out += problems.isEmpty ? "\nOK: the store is whole.\n" : "\n\(problems.count) problems:\n" + problems.map { "  - \($0)\n" }.joined()
+        return out
+    }
+}

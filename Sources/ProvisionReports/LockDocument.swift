@@ -1,0 +1,180 @@
+import Foundation
+import ProvisionModel
+
+/// `provision.lock.json`: the record of what was applied, in canonical JSON (sorted keys, no
+/// wall-clock times), so that two applies of the same job on the same upstream bytes write the
+/// same lock byte for byte.
+public struct LockDocument: Equatable, Sendable {
+    /// Bumped on every change to the lock's shape.
+    public static let schemaVersion = 1
+
+    /// A region row as the lock records it.
+    public struct RegionEntry: Equatable, Sendable {
+        /// `region/pack`.
+        public var key: String
+        public var regionID: String
+        public var stylePack: String?
+        public var rowID: Int64
+        /// sha256 of the definition JSON.
+        public var definitionDigest: String
+        /// Tiles the row should have, by template and zoom.
+        public var expectedTiles: [TileCount]
+        /// Resources the row should have.
+        public var expectedResources: Int
+        /// Whether every expected tile and resource was linked when the apply ended.
+        public var isComplete: Bool
+
+        public init(key: String, regionID: String, stylePack: String?, rowID: Int64, definitionDigest: String,
+                    expectedTiles: [TileCount], expectedResources: Int, isComplete: Bool) {
+            self.key = key
+            self.regionID = regionID
+            self.stylePack = stylePack
+            self.rowID = rowID
+            self.definitionDigest = definitionDigest
+            self.expectedTiles = expectedTiles
+            self.expectedResources = expectedResources
+            self.isComplete = isComplete
+        }
+    }
+
+    /// A style pack as resolved when it was applied.
+    public struct PackEntry: Equatable, Sendable {
+        public var id: String
+        public var style: String
+        public var styleDigest: String?
+        public var sources: [SourceSummary]
+        /// sha256 of each TileJSON by URL.
+        public var tileJSONDigests: [String: String]
+
+        public init(id: String, style: String, styleDigest: String?, sources: [SourceSummary], tileJSONDigests: [String: String]) {
+            self.id = id
+            self.style = style
+            self.styleDigest = styleDigest
+            self.sources = sources
+            self.tileJSONDigests = tileJSONDigests
+        }
+    }
+
+    public var jobName: String
+    public var jobDigest: String
+    public var epoch: Int64
+    public var stylePacks: [PackEntry]
+    public var regions: [RegionEntry]
+    /// Stored tile and resource rows, payload bytes, and the digest of all content.
+    public var tileCount: Int
+    public var resourceCount: Int
+    public var byteCount: Int64
+    public var contentDigest: String
+
+    public init(jobName: String, jobDigest: String, epoch: Int64, stylePacks: [PackEntry], regions: [RegionEntry],
+                tileCount: Int, resourceCount: Int, byteCount: Int64, contentDigest: String) {
+        self.jobName = jobName
+        self.jobDigest = jobDigest
+        self.epoch = epoch
+        self.stylePacks = stylePacks
+        self.regions = regions
+        self.tileCount = tileCount
+        self.resourceCount = resourceCount
+        self.byteCount = byteCount
+        self.contentDigest = contentDigest
+    }
+
+    /// Region row ids by key, for the planner.
+    public var rowsByKey: [String: Int64] {
+        Dictionary(regions.map { ($0.key, $0.rowID) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The JSON document.
+    public var json: JSONValue {
+        [
+            "schemaVersion": .int(Self.schemaVersion),
+            "job": ["name": .string(jobName), "digest": .string(jobDigest)],
+            "epoch": .int(Int(epoch)),
+            "stylePacks": .array(stylePacks.map { pack in
+                [
+                    "id": .string(pack.id),
+                    "style": .string(pack.style),
+                    "styleDigest": pack.styleDigest.map { .string($0) } ?? .null,
+                    "sources": .array(pack.sources.map { source in
+                        var json = sourceJSON(source)
+                        if case .object(var object) = json, let url = source.tileJSONURL {
+                            object["tileJSONDigest"] = pack.tileJSONDigests[url].map { .string($0) } ?? .null
+                            json = .object(object)
+                        }
+                        return json
+                    }),
+                ]
+            }),
+            "regions": .array(regions.map { region in
+                var tiles = JSONObject()
+                for count in region.expectedTiles {
+                    var perTemplate = tiles[count.urlTemplate]?.objectValue ?? JSONObject()
+                    perTemplate[String(count.zoom)] = .int(count.count)
+                    tiles[count.urlTemplate] = .object(perTemplate)
+                }
+                return [
+                    "key": .string(region.key),
+                    "id": .string(region.regionID),
+                    "stylePack": region.stylePack.map { .string($0) } ?? .null,
+                    "rowId": .int(Int(region.rowID)),
+                    "definitionDigest": .string(region.definitionDigest),
+                    "expectedTiles": .object(tiles),
+                    "expectedResources": .int(region.expectedResources),
+                    "complete": .bool(region.isComplete),
+                ]
+            }),
+            "store": [
+                "tiles": .int(tileCount),
+                "resources": .int(resourceCount),
+                "bytes": .int(Int(byteCount)),
+                "contentDigest": .string(contentDigest),
+            ],
+        ]
+    }
+
+    /// Reads a lock document; nil when it is not one this version understands.
+    public init?(json: JSONValue) {
+        guard json["schemaVersion"]?.intValue == Self.schemaVersion,
+              let jobName = json["job"]?["name"]?.stringValue,
+              let jobDigest = json["job"]?["digest"]?.stringValue,
+              let epoch = json["epoch"]?.intValue else { return nil }
+        self.jobName = jobName
+        self.jobDigest = jobDigest
+        self.epoch = Int64(epoch)
+        stylePacks = (json["stylePacks"]?.arrayValue ?? []).compactMap { pack in
+            guard let id = pack["id"]?.stringValue, let style = pack["style"]?.stringValue else { return nil }
+            var digests: [String: String] = [:]
+            let sources: [SourceSummary] = (pack["sources"]?.arrayValue ?? []).compactMap { s in
+                guard let name = s["name"]?.stringValue, let template = s["template"]?.stringValue else { return nil }
+                let url = s["tileJSON"]?.stringValue
+                if let url, let digest = s["tileJSONDigest"]?.stringValue { digests[url] = digest }
+                return SourceSummary(name: name, tileJSONURL: url, urlTemplate: template,
+                                     scheme: s["scheme"]?.stringValue ?? "xyz", minZoom: s["minzoom"]?.intValue ?? 0,
+                                     maxZoom: s["maxzoom"]?.intValue ?? 22, tileSize: s["tileSize"]?.intValue ?? 512)
+            }
+            return PackEntry(id: id, style: style, styleDigest: pack["styleDigest"]?.stringValue, sources: sources,
+                             tileJSONDigests: digests)
+        }
+        regions = (json["regions"]?.arrayValue ?? []).compactMap { r in
+            guard let key = r["key"]?.stringValue, let id = r["id"]?.stringValue,
+                  let rowID = r["rowId"]?.intValue else { return nil }
+            var expected: [TileCount] = []
+            for (template, zooms) in r["expectedTiles"]?.objectValue?.members ?? [] {
+                for (z, count) in zooms.objectValue?.members ?? [] {
+                    if let zoom = Int(z), let n = count.intValue {
+                        expected.append(TileCount(urlTemplate: template, zoom: zoom, count: n))
+                    }
+                }
+            }
+            expected.sort { ($0.urlTemplate, $0.zoom) < ($1.urlTemplate, $1.zoom) }
+            return RegionEntry(key: key, regionID: id, stylePack: r["stylePack"]?.stringValue, rowID: Int64(rowID),
+                               definitionDigest: r["definitionDigest"]?.stringValue ?? "",
+                               expectedTiles: expected, expectedResources: r["expectedResources"]?.intValue ?? 0,
+                               isComplete: r["complete"] == .bool(true))
+        }
+        tileCount = json["store"]?["tiles"]?.intValue ?? 0
+        resourceCount = json["store"]?["resources"]?.intValue ?? 0
+        byteCount = Int64(json["store"]?["bytes"]?.intValue ?? 0)
+        contentDigest = json["store"]?["contentDigest"]?.stringValue ?? ""
+    }
+}

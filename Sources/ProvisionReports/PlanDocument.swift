@@ -1,0 +1,142 @@
+import Foundation
+import ProvisionModel
+
+/// The JSON wire form of a plan (`plan --json`, Jobs/schema/plan.schema.json), and the model the
+/// text and Markdown views are rendered from, so the three cannot drift.
+public struct PlanDocument: Equatable, Sendable {
+    /// Bumped on every change to the JSON shape.
+    public static let schemaVersion = 1
+
+    public struct Region: Equatable, Sendable {
+        public var key: String
+        public var id: String
+        public var name: String
+        public var stylePack: String?
+        public var action: PlanAction
+        public var rowID: Int64?
+        public var tiles: ChangeCounts
+        public var zooms: [ZoomChange]
+        public var resources: ChangeCounts
+        public var estimatedBytes: Int64
+    }
+
+    public var jobName: String
+    public var jobDigest: String
+    public var store: String
+    public var hasChanges: Bool
+    public var countsArePrecise: Bool
+    public var regions: [Region]
+    public var removedRegions: [RemovedRegion]
+    public var stylePacks: [StylePackPlan]
+    public var tilesToDownload: Int
+    public var bytesToDownload: Int64
+    public var limits: Limits
+
+    /// The document of `plan` computed against the store at `store`.
+    public init(plan: Plan, store: String, limits: Limits) {
+        jobName = plan.jobName
+        jobDigest = plan.jobDigest
+        self.store = store
+        hasChanges = plan.hasChanges
+        countsArePrecise = plan.countsArePrecise
+        regions = plan.regions.map {
+            Region(key: $0.key, id: $0.regionID, name: $0.name, stylePack: $0.stylePackID, action: $0.action,
+                   rowID: $0.rowID, tiles: $0.totals, zooms: $0.zoomChanges, resources: $0.resources.counts,
+                   estimatedBytes: $0.estimatedBytes)
+        }
+        removedRegions = plan.removedRegions
+        stylePacks = plan.stylePacks
+        tilesToDownload = plan.tilesToDownload
+        bytesToDownload = plan.bytesToDownload
+        self.limits = limits
+    }
+
+    /// Tile links added, removed and kept over all regions.
+    public var tileTotals: ChangeCounts {
+        regions.reduce(ChangeCounts()) { $0 + $1.tiles }
+            + ChangeCounts(remove: removedRegions.reduce(0) { $0 + $1.tileCount })
+    }
+
+    /// Resource links added, removed and kept over all regions.
+    public var resourceTotals: ChangeCounts {
+        regions.reduce(ChangeCounts()) { $0 + $1.resources }
+            + ChangeCounts(remove: removedRegions.reduce(0) { $0 + $1.resourceCount })
+    }
+
+    /// The JSON document.
+    public var json: JSONValue {
+        let tiles = tileTotals, resources = resourceTotals
+        func counts(_ c: ChangeCounts) -> JSONValue { ["add": .int(c.add), "remove": .int(c.remove), "keep": .int(c.keep)] }
+        var limitsObject = JSONObject()
+        limitsObject["maxTiles"] = limits.maxTiles.map { .int($0) } ?? .null
+        limitsObject["maxBytes"] = limits.maxBytes.map { .int(Int($0)) } ?? .null
+        return [
+            "schemaVersion": .int(Self.schemaVersion),
+            "kind": "plan",
+            "job": ["name": .string(jobName), "digest": .string(jobDigest)],
+            "store": .string(store),
+            "hasChanges": .bool(hasChanges),
+            "countsArePrecise": .bool(countsArePrecise),
+            "summary": [
+                "tiles": counts(tiles),
+                "resources": counts(resources),
+                "tilesToDownload": .int(tilesToDownload),
+                "bytesToDownload": .int(Int(bytesToDownload)),
+                "regionsToCreate": .int(regions.filter { $0.action == .create }.count),
+                "regionsToUpdate": .int(regions.filter { $0.action == .update }.count),
+                "regionsToDelete": .int(removedRegions.count),
+            ],
+            "limits": .object(limitsObject),
+            "regions": .array(regions.map { region in
+                [
+                    "key": .string(region.key),
+                    "id": .string(region.id),
+                    "name": .string(region.name),
+                    "stylePack": region.stylePack.map { .string($0) } ?? .null,
+                    "action": .string(region.action.rawValue),
+                    "rowId": region.rowID.map { .int(Int($0)) } ?? .null,
+                    "tiles": counts(region.tiles),
+                    "zooms": .array(region.zooms.map {
+                        ["template": .string($0.urlTemplate), "zoom": .int($0.zoom),
+                         "add": .int($0.counts.add), "remove": .int($0.counts.remove), "keep": .int($0.counts.keep)]
+                    }),
+                    "resources": counts(region.resources),
+                    "estimatedBytes": .int(Int(region.estimatedBytes)),
+                ]
+            }),
+            "removedRegions": .array(removedRegions.map {
+                ["rowId": .int(Int($0.rowID)), "key": $0.key.map { .string($0) } ?? .null,
+                 "tiles": .int($0.tileCount), "resources": .int($0.resourceCount)]
+            }),
+            "stylePacks": .array(stylePacks.map { pack in
+                [
+                    "id": .string(pack.id),
+                    "style": .string(pack.styleURL),
+                    "resources": .int(pack.resources.count),
+                    "missing": .int(pack.missing.count),
+                    "resourcesByKind": .object(JSONObject(kindCounts(pack.resources).map { ($0.key, .int($0.value)) })),
+                    "sources": .array(pack.sources.map(sourceJSON)),
+                ]
+            }),
+        ]
+    }
+
+    func kindCounts(_ refs: [ResourceRef]) -> [(key: String, value: Int)] {
+        var counts: [ResourceKind: Int] = [:]
+        for ref in refs { counts[ref.kind, default: 0] += 1 }
+        return counts.sorted { $0.key < $1.key }.map { ($0.key.name, $0.value) }
+    }
+}
+
+/// A source summary as JSON (plan, lock).
+func sourceJSON(_ source: SourceSummary) -> JSONValue {
+    [
+        "name": .string(source.name),
+        "tileJSON": source.tileJSONURL.map { .string($0) } ?? .null,
+        "template": .string(source.urlTemplate),
+        "scheme": .string(source.scheme),
+        "minzoom": .int(source.minZoom),
+        "maxzoom": .int(source.maxZoom),
+        "tileSize": .int(source.tileSize),
+    ]
+}

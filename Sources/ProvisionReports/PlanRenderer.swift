@@ -1,0 +1,91 @@
+import Foundation
+import ProvisionModel
+
+/// Renders a plan document for people: a terminal text view and a Markdown table.
+public enum PlanRenderer {
+    /// The text view, Terraform-like: one block per region with `+ - ~` symbols.
+    public static func text(_ doc: PlanDocument) -> String {
+        var out = "Plan for job \"\(doc.jobName)\" against \(doc.store)\n\n"
+        for region in doc.regions {
+            let pack = region.stylePack.map { " with \($0)" } ?? ""
+            out += "\(region.action.symbol) region \(region.id) (\(region.name))\(pack): \(verb(region.action))\n"
+            out += "    tiles: \(countsText(region.tiles))"
+            if region.estimatedBytes > 0 { out += ", ~\(ByteFormat.string(region.estimatedBytes)) to download" }
+            out += "\n"
+            for zoom in region.zooms {
+                out += "      z\(pad(zoom.zoom, 2)) \(countsText(zoom.counts))\n"
+            }
+            out += "    resources: \(countsText(region.resources))\n"
+        }
+        for removed in doc.removedRegions {
+            out += "- region \(removed.key ?? "row \(removed.rowID)"): remove\n"
+            out += "    tiles: -\(removed.tileCount), resources: -\(removed.resourceCount)\n"
+        }
+        if !doc.stylePacks.isEmpty { out += "\n" }
+        for pack in doc.stylePacks {
+            let kinds = pack.resources.reduce(into: [ResourceKind: Int]()) { $0[$1.kind, default: 0] += 1 }
+                .sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.name)" }.joined(separator: ", ")
+            out += "style pack \(pack.id): \(pack.resources.count) resources (\(kinds)), \(pack.missing.count) to download\n"
+        }
+        let tiles = doc.tileTotals, resources = doc.resourceTotals
+        out += "\nPlan: \(tiles.add) tiles to add, \(tiles.remove) to remove, \(tiles.keep) to keep; "
+        out += "\(resources.add) resource links to add, \(resources.remove) to remove.\n"
+        out += "Downloads: \(doc.tilesToDownload) tiles (~\(ByteFormat.string(doc.bytesToDownload))"
+        out += doc.countsArePrecise ? ")" : ", estimated)"
+        out += doc.hasChanges ? ".\n" : ". No changes: the store matches the job.\n"
+        return out
+    }
+
+    /// A compact Markdown summary for pull-request comments.
+    public static func markdown(_ doc: PlanDocument) -> String {
+        var out = "### provision plan: \(doc.jobName)\n\n"
+        out += "| | region | style pack | tiles + | tiles − | tiles = | est. download |\n"
+        out += "|---|---|---|--:|--:|--:|--:|\n"
+        for region in doc.regions {
+            out += "| \(region.action.symbol == " " ? "" : "`\(region.action.symbol)`") | \(region.id) | \(region.stylePack ?? "—") "
+            out += "| \(region.tiles.add) | \(region.tiles.remove) | \(region.tiles.keep) | \(ByteFormat.string(region.estimatedBytes)) |\n"
+        }
+        for removed in doc.removedRegions {
+            out += "| `-` | \(removed.key ?? "row \(removed.rowID)") | | 0 | \(removed.tileCount) | 0 | 0 B |\n"
+        }
+        let tiles = doc.tileTotals
+        out += "| | **total** | | **\(tiles.add)** | **\(tiles.remove)** | **\(tiles.keep)** | **\(ByteFormat.string(doc.bytesToDownload))** |\n\n"
+        out += doc.hasChanges ? "\(doc.tilesToDownload) tiles to download.\n" : "No changes.\n"
+        if let maxTiles = doc.limits.maxTiles {
+            let used = tiles.add + tiles.keep
+            out += "Limits: \(used) of \(maxTiles) tiles (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
+        }
+        return out
+    }
+
+    static func verb(_ action: PlanAction) -> String {
+        switch action {
+        case .create: return "create"
+        case .update: return "update"
+        case .keep: return "no changes"
+        case .delete: return "remove"
+        }
+    }
+
+    static func countsText(_ c: ChangeCounts) -> String { "+\(c.add) -\(c.remove) =\(c.keep)" }
+
+    static func pad(_ n: Int, _ width: Int) -> String {
+        let s = String(n)
+        return String(repeating: " ", count: max(0, width - s.count)) + s
+    }
+}
+
+/// Human byte sizes (1024-based, one decimal).
+public enum ByteFormat {
+    /// `1536` → `1.5 KiB`.
+    public static func string(_ bytes: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
+    }
+}
