@@ -32,7 +32,7 @@ public struct AuditDocument: Equatable, Sendable {
 
         /// Whether everything the lock expects is present.
         public var isComplete: Bool {
-            zooms.allSatisfy { $0.expected.map { e in $0.present >= e } ?? true }
+            zooms.allSatisfy { z in z.expected.map { z.present >= $0 } ?? true }
                 && (expectedResources.map { presentResources >= $0 } ?? true)
         }
 
