@@ -52,6 +52,10 @@ public final class OfflineDatabase: ResourceStore {
                                  path: path)
             }
             try createSchema()
+        } else if version == 0 {
+            throw StoreError(.schemaMismatch,
+                             "not a MapLibre offline database: it has \(tableCount) tables and user_version 0; "
+                                + "the file was left unchanged", path: path)
         } else if version != OfflineSchema.version {
             throw StoreError(
                 .unsupportedVersion,
