@@ -120,6 +120,22 @@ final class OfflineDatabaseContentTests: XCTestCase {
         XCTAssertEqual(try store.storedResources(among: ["https://e.com/style"]), [])
     }
 
+    func testAThrowInsideAnOuterTransactionRollsBackEveryWrite() throws {
+        struct Boom: Error {}
+        XCTAssertThrowsError(try store.db.inTransaction {
+            _ = try store.insertRegion(definition: Data("{}".utf8), description: nil)
+            try store.write([tileItem(key(4, 2, 2), Data("t".utf8)), resourceItem("https://e.com/s", .style, Data("{}".utf8))])
+            XCTAssertEqual(try store.storedTiles(among: [key(4, 2, 2)]).count, 1, "visible inside the transaction")
+            throw Boom()
+        })
+        XCTAssertEqual(try store.regions(), [])
+        XCTAssertEqual(try store.storedTiles(among: [key(4, 2, 2)]), [])
+        XCTAssertEqual(try store.storedResources(among: ["https://e.com/s"]), [])
+        // The connection is usable afterwards.
+        try store.write([tileItem(key(4, 2, 2), Data("t".utf8))])
+        XCTAssertEqual(try store.storedTiles(among: [key(4, 2, 2)]).count, 1)
+    }
+
     func testASharedTileIsStoredOnceAndOutlivesOneRegion() throws {
         let a = try store.insertRegion(definition: Data(#"{"a":1.0}"#.utf8), description: Data("A".utf8))
         let b = try store.insertRegion(definition: Data(#"{"b":1.0}"#.utf8), description: nil)
