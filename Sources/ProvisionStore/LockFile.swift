@@ -1,10 +1,5 @@
 import Foundation
 import ProvisionModel
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads and atomically writes `provision.lock.json`.
 ///
@@ -81,18 +76,10 @@ public enum LockFile {
 
 /// `close(2)`, spelled so it cannot be confused with a method named `close`.
 private func closeDescriptor(_ fd: Int32) -> Int32 {
-    #if canImport(Glibc)
-    return Glibc.close(fd)
-    #else
-    return Darwin.close(fd)
-    #endif
+    close(fd)
 }
 
 /// `write(2)`.
 private func writeDescriptor(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, buffer, count)
-    #else
-    return Darwin.write(fd, buffer, count)
-    #endif
+    write(fd, buffer, count)
 }
