@@ -1,0 +1,75 @@
+import Foundation
+import ProvisionModel
+import TileMath
+
+/// A read-only MBTiles 1.3 archive used as a tile origin.
+///
+/// Opened read-only and immutable (no locks, no journal), so a shared archive is never
+/// modified. MBTiles numbers rows from the south (TMS); `tileData` takes geographic XYZ tiles
+/// and flips y. Safe to call from several threads (calls are serialised).
+public final class MBTilesArchive: TileArchive {
+    /// The archive path.
+    public let path: String
+    private let db: SQLiteDatabase
+    private let lock = NSLock()
+
+    /// Opens the archive; throws when the file is missing, not SQLite, or has no `tiles` table or view.
+    public init(url: URL) throws {
+        path = url.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw StoreError(.cannotOpen, "MBTiles archive does not exist", path: path)
+        }
+        db = try SQLiteDatabase(path: path, options: .init(readOnly: true, create: false, immutable: true))
+        guard try MBTilesArchive.hasRelation("tiles", in: db) else {
+            throw StoreError(.schemaMismatch, "not an MBTiles archive: no tiles table", path: path)
+        }
+        let columns = Set(try db.query("SELECT name FROM pragma_table_info('tiles')") { $0.text(0) })
+        let required: Set = ["zoom_level", "tile_column", "tile_row", "tile_data"]
+        guard required.isSubset(of: columns) else {
+            throw StoreError(.schemaMismatch, "not an MBTiles archive: tiles lacks "
+                                + required.subtracting(columns).sorted().joined(separator: ", "), path: path)
+        }
+    }
+
+    deinit {
+        try? db.close()
+    }
+
+    private static func hasRelation(_ name: String, in db: SQLiteDatabase) throws -> Bool {
+        try db.queryFirst("SELECT 1 FROM sqlite_master WHERE name = ?1 AND type IN ('table', 'view')",
+                          [.text(name)]) { _ in true } != nil
+    }
+
+    /// The stored bytes of a geographic XYZ tile (possibly gzip-wrapped), or nil when absent.
+    public func tileData(_ tile: TileID) throws -> Data? {
+        guard tile.z >= 0, tile.z <= 30, tile.x >= 0, tile.y >= 0, tile.x < 1 << tile.z, tile.y < 1 << tile.z else {
+            return nil
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        return try db.queryFirst(
+            "SELECT tile_data FROM tiles WHERE zoom_level = ?1 AND tile_column = ?2 AND tile_row = ?3",
+            [.int(Int64(tile.z)), .int(Int64(tile.x)), .int(Int64(tile.tmsY))]) { $0.data(0) }
+    }
+
+    /// The `metadata` table as name → value; throws when the table is missing.
+    public func metadata() throws -> [String: String] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard try MBTilesArchive.hasRelation("metadata", in: db) else {
+            throw StoreError(.schemaMismatch, "not an MBTiles archive: no metadata table", path: path)
+        }
+        var result: [String: String] = [:]
+        for (name, value) in try db.query("SELECT name, value FROM metadata", [], { ($0.text(0), $0.text(1)) }) {
+            result[name] = value
+        }
+        return result
+    }
+
+    /// Closes the archive; later calls fail.
+    public func close() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try db.close()
+    }
+}

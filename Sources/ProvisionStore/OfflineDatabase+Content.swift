@@ -1,0 +1,137 @@
+import Foundation
+import ProvisionModel
+import TileMath
+
+/// Tiles and resources: writing, lookup, payloads.
+extension OfflineDatabase {
+    private static let upsertTile = """
+        INSERT INTO tiles (url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed,
+                           accessed, must_revalidate)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0)
+        ON CONFLICT (url_template, pixel_ratio, z, x, y) DO UPDATE SET
+          expires = excluded.expires, modified = excluded.modified, etag = excluded.etag,
+          data = excluded.data, compressed = excluded.compressed, accessed = excluded.accessed,
+          must_revalidate = 0
+        """
+    private static let upsertResource = """
+        INSERT INTO resources (url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0)
+        ON CONFLICT (url) DO UPDATE SET
+          kind = excluded.kind, expires = excluded.expires, modified = excluded.modified,
+          etag = excluded.etag, data = excluded.data, compressed = excluded.compressed,
+          accessed = excluded.accessed, must_revalidate = 0
+        """
+    static let tileIDSQL = """
+        SELECT id FROM tiles WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x = ?4 AND y = ?5
+        """
+
+    /// The bytes and `compressed` flag MapLibre would store for a payload: the zlib stream when
+    /// strictly smaller than the raw bytes, else the raw bytes.
+    public static func storedForm(of data: Data) throws -> (data: Data, compressed: Bool) {
+        let deflated = try Compression.deflate(data)
+        return deflated.count < data.count ? (deflated, true) : (data, false)
+    }
+
+    /// The parameters identifying a tile key (?1...?5 of `tileIDSQL`).
+    static func keyValues(_ key: TileKey) -> [SQLiteValue] {
+        [.text(key.urlTemplate), .int(Int64(key.pixelRatio)),
+         .int(Int64(key.tile.z)), .int(Int64(key.tile.x)), .int(Int64(key.tile.y))]
+    }
+
+    private static func optional(_ value: Int64?) -> SQLiteValue { value.map { .int($0) } ?? .null }
+    private static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+
+    /// Writes verified items in one transaction, replacing rows with equal keys in place
+    /// (row ids, and so region links, are kept). Payloads are compressed before the
+    /// transaction starts, so the write lock is held only for the inserts.
+    public func write(_ items: [FetchedItem]) throws {
+        guard !items.isEmpty else { return }
+        var rows: [(sql: String, values: [SQLiteValue])] = []
+        rows.reserveCapacity(items.count)
+        for item in items {
+            let stored = try OfflineDatabase.storedForm(of: item.body.data)
+            let cache: [SQLiteValue] = [
+                OfflineDatabase.optional(item.body.expires), OfflineDatabase.optional(item.body.modified),
+                OfflineDatabase.optional(item.body.etag), .blob(stored.data), .int(stored.compressed ? 1 : 0),
+                .int(epoch),
+            ]
+            if item.request.kind == .tile || item.request.tileKey != nil {
+                guard let key = item.request.tileKey else {
+                    throw StoreError(.invalidInput, "tile \(item.request.url) has no tile key", path: path)
+                }
+                rows.append((OfflineDatabase.upsertTile, OfflineDatabase.keyValues(key) + cache))
+            } else {
+                rows.append((OfflineDatabase.upsertResource,
+                             [.text(item.request.url), .int(Int64(item.request.kind.rawValue))] + cache))
+            }
+        }
+        try db.inTransaction {
+            for row in rows { try db.run(row.sql, row.values) }
+        }
+    }
+
+    /// The subset of `keys` stored as tiles: one indexed lookup per key, in one read transaction.
+    public func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> {
+        guard !keys.isEmpty else { return [] }
+        return try db.inTransaction(.deferred) {
+            var found = Set<TileKey>()
+            for key in keys where try db.queryFirst(OfflineDatabase.tileIDSQL, OfflineDatabase.keyValues(key),
+                                                    { _ in true }) != nil {
+                found.insert(key)
+            }
+            return found
+        }
+    }
+
+    /// The subset of `urls` stored as resources.
+    public func storedResources(among urls: [String]) throws -> Set<String> {
+        guard !urls.isEmpty else { return [] }
+        return try db.inTransaction(.deferred) {
+            var found = Set<String>()
+            for url in urls where try db.queryFirst("SELECT 1 FROM resources WHERE url = ?1", [.text(url)],
+                                                    { _ in true }) != nil {
+                found.insert(url)
+            }
+            return found
+        }
+    }
+
+    /// The inflated payload of a resource; nil when absent, empty when its data is NULL.
+    public func resourceData(url: String) throws -> Data? {
+        let row = try db.queryFirst("SELECT data, compressed FROM resources WHERE url = ?1", [.text(url)]) {
+            ($0.data(0), $0.int64(1) != 0)
+        }
+        guard let (data, compressed) = row else { return nil }
+        return compressed ? try Compression.inflate(data) : data
+    }
+
+    /// The inflated payload of a tile; nil when absent, empty when its data is NULL.
+    public func tileData(_ key: TileKey) throws -> Data? {
+        let sql = """
+            SELECT data, compressed FROM tiles
+            WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x = ?4 AND y = ?5
+            """
+        let row = try db.queryFirst(sql, OfflineDatabase.keyValues(key)) { ($0.data(0), $0.int64(1) != 0) }
+        guard let (data, compressed) = row else { return nil }
+        return compressed ? try Compression.inflate(data) : data
+    }
+
+    /// Mean stored (possibly compressed) payload size of tiles of a template at a zoom.
+    public func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
+        try db.queryFirst("SELECT avg(length(data)) FROM tiles WHERE url_template = ?1 AND z = ?2",
+                          [.text(urlTemplate), .int(Int64(zoom))]) { $0.isNull(0) ? nil : $0.double(0) } ?? nil
+    }
+
+    /// Deletes tiles and resources that no region links to, in one transaction.
+    public func pruneOrphans() throws -> (tiles: Int, resources: Int) {
+        try db.inTransaction {
+            let tiles = try db.run(
+                "DELETE FROM tiles WHERE NOT EXISTS (SELECT 1 FROM region_tiles WHERE tile_id = tiles.id)")
+            let resources = try db.run("""
+                DELETE FROM resources
+                WHERE NOT EXISTS (SELECT 1 FROM region_resources WHERE resource_id = resources.id)
+                """)
+            return (tiles, resources)
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import ProvisionModel
+
+/// What an offline database holds, for `provision audit`.
+public struct StoreSummary: Equatable, Sendable {
+    /// One region row with what it links to.
+    public struct Region: Equatable, Sendable {
+        /// The region row id.
+        public var rowID: Int64
+        /// MapLibre's definition JSON bytes.
+        public var definition: Data
+        /// The description bytes, nil when NULL.
+        public var description: Data?
+        /// Linked tiles per template and zoom, sorted by template then zoom.
+        public var tileCounts: [TileCount]
+        /// Linked resources.
+        public var resourceCount: Int
+        /// Stored (possibly compressed) bytes of the linked tiles.
+        public var tileBytes: Int64
+        /// Stored bytes of the linked resources.
+        public var resourceBytes: Int64
+
+        /// Linked tiles over all templates and zooms.
+        public var tileCount: Int { tileCounts.reduce(0) { $0 + $1.count } }
+    }
+
+    /// Every region, by row id.
+    public var regions: [Region]
+    /// Tile rows in the file.
+    public var tileCount: Int
+    /// Resource rows in the file.
+    public var resourceCount: Int
+    /// Stored bytes of all tile rows.
+    public var tileBytes: Int64
+    /// Stored bytes of all resource rows.
+    public var resourceBytes: Int64
+    /// Tile rows no region links to (ambient cache).
+    public var orphanTileCount: Int
+    /// Resource rows no region links to.
+    public var orphanResourceCount: Int
+    /// Resource rows per kind (MapLibre numbering), sorted by kind.
+    public var resourceCountsByKind: [(kind: Int, count: Int)]
+
+    /// Compares every field (the tuple array compared element by element).
+    public static func == (a: StoreSummary, b: StoreSummary) -> Bool {
+        a.regions == b.regions && a.tileCount == b.tileCount && a.resourceCount == b.resourceCount
+            && a.tileBytes == b.tileBytes && a.resourceBytes == b.resourceBytes
+            && a.orphanTileCount == b.orphanTileCount && a.orphanResourceCount == b.orphanResourceCount
+            && a.resourceCountsByKind.elementsEqual(b.resourceCountsByKind) { $0 == $1 }
+    }
+}
+
+extension OfflineDatabase {
+    /// Counts and sizes per region and overall, in one read transaction.
+    public func summary() throws -> StoreSummary {
+        try db.inTransaction(.deferred) {
+            var regions: [StoreSummary.Region] = []
+            for region in try self.regions() {
+                let tileBytes = try db.queryFirst("""
+                    SELECT coalesce(sum(length(t.data)), 0) FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+                    WHERE rt.region_id = ?1
+                    """, [.int(region.rowID)]) { $0.int64(0) } ?? 0
+                let resources = try db.queryFirst("""
+                    SELECT count(*), coalesce(sum(length(r.data)), 0)
+                    FROM region_resources rr JOIN resources r ON r.id = rr.resource_id WHERE rr.region_id = ?1
+                    """, [.int(region.rowID)]) { (Int($0.int64(0)), $0.int64(1)) } ?? (0, 0)
+                regions.append(StoreSummary.Region(
+                    rowID: region.rowID, definition: region.definition, description: region.description,
+                    tileCounts: try linkedTileCounts(region: region.rowID), resourceCount: resources.0,
+                    tileBytes: tileBytes, resourceBytes: resources.1))
+            }
+            let tiles = try db.queryFirst("SELECT count(*), coalesce(sum(length(data)), 0) FROM tiles") {
+                (Int($0.int64(0)), $0.int64(1))
+            } ?? (0, 0)
+            let resources = try db.queryFirst("SELECT count(*), coalesce(sum(length(data)), 0) FROM resources") {
+                (Int($0.int64(0)), $0.int64(1))
+            } ?? (0, 0)
+            let orphanTiles = try db.queryFirst("""
+                SELECT count(*) FROM tiles WHERE NOT EXISTS (SELECT 1 FROM region_tiles WHERE tile_id = tiles.id)
+                """) { Int($0.int64(0)) } ?? 0
+            let orphanResources = try db.queryFirst("""
+                SELECT count(*) FROM resources
+                WHERE NOT EXISTS (SELECT 1 FROM region_resources WHERE resource_id = resources.id)
+                """) { Int($0.int64(0)) } ?? 0
+            let kinds = try db.query("SELECT kind, count(*) FROM resources GROUP BY kind ORDER BY kind") {
+                (kind: Int($0.int64(0)), count: Int($0.int64(1)))
+            }
+            return StoreSummary(
+                regions: regions, tileCount: tiles.0, resourceCount: resources.0, tileBytes: tiles.1,
+                resourceBytes: resources.1, orphanTileCount: orphanTiles, orphanResourceCount: orphanResources,
+                resourceCountsByKind: kinds)
+        }
+    }
+}
