@@ -1,0 +1,3 @@
+import XCTest
+@testable import TileMath
+final class SmokeTests: XCTestCase { func testNothing() {} }
