@@ -51,9 +51,10 @@ extension TileID {
     /// grid directly rather than by projecting ``bounds``, so neighbouring tiles share edges exactly.
     public var mercatorBounds: MercatorBounds {
         let size = 2.0 * WebMercator.originShift / Double(1 << z)
-        let minX = -WebMercator.originShift + Double(x) * size
-        let maxY = WebMercator.originShift - Double(y) * size
-        return MercatorBounds(minX: minX, minY: maxY - size, maxX: minX + size, maxY: maxY)
+        let shift = WebMercator.originShift
+        return MercatorBounds(
+            minX: -shift + Double(x) * size, minY: shift - Double(y + 1) * size,
+            maxX: -shift + Double(x + 1) * size, maxY: shift - Double(y) * size)
     }
 
     /// The Bing Maps quadkey: one digit per zoom level, `""` for the world tile.

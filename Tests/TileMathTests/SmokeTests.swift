@@ -1,3 +1,0 @@
-import XCTest
-@testable import TileMath
-final class SmokeTests: XCTestCase { func testNothing() {} }
