@@ -11,7 +11,8 @@ import Foundation
 ///   Latitudes are clamped to ±85.0511°; south and north are taken in either order.
 /// - Polygons cover the tiles whose interior meets the interior of their union (holes excluded),
 ///   with edges drawn as straight lines in Mercator space. This is what MapLibre's scan-line
-///   computes; see ``CoverArea`` for where the two differ.
+///   computes, except where its row-span merge keeps the later of two nested spans and so drops
+///   tiles next to thin spikes; the exact rule is kept here (the fixtures check it with shapely).
 ///
 /// Choices where MapLibre has no answer or a surprising one:
 /// - A bbox whose `west` is greater than its `east` crosses the antimeridian (MapLibre's bounds
