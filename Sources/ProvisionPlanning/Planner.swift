@@ -84,8 +84,6 @@ public enum Planner {
     /// The tile cap applied when a job sets none: big enough for a country at z14, small
     /// enough that a typo (a planet at z0–22) is refused before anything is counted twice.
     public static let defaultMaxTiles = 10_000_000
-    /// How many keys are looked up in the store at once.
-    static let lookupBatch = 2_048
 
     /// Computes the plan. `store` is nil when the store does not exist yet.
     public static func plan(_ input: PlanInput, store: ResourceStore?) throws -> Plan {
@@ -144,10 +142,10 @@ public enum Planner {
         var bytes: Int64 = 0
         var totalEstimate: Double = 0
         var perRowBytes = [Int64](repeating: 0, count: rows.count)
-        for group in tileGroups(rows) {
+        for group in Plan.tileGroups(rows.map(\.plan)) {
             let mean = try meanSize(group.tileSet.urlTemplate, group.zoom)
             var missing = 0
-            try forEachMissingTile(group, store: store) { _ in missing += 1 }
+            try group.forEachMissingTile(store: store) { _ in missing += 1 }
             toDownload += missing
             bytes += Int64((Double(missing) * mean).rounded())
             totalEstimate += Double(group.desiredCount) * mean
@@ -279,7 +277,7 @@ public enum Planner {
                     linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted()
                 }
                 changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
-                                          counts: mergeCounts(desired: TileCover(area: row.plan.area, zoom: z), linked: linked)))
+                                          counts: mergeCounts(desired: TileCover(row.plan.area, zoom: z), linked: linked)))
             }
         }
         row.plan.zoomChanges = changes
@@ -319,70 +317,5 @@ public enum Planner {
         let wantedURLs = Set(wanted.map(\.url))
         row.plan.resources = ResourceChanges(wanted: wanted, add: wanted.filter { !linkedSet.contains($0.url) },
                                              remove: linked.filter { !wantedURLs.contains($0) })
-    }
-
-    // MARK: - Download set
-
-    /// The tiles of one template, pixel ratio and zoom wanted by one or more rows.
-    public struct TileGroup {
-        public var tileSet: PlannedTileSet
-        public var zoom: Int
-        public var areas: [CoverArea]
-        /// Indices of the rows in the group.
-        var rows: [Int]
-        /// The sum of the rows' cover counts (tiles shared by rows count once per row).
-        public var desiredCount: Int
-    }
-
-    /// Groups the rows' tile sets by template, pixel ratio and zoom, in a fixed order.
-    static func tileGroups(_ rows: [Row]) -> [TileGroup] {
-        tileGroups(rows.map(\.plan)).groups
-    }
-
-    /// Groups planned regions' tile sets by template, pixel ratio and zoom, sorted by zoom then template.
-    public static func tileGroups(_ regions: [RegionPlan]) -> (groups: [TileGroup], count: Int) {
-        var groups: [String: TileGroup] = [:]
-        for (index, region) in regions.enumerated() {
-            for set in region.tileSets {
-                for z in set.zooms {
-                    let key = "\(z)\u{0}\(set.urlTemplate)\u{0}\(set.pixelRatio)"
-                    let count = TileCover.count(region.area, zoom: z)
-                    if groups[key] == nil {
-                        groups[key] = TileGroup(tileSet: set, zoom: z, areas: [], rows: [], desiredCount: 0)
-                    }
-                    groups[key]?.areas.append(region.area)
-                    groups[key]?.rows.append(index)
-                    groups[key]?.desiredCount += count
-                }
-            }
-        }
-        let sorted = groups.values.sorted {
-            ($0.zoom, $0.tileSet.urlTemplate, $0.tileSet.pixelRatio) < ($1.zoom, $1.tileSet.urlTemplate, $1.tileSet.pixelRatio)
-        }
-        return (sorted, sorted.count)
-    }
-
-    /// Calls `body` with each tile of the group (ascending, each once) not yet stored.
-    public static func forEachMissingTile(_ group: TileGroup, store: ResourceStore?,
-                                          _ body: (TileID) throws -> Void) throws {
-        let union = SortedUnion(group.areas.map { TileCover(area: $0, zoom: group.zoom) })
-        var batch: [TileID] = []
-        batch.reserveCapacity(lookupBatch)
-        func flush() throws {
-            guard !batch.isEmpty else { return }
-            if let store {
-                let keys = batch.map { group.tileSet.key(for: $0) }
-                let stored = try store.storedTiles(among: keys)
-                for (tile, key) in zip(batch, keys) where !stored.contains(key) { try body(tile) }
-            } else {
-                for tile in batch { try body(tile) }
-            }
-            batch.removeAll(keepingCapacity: true)
-        }
-        for tile in union {
-            batch.append(tile)
-            if batch.count == lookupBatch { try flush() }
-        }
-        try flush()
     }
 }

@@ -1,0 +1,188 @@
+import Foundation
+import ProvisionModel
+import TileMath
+
+/// Carries out a plan against a store: downloads what is missing, links region rows to their
+/// tiles and resources, removes what the job dropped. It never re-plans: every tile it touches
+/// comes from the plan's covers.
+///
+/// Order matters for kill safety. Content is written before it is linked, and rows are removed
+/// last, so a store killed at any point holds a committed state: downloaded-but-unlinked tiles
+/// are ambient rows the next apply finds and links without fetching them again.
+public final class Applier {
+    private let store: ResourceStore
+    private let fetcher: Fetcher
+    private let configuration: Downloader.Configuration
+
+    /// Called with download progress on the downloading thread.
+    public var onProgress: ((DownloadProgress) -> Void)?
+    /// Called with a short description of each phase.
+    public var onPhase: ((String) -> Void)?
+
+    /// An applier writing to `store` and downloading through `fetcher`.
+    public init(store: ResourceStore, fetcher: Fetcher, configuration: Downloader.Configuration = Downloader.Configuration()) {
+        self.store = store
+        self.fetcher = fetcher
+        self.configuration = configuration
+    }
+
+    /// Applies `plan`. Failed downloads do not stop the apply: they leave their regions
+    /// incomplete, which the outcome reports. Store errors are thrown.
+    public func apply(_ plan: Plan) throws -> ApplyOutcome {
+        let started = Date()
+        var outcome = ApplyOutcome()
+
+        onPhase?("regions")
+        var rowIDs: [Int64] = []
+        for region in plan.regions {
+            if let rowID = region.rowID {
+                if region.action == .update {
+                    try store.updateRegion(rowID, definition: region.definition, description: region.description)
+                }
+                rowIDs.append(rowID)
+            } else {
+                rowIDs.append(try store.insertRegion(definition: region.definition, description: region.description))
+            }
+            outcome.regionRows[region.key] = rowIDs.last
+        }
+
+        onPhase?("resources")
+        try writeDocuments(plan)
+        var wanted: [String: ResourceRef] = [:]
+        for region in plan.regions { for ref in region.resources.wanted { wanted[ref.url] = ref } }
+        let stored = try store.storedResources(among: Array(wanted.keys))
+        let resourceRequests = wanted.values.filter { !stored.contains($0.url) }.sorted()
+            .map { FetchRequest(url: $0.url, kind: $0.kind) }
+
+        onPhase?("tiles")
+        let groups = plan.tileGroups
+        var missing: [[TileID]] = []
+        for group in groups {
+            var tiles: [TileID] = []
+            try group.forEachMissingTile(store: store) { tiles.append($0) }
+            missing.append(tiles)
+        }
+        var requests = WorkList(resources: resourceRequests, groups: groups, missing: missing)
+        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { [store] items in
+            try store.write(items)
+        }
+        downloader.onProgress = onProgress
+        let stats = try downloader.run(&requests)
+        outcome.requested = stats.requested
+        outcome.downloaded = stats.succeeded
+        outcome.bytesDownloaded = stats.bytes
+        outcome.retries = stats.retries
+        for failure in stats.failures {
+            outcome.failures.append(ApplyOutcome.Failure(url: failure.url, reason: failure.failure.description))
+        }
+        outcome.failed = stats.failed
+        outcome.failureCounts = stats.failureCounts
+
+        onPhase?("links")
+        for (index, region) in plan.regions.enumerated() {
+            let rowID = rowIDs[index]
+            let complete = try link(region, rowID: rowID, outcome: &outcome)
+            if !complete { outcome.incompleteRegions.append(region.key) }
+        }
+
+        onPhase?("cleanup")
+        let removed = plan.removedRegions.map(\.rowID)
+        if !removed.isEmpty { try store.deleteRegions(removed) }
+        outcome.removedRegions = removed.count
+        let pruned = try store.pruneOrphans()
+        outcome.prunedTiles = pruned.tiles
+        outcome.prunedResources = pruned.resources
+        outcome.seconds = Date().timeIntervalSince(started)
+        return outcome
+    }
+
+    /// Writes the styles and TileJSONs the plan was resolved from, unless the store already has
+    /// the same bytes (so an apply with nothing to do writes nothing).
+    private func writeDocuments(_ plan: Plan) throws {
+        var items: [FetchedItem] = []
+        var kinds: [String: ResourceKind] = [:]
+        for region in plan.regions { for ref in region.resources.wanted { kinds[ref.url] = ref.kind } }
+        for (url, body) in plan.documents.sorted(by: { $0.key < $1.key }) {
+            guard let kind = kinds[url] else { continue }
+            if try store.resourceData(url: url) == body.data { continue }
+            items.append(FetchedItem(request: FetchRequest(url: url, kind: kind), body: body))
+        }
+        if !items.isEmpty { try store.write(items) }
+    }
+
+    /// Links a row to every stored tile and resource it wants and unlinks what it no longer
+    /// wants; returns whether everything it wants is linked.
+    private func link(_ region: RegionPlan, rowID: Int64, outcome: inout ApplyOutcome) throws -> Bool {
+        var complete = true
+        var wantedSets = Set<String>()
+        for set in region.tileSets {
+            for z in set.zooms {
+                wantedSets.insert("\(z) \(set.urlTemplate)")
+                let cover = TileCover(region.area, zoom: z)
+                var batch: [TileKey] = []
+                batch.reserveCapacity(TileGroup.lookupBatch)
+                for tile in cover {
+                    batch.append(set.key(for: tile))
+                    if batch.count == TileGroup.lookupBatch {
+                        outcome.linkedTiles += try store.linkTiles(batch, toRegion: rowID)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                if !batch.isEmpty { outcome.linkedTiles += try store.linkTiles(batch, toRegion: rowID) }
+
+                var linked = try store.linkedTiles(region: rowID, urlTemplate: set.urlTemplate, zoom: z)
+                if set.isTMS { linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted() }
+                let stale = linked.filter { !cover.contains($0) }
+                if !stale.isEmpty { try store.unlinkTiles(stale.map { set.key(for: $0) }, fromRegion: rowID) }
+                if linked.count - stale.count < cover.count { complete = false }
+            }
+        }
+        for count in try store.linkedTileCounts(region: rowID) where !wantedSets.contains("\(count.zoom) \(count.urlTemplate)") {
+            let linked = try store.linkedTiles(region: rowID, urlTemplate: count.urlTemplate, zoom: count.zoom)
+            try store.unlinkTiles(linked.map { TileKey(urlTemplate: count.urlTemplate, pixelRatio: 1, tile: $0) }
+                                  + linked.map { TileKey(urlTemplate: count.urlTemplate, pixelRatio: 2, tile: $0) },
+                                  fromRegion: rowID)
+        }
+
+        let urls = region.resources.wanted.map(\.url)
+        try store.linkResources(urls, toRegion: rowID)
+        try store.unlinkResources(fromRegion: rowID, keeping: Set(urls))
+        if try store.linkedResources(region: rowID).count < Set(urls).count { complete = false }
+        return complete
+    }
+}
+
+/// The requests of an apply, produced lazily: resources first, then each group's missing tiles.
+struct WorkList: IteratorProtocol {
+    let resources: [FetchRequest]
+    let groups: [TileGroup]
+    let missing: [[TileID]]
+    private var resourceIndex = 0
+    private var groupIndex = 0
+    private var tileIndex = 0
+
+    init(resources: [FetchRequest], groups: [TileGroup], missing: [[TileID]]) {
+        self.resources = resources
+        self.groups = groups
+        self.missing = missing
+    }
+
+    /// The total number of requests.
+    var count: Int { resources.count + missing.reduce(0) { $0 + $1.count } }
+
+    mutating func next() -> FetchRequest? {
+        if resourceIndex < resources.count {
+            resourceIndex += 1
+            return resources[resourceIndex - 1]
+        }
+        while groupIndex < groups.count {
+            if tileIndex < missing[groupIndex].count {
+                tileIndex += 1
+                return groups[groupIndex].tileSet.request(for: missing[groupIndex][tileIndex - 1])
+            }
+            groupIndex += 1
+            tileIndex = 0
+        }
+        return nil
+    }
+}

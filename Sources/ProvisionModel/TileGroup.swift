@@ -1,0 +1,81 @@
+import Foundation
+import TileMath
+
+/// The tiles of one template, pixel ratio and zoom that one or more region rows want.
+///
+/// Why groups: two regions may cover the same tiles (at low zooms they always do). Merging
+/// their sorted covers lists each tile once while holding one element per region, so the
+/// download list is found by streaming, never by building a set of every tile.
+public struct TileGroup: Sendable {
+    public var tileSet: PlannedTileSet
+    public var zoom: Int
+    public var areas: [CoverArea]
+    /// Indices (into `Plan.regions`) of the rows in the group.
+    public var rows: [Int]
+    /// The sum of the rows' cover counts (tiles shared by rows count once per row).
+    public var desiredCount: Int
+
+    /// How many keys are looked up in the store at once.
+    public static let lookupBatch = 2_048
+
+    /// Every tile of the group, ascending, each once.
+    public var tiles: SortedUnion<TileCover> {
+        SortedUnion(areas.map { TileCover($0, zoom: zoom) })
+    }
+
+    /// Calls `body` with each tile of the group (ascending, each once) not yet stored.
+    public func forEachMissingTile(store: ResourceStore?, _ body: (TileID) throws -> Void) throws {
+        var batch: [TileID] = []
+        batch.reserveCapacity(Self.lookupBatch)
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            if let store {
+                let keys = batch.map { tileSet.key(for: $0) }
+                let stored = try store.storedTiles(among: keys)
+                for (tile, key) in zip(batch, keys) where !stored.contains(key) { try body(tile) }
+            } else {
+                for tile in batch { try body(tile) }
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+        for tile in tiles {
+            batch.append(tile)
+            if batch.count == Self.lookupBatch { try flush() }
+        }
+        try flush()
+    }
+}
+
+extension Plan {
+    /// Groups region rows' tile sets by template, pixel ratio and zoom, sorted by zoom then template.
+    public static func tileGroups(_ regions: [RegionPlan]) -> [TileGroup] {
+        var groups: [String: TileGroup] = [:]
+        for (index, region) in regions.enumerated() {
+            for set in region.tileSets {
+                for z in set.zooms {
+                    let key = "\(z)\u{0}\(set.urlTemplate)\u{0}\(set.pixelRatio)"
+                    var group = groups[key] ?? TileGroup(tileSet: set, zoom: z, areas: [], rows: [], desiredCount: 0)
+                    group.areas.append(region.area)
+                    group.rows.append(index)
+                    group.desiredCount += TileCover.count(region.area, zoom: z)
+                    groups[key] = group
+                }
+            }
+        }
+        return groups.values.sorted {
+            ($0.zoom, $0.tileSet.urlTemplate, $0.tileSet.pixelRatio) < ($1.zoom, $1.tileSet.urlTemplate, $1.tileSet.pixelRatio)
+        }
+    }
+
+    /// This plan's tile groups.
+    public var tileGroups: [TileGroup] { Plan.tileGroups(regions) }
+}
+
+extension PlannedTileSet {
+    /// The request that downloads geographic (XYZ) tile `tile` of this set.
+    public func request(for tile: TileID) -> FetchRequest {
+        let key = key(for: tile)
+        return FetchRequest(url: TileURLTemplate.expand(urlTemplate, tile: key.tile, pixelRatio: pixelRatio),
+                            kind: kind, tileKey: key, tile: tile)
+    }
+}
