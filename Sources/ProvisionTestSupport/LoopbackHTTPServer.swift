@@ -78,6 +78,8 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     private var log: [LoggedRequest] = []
     private var connections: Set<Int32> = []
     private var stopped = false
+    private var inProgress = 0
+    private var peakInProgress = 0
     private let acceptDone = DispatchSemaphore(value: 0)
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
@@ -137,6 +139,13 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     /// How many requests for `path` (query string ignored) have been received.
     public func requestCount(_ path: String) -> Int {
         requests.filter { $0.path == path }.count
+    }
+
+    /// The most requests that were being answered at the same moment.
+    public var peakConcurrentRequests: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return peakInProgress
     }
 
     /// Stops accepting, cuts every open connection and waits for the accept thread to end.
@@ -253,6 +262,8 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     private func respond(to request: LoggedRequest, on fd: Int32, keepAlive: Bool) -> Bool {
         lock.lock()
         log.append(request)
+        inProgress += 1
+        peakInProgress = max(peakInProgress, inProgress)
         var behaviour: Behaviour
         var hit = 0
         if let route = routes[request.path] {
@@ -263,6 +274,11 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             behaviour = staticFile(for: request.path)
         }
         lock.unlock()
+        defer {
+            lock.lock()
+            inProgress -= 1
+            lock.unlock()
+        }
 
         while true {
             switch behaviour {
