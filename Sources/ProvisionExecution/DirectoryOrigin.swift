@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionModel
+import TileMath
 
 /// Serves canonical URLs under a prefix from files in a local directory.
 ///
