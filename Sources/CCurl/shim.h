@@ -12,3 +12,11 @@ static inline CURLcode provision_curl_easy_getinfo_long(CURL *h, CURLINFO i, lon
 static inline CURLcode provision_curl_easy_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode provision_curl_easy_getinfo_off_t(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode provision_curl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+static inline CURLcode provision_curl_easy_setopt_off_t(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode provision_curl_global_init_all(void) { return curl_global_init(CURL_GLOBAL_ALL); }
+// The value of a response header of the last response (after redirects), or NULL when absent.
+static inline const char *provision_curl_header_value(CURL *h, const char *name) {
+    struct curl_header *header = NULL;
+    if (curl_easy_header(h, name, 0, CURLH_HEADER, -1, &header) != CURLHE_OK || header == NULL) { return NULL; }
+    return header->value;
+}

@@ -1,0 +1,132 @@
+import CCurl
+import Foundation
+import ProvisionModel
+
+/// One reusable libcurl easy handle with the state of the transfer it currently carries.
+///
+/// The handle is configured once when created; each use sets only the URL and clears the body.
+/// libcurl's callbacks reach this object through an unretained pointer, so the pool that owns
+/// it must outlive every transfer on it.
+final class CurlTransfer {
+    /// The libcurl easy handle.
+    let handle: UnsafeMutableRawPointer
+    /// The request being fetched, with its attempt number (1-based).
+    var request: FetchRequest?
+    var attempt = 0
+    /// The bytes received so far.
+    var body = Data()
+    /// Set by the write callback when the body would exceed `maxBytes`.
+    var overflowed = false
+    let maxBytes: Int
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+
+    /// Settings every handle shares.
+    struct Options {
+        var timeout: TimeInterval
+        var stallTimeout: TimeInterval
+        var maxRedirects: Int
+        var maxBytes: Int
+        var userAgent: String
+    }
+
+    init?(options: Options) {
+        guard let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+        self.maxBytes = options.maxBytes
+        self.errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        configure(options)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    private func configure(_ options: Options) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        provision_curl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        provision_curl_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        provision_curl_easy_setopt_long(handle, CURLOPT_MAXREDIRS, options.maxRedirects)
+        provision_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        provision_curl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        // "" = every encoding this libcurl can decode; the body we receive is decoded.
+        provision_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        provision_curl_easy_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
+        provision_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(options.timeout * 1000)))
+        // A stall: under 1 byte/s for stallTimeout seconds.
+        provision_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        provision_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(options.stallTimeout.rounded(.up))))
+        provision_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBytes))
+        provision_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        provision_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        provision_curl_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWriteBody)
+        provision_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
+    }
+
+    /// Prepares the handle for a new attempt at `request` on `url`.
+    func prepare(_ request: FetchRequest, url: String, attempt: Int) {
+        self.request = request
+        self.attempt = attempt
+        body = Data()
+        overflowed = false
+        errorBuffer[0] = 0
+        provision_curl_easy_setopt_string(handle, CURLOPT_URL, url)
+    }
+
+    /// What the finished transfer amounts to: a raw body with cache fields, or a failure
+    /// with an optional Retry-After in seconds.
+    enum Outcome {
+        case body(Data, HTTPCacheFields)
+        case failure(FetchFailure, retryAfter: TimeInterval?)
+    }
+
+    /// Interprets libcurl's result code, the status and the headers of the finished transfer.
+    func outcome(_ code: CURLcode, now: Int64) -> Outcome {
+        if overflowed || code == CURLE_FILESIZE_EXCEEDED {
+            return .failure(.invalidBody("response larger than \(maxBytes) bytes"), retryAfter: nil)
+        }
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            let summary = String(cString: curl_easy_strerror(code))
+            return .failure(.transport(detail.isEmpty ? summary : "\(summary): \(detail)"), retryAfter: nil)
+        }
+        var status = 0
+        provision_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        guard (200..<300).contains(status) else {
+            if status == 404 { return .failure(.notFound, retryAfter: nil) }
+            let retryAfter = header("Retry-After").flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+            return .failure(.status(status), retryAfter: retryAfter)
+        }
+        if header("Content-Encoding") == nil {
+            var expected: curl_off_t = -1
+            provision_curl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
+            if expected >= 0 && Int64(expected) != Int64(body.count) {
+                return .failure(.transport("truncated body: received \(body.count) of \(expected) bytes"), retryAfter: nil)
+            }
+        }
+        let fields = HTTPCacheFields(etag: header("ETag"), lastModified: header("Last-Modified"),
+                                     cacheControl: header("Cache-Control"), expires: header("Expires"), now: now)
+        return .body(body, fields)
+    }
+
+    private func header(_ name: String) -> String? {
+        provision_curl_header_value(handle, name).map { String(cString: $0) }
+    }
+}
+
+/// libcurl's write callback: appends to the transfer's body, or aborts past its size cap.
+private let curlWriteBody: provision_curl_write_callback = { pointer, size, count, userdata in
+    guard let userdata else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let pointer else { return length }
+    if transfer.body.count + length > transfer.maxBytes {
+        transfer.overflowed = true
+        return 0
+    }
+    pointer.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
+        transfer.body.append(bytes, count: length)
+    }
+    return length
+}

@@ -1,0 +1,114 @@
+import Foundation
+import ProvisionModel
+
+/// A fetcher that sends each canonical URL to the origin its longest matching prefix names.
+///
+/// Local origins (directories, archives) are read inline on the calling thread; HTTP requests,
+/// rewritten to a mirror base or left as they are when no route matches, go through one
+/// `HTTPFetcher`. Every body passes the `Verifier` before it is delivered.
+public final class OriginRouter: Fetcher, RetryCounting {
+    /// Where requests under a canonical URL prefix are served from.
+    public enum Route {
+        /// Files of a local directory.
+        case directory(String, URL)
+        /// Tiles of an opened archive.
+        case archive(String, TileArchive)
+        /// Another HTTP(S) base URL; the rest of the canonical URL is appended to it.
+        case http(String, String)
+
+        /// The canonical URL prefix.
+        public var prefix: String {
+            switch self {
+            case .directory(let prefix, _), .archive(let prefix, _), .http(let prefix, _): return prefix
+            }
+        }
+    }
+
+    /// The routes, longest prefix first.
+    public let routes: [Route]
+    private let http: HTTPFetcher?
+    private let verifier: Verifier
+
+    /// Creates a router; with `http` nil, requests that need the network fail as `.unsupported`.
+    public init(routes: [Route], http: HTTPFetcher?, verifier: Verifier = Verifier()) {
+        self.routes = routes.enumerated()
+            .sorted { ($0.element.prefix.count, $1.offset) > ($1.element.prefix.count, $0.offset) }
+            .map(\.element)
+        self.http = http
+        self.verifier = verifier
+    }
+
+    /// Routes for a job file's origins; `openArchive` opens MBTiles mirrors (the store's reader).
+    public static func routes(for origins: [Origin], openArchive: (URL) throws -> TileArchive) rethrows -> [Route] {
+        try origins.map { origin in
+            switch origin.mirror {
+            case .directory(let directory): return .directory(origin.prefix, directory)
+            case .mbtiles(let file): return .archive(origin.prefix, try openArchive(file))
+            case .http(let base): return .http(origin.prefix, base)
+            }
+        }
+    }
+
+    /// The route with the longest prefix of `url`, or nil for the network as-is.
+    public func route(for url: String) -> Route? {
+        routes.first { url.hasPrefix($0.prefix) }
+    }
+
+    /// The URL the network transport fetches for a canonical URL.
+    public func transportURL(for url: String) -> String {
+        if case .http(let prefix, let base)? = route(for: url) { return base + url.dropFirst(prefix.count) }
+        return http?.configuration.rewrite(url) ?? url
+    }
+
+    /// Retries the HTTP transport has made.
+    public var retryCount: Int { http?.retryCount ?? 0 }
+
+    /// Fetches every request from its origin, calling `onResult` on the calling thread.
+    public func fetchAll<I: IteratorProtocol>(
+        _ requests: inout I,
+        onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void
+    ) where I.Element == FetchRequest {
+        withoutActuallyEscaping(onResult) { onResult in
+            var network = NetworkRequests(base: requests) { request in
+                self.serveLocally(request, onResult: onResult)
+            }
+            if let http {
+                http.fetchAll(&network, transportURL: { self.transportURL(for: $0.url) }, onResult: onResult)
+            } else {
+                while let request = network.next() {
+                    onResult(request, .failure(.unsupported("no network transport for \(request.url)")))
+                }
+            }
+            requests = network.base
+        }
+    }
+
+    /// Serves `request` from a local origin and reports it; false when it needs the network.
+    private func serveLocally(_ request: FetchRequest,
+                              onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) -> Bool {
+        let read: Result<Data, FetchFailure>
+        switch route(for: request.url) {
+        case .directory(let prefix, let directory)?:
+            read = DirectoryOrigin(prefix: prefix, directory: directory).read(request)
+        case .archive(let prefix, let archive)?:
+            read = ArchiveOrigin(prefix: prefix, archive: archive).read(request)
+        case .http?, nil:
+            return false
+        }
+        onResult(request, read.flatMap { verifier.verify($0, kind: request.kind) }.map { FetchedBody(data: $0) })
+        return true
+    }
+}
+
+/// The requests of an iterator that need the network; the others are served as a side effect.
+private struct NetworkRequests<Base: IteratorProtocol>: IteratorProtocol where Base.Element == FetchRequest {
+    var base: Base
+    let serveLocally: (FetchRequest) -> Bool
+
+    mutating func next() -> FetchRequest? {
+        while let request = base.next() {
+            if !serveLocally(request) { return request }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// A minimal protobuf wire-format walker: enough to check that bytes are plausibly a message
+/// of a known shape without decoding it.
+struct ProtobufReader {
+    /// One field of a message: its number, wire type and, for length-delimited fields, the bytes.
+    struct Field {
+        var number: UInt64
+        var wireType: UInt8
+        /// Byte range of a length-delimited payload inside the buffer.
+        var payload: Range<Int>?
+    }
+
+    /// Why the bytes are not a well-formed message.
+    struct Malformed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let bytes: UnsafeRawBufferPointer
+    private var position: Int
+    private let end: Int
+
+    init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>? = nil) {
+        self.bytes = bytes
+        self.position = range?.lowerBound ?? 0
+        self.end = range?.upperBound ?? bytes.count
+    }
+
+    /// Whether every byte has been read.
+    var isAtEnd: Bool { position >= end }
+
+    /// Reads the next field, skipping its value; nil at the end of the message.
+    mutating func nextField() throws -> Field? {
+        guard position < end else { return nil }
+        let key = try varint()
+        let number = key >> 3
+        let wireType = UInt8(key & 7)
+        guard number > 0, number < (1 << 29) else { throw Malformed(description: "field number \(number)") }
+        switch wireType {
+        case 0:
+            _ = try varint()
+            return Field(number: number, wireType: 0, payload: nil)
+        case 1:
+            try skip(8)
+            return Field(number: number, wireType: 1, payload: nil)
+        case 2:
+            let length = try varint()
+            guard length <= UInt64(end - position) else {
+                throw Malformed(description: "field \(number) length \(length) overruns the message")
+            }
+            let start = position
+            position += Int(length)
+            return Field(number: number, wireType: 2, payload: start..<position)
+        case 5:
+            try skip(4)
+            return Field(number: number, wireType: 5, payload: nil)
+        default:
+            throw Malformed(description: "wire type \(wireType) of field \(number)")
+        }
+    }
+
+    private mutating func skip(_ count: Int) throws {
+        guard end - position >= count else { throw Malformed(description: "fixed-width value overruns the message") }
+        position += count
+    }
+
+    private mutating func varint() throws -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while position < end {
+            let byte = bytes[position]
+            position += 1
+            value |= UInt64(byte & 0x7f) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+            if shift >= 64 { throw Malformed(description: "varint longer than 10 bytes") }
+        }
+        throw Malformed(description: "varint overruns the message")
+    }
+}

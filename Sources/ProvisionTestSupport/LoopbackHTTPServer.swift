@@ -1,0 +1,393 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP/1.1 server on 127.0.0.1 for tests: static files plus named, misbehaving routes.
+///
+/// Each connection gets its own thread and is kept alive between requests, as a real server
+/// would, so clients exercise connection reuse. Start it in a test, point requests at
+/// `baseURL`, assert on `requests`, and `stop()` it.
+public final class LoopbackHTTPServer: @unchecked Sendable {
+    /// What a route does with a request.
+    public indirect enum Behaviour: Sendable {
+        /// Answers with a status, extra headers and a body (Content-Length is added).
+        case respond(status: Int, headers: [Header], body: Data)
+        /// Sends a Content-Length larger than the body, sends the body, then closes the connection.
+        case truncated(body: Data, claimedLength: Int)
+        /// Sends the headers with the full Content-Length and half the body, then closes the connection.
+        case closeMidBody(body: Data)
+        /// Sends the headers with the full Content-Length, then sends nothing until the client gives up.
+        case stall(body: Data)
+        /// Waits, then behaves as `then`.
+        case delay(TimeInterval, then: Behaviour)
+        /// The n-th request to the route gets the n-th behaviour; the last one repeats.
+        case sequence([Behaviour])
+
+        /// A status with a text body.
+        public static func status(_ code: Int, body: String = "", headers: [Header] = []) -> Behaviour {
+            .respond(status: code, headers: headers, body: Data(body.utf8))
+        }
+
+        /// 200 with a body.
+        public static func ok(_ body: Data, contentType: String = "application/octet-stream",
+                              headers: [Header] = []) -> Behaviour {
+            .respond(status: 200, headers: [Header("Content-Type", contentType)] + headers, body: body)
+        }
+
+        /// 200 with an HTML page: the captive-portal or CDN error page that must never be stored.
+        public static func html(_ text: String = "<!DOCTYPE html><html><body>Oops</body></html>") -> Behaviour {
+            .ok(Data(text.utf8), contentType: "text/html; charset=utf-8")
+        }
+    }
+
+    /// A response header.
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        public var value: String
+
+        /// Creates a header.
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// A request the server received.
+    public struct LoggedRequest: Sendable, Equatable {
+        /// The request target, query string included.
+        public var target: String
+        /// The target without its query string.
+        public var path: String
+        /// Request headers with lower-cased names.
+        public var headers: [String: String]
+    }
+
+    /// The port the server listens on.
+    public let port: Int
+    /// `http://127.0.0.1:<port>`, without a trailing slash.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    private let listener: Int32
+    private let lock = NSLock()
+    private var routes: [String: Behaviour] = [:]
+    private var hits: [String: Int] = [:]
+    private var directories: [(prefix: String, directory: URL)] = []
+    private var log: [LoggedRequest] = []
+    private var connections: Set<Int32> = []
+    private var stopped = false
+    private var inProgress = 0
+    private var peakInProgress = 0
+    private let acceptDone = DispatchSemaphore(value: 0)
+
+    /// Starts listening on an ephemeral port of 127.0.0.1.
+    public init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket: errno \(errno)") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 128) == 0 else {
+            close(fd)
+            throw ServerError("bind/listen: errno \(errno)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "LoopbackHTTPServer.accept"
+        thread.start()
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Serves files under `directory` for request paths starting with `prefix` (e.g. `/static/`).
+    public func serveDirectory(_ directory: URL, at prefix: String) {
+        lock.lock()
+        directories.append((prefix, directory))
+        lock.unlock()
+    }
+
+    /// Makes requests to `path` (query string ignored) behave as `behaviour`, resetting its hit count.
+    public func setRoute(_ path: String, _ behaviour: Behaviour) {
+        lock.lock()
+        routes[path] = behaviour
+        hits[path] = 0
+        lock.unlock()
+    }
+
+    /// Every request received so far, in arrival order.
+    public var requests: [LoggedRequest] {
+        lock.lock()
+        defer { lock.unlock() }
+        return log
+    }
+
+    /// How many requests for `path` (query string ignored) have been received.
+    public func requestCount(_ path: String) -> Int {
+        requests.filter { $0.path == path }.count
+    }
+
+    /// The most requests that were being answered at the same moment.
+    public var peakConcurrentRequests: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return peakInProgress
+    }
+
+    /// Stops accepting, cuts every open connection and waits for the accept thread to end.
+    public func stop() {
+        lock.lock()
+        if stopped {
+            lock.unlock()
+            return
+        }
+        stopped = true
+        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
+        lock.unlock()
+        shutdown(listener, Int32(SHUT_RDWR))
+        acceptDone.wait()
+    }
+
+    /// An error starting the server.
+    public struct ServerError: Error, CustomStringConvertible {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    // MARK: - Connections
+
+    private func acceptLoop() {
+        defer {
+            close(listener)
+            acceptDone.signal()
+        }
+        while true {
+            let fd = accept(listener, nil, nil)
+            lock.lock()
+            let isStopped = stopped
+            if fd >= 0 && !isStopped { connections.insert(fd) }
+            lock.unlock()
+            if isStopped {
+                if fd >= 0 { close(fd) }
+                return
+            }
+            if fd < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            #if canImport(Darwin)
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+            let thread = Thread { [self] in serve(fd) }
+            thread.name = "LoopbackHTTPServer.connection"
+            thread.start()
+        }
+    }
+
+    private func serve(_ fd: Int32) {
+        defer {
+            lock.lock()
+            connections.remove(fd)
+            lock.unlock()
+            close(fd)
+        }
+        var buffer = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            guard let headEnd = Self.headerEnd(in: buffer) else {
+                let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard received > 0 else { return }
+                buffer.append(contentsOf: chunk[0..<received])
+                if buffer.count > 1 << 20 { return }
+                continue
+            }
+            let head = String(decoding: buffer[0..<headEnd], as: UTF8.self)
+            buffer.removeFirst(min(buffer.count, headEnd + 4))
+            guard let request = Self.parse(head) else { return }
+            if let length = request.headers["content-length"].flatMap(Int.init), length > 0 {
+                // Request bodies are not used by any route; read and drop them.
+                while buffer.count < length {
+                    let received = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                    guard received > 0 else { return }
+                    buffer.append(contentsOf: chunk[0..<received])
+                }
+                buffer.removeFirst(length)
+            }
+            let keepAlive = request.headers["connection"]?.lowercased() != "close"
+            guard respond(to: request, on: fd, keepAlive: keepAlive), keepAlive else { return }
+        }
+    }
+
+    private static func headerEnd(in buffer: [UInt8]) -> Int? {
+        guard buffer.count >= 4 else { return nil }
+        for index in 0...(buffer.count - 4)
+        where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
+            return index
+        }
+        return nil
+    }
+
+    private static func parse(_ head: String) -> LoggedRequest? {
+        let lines = head.components(separatedBy: "\r\n")
+        let parts = lines.first?.split(separator: " ") ?? []
+        guard parts.count >= 2 else { return nil }
+        let target = String(parts[1])
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        return LoggedRequest(target: target, path: path, headers: headers)
+    }
+    // MARK: - Responses
+
+    /// Logs the request, resolves its behaviour and answers; false when the connection was closed.
+    private func respond(to request: LoggedRequest, on fd: Int32, keepAlive: Bool) -> Bool {
+        lock.lock()
+        log.append(request)
+        inProgress += 1
+        peakInProgress = max(peakInProgress, inProgress)
+        var behaviour: Behaviour
+        var hit = 0
+        if let route = routes[request.path] {
+            behaviour = route
+            hit = hits[request.path, default: 0]
+            hits[request.path] = hit + 1
+        } else {
+            behaviour = staticFile(for: request.path)
+        }
+        lock.unlock()
+        defer {
+            lock.lock()
+            inProgress -= 1
+            lock.unlock()
+        }
+
+        while true {
+            switch behaviour {
+            case .sequence(let steps):
+                guard let last = steps.last else { return send(fd, status: 500, headers: [], body: Data(), keepAlive: keepAlive) }
+                behaviour = hit < steps.count ? steps[hit] : last
+            case .delay(let seconds, let then):
+                Thread.sleep(forTimeInterval: seconds)
+                behaviour = then
+            case .respond(let status, let headers, let body):
+                return send(fd, status: status, headers: headers, body: body, keepAlive: keepAlive)
+            case .truncated(let body, let claimedLength):
+                let head = Self.head(status: 200, headers: [], contentLength: claimedLength, keepAlive: true)
+                _ = write(fd, head + body)
+                return false
+            case .closeMidBody(let body):
+                let head = Self.head(status: 200, headers: [], contentLength: body.count, keepAlive: true)
+                _ = write(fd, head + body.prefix(body.count / 2))
+                return false
+            case .stall(let body):
+                let head = Self.head(status: 200, headers: [], contentLength: max(1, body.count), keepAlive: true)
+                _ = write(fd, head)
+                // Hold the connection open, sending nothing, until the client or stop() cuts it.
+                var byte: UInt8 = 0
+                while recv(fd, &byte, 1, 0) > 0 {}
+                return false
+            }
+        }
+    }
+
+    /// The behaviour of a path no route claims: a file under a served directory, or 404.
+    private func staticFile(for path: String) -> Behaviour {
+        for (prefix, directory) in directories.sorted(by: { $0.prefix.count > $1.prefix.count })
+        where path.hasPrefix(prefix) {
+            let rest = String(path.dropFirst(prefix.count))
+            let segments = rest.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+            guard !segments.contains(where: { $0 == ".." || $0.contains("/") }) else { return .status(400) }
+            let file = segments.reduce(directory) { $0.appendingPathComponent($1) }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  let data = FileManager.default.contents(atPath: file.path) else { return .status(404, body: "not found") }
+            return .ok(data, contentType: Self.contentType(file.pathExtension))
+        }
+        return .status(404, body: "not found")
+    }
+
+    private static func contentType(_ pathExtension: String) -> String {
+        switch pathExtension.lowercased() {
+        case "json": return "application/json"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "webp": return "image/webp"
+        case "pbf", "mvt": return "application/x-protobuf"
+        case "html": return "text/html"
+        default: return "application/octet-stream"
+        }
+    }
+
+    private func send(_ fd: Int32, status: Int, headers: [Header], body: Data, keepAlive: Bool) -> Bool {
+        let head = Self.head(status: status, headers: headers, contentLength: body.count, keepAlive: keepAlive)
+        return write(fd, head + body)
+    }
+
+    private static func head(status: Int, headers: [Header], contentLength: Int, keepAlive: Bool) -> Data {
+        var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
+        for header in headers { text += "\(header.name): \(header.value)\r\n" }
+        text += "Content-Length: \(contentLength)\r\n"
+        text += keepAlive ? "Connection: keep-alive\r\n" : "Connection: close\r\n"
+        text += "\r\n"
+        return Data(text.utf8)
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 204: return "No Content"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 429: return "Too Many Requests"
+        case 500: return "Internal Server Error"
+        case 503: return "Service Unavailable"
+        default: return "Status"
+        }
+    }
+
+    /// Sends every byte; false when the peer is gone.
+    private func write(_ fd: Int32, _ data: Data) -> Bool {
+        return data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            guard let base = bytes.baseAddress else { return true }
+            var offset = 0
+            while offset < bytes.count {
+                let sent = Self.sendSome(fd, base + offset, bytes.count - offset)
+                if sent < 0 && errno == EINTR { continue }
+                guard sent > 0 else { return false }
+                offset += sent
+            }
+            return true
+        }
+    }
+
+    private static func sendSome(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        return Glibc.send(fd, bytes, count, Int32(MSG_NOSIGNAL))
+        #else
+        return Darwin.send(fd, bytes, count, 0)
+        #endif
+    }
+}
