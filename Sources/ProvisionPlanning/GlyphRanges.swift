@@ -14,6 +14,7 @@ public struct GlyphRange: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// `start-end`, the value of the `{range}` token (`0-255`).
     public var description: String { "\(start)-\(end)" }
 
+    /// Orders ranges by their first code point.
     public static func < (a: GlyphRange, b: GlyphRange) -> Bool { a.start < b.start }
 }
 

@@ -4,6 +4,7 @@ import ProvisionModel
 public struct ResourceRef: Hashable, Sendable, CustomStringConvertible {
     /// The canonical URL, with every token expanded: the key it is stored under.
     public var url: String
+    /// What the body is (MapLibre's numbering).
     public var kind: ResourceKind
 
     /// A resource at `url` of `kind`.
@@ -23,6 +24,7 @@ public struct ResourceRef: Hashable, Sendable, CustomStringConvertible {
 public struct SourceRef: Equatable, Sendable {
     /// The source's name (its key in the style's `sources`).
     public var name: String
+    /// The source's `type`.
     public var type: SourceType
     /// For a tiled source with a `url`: the TileJSON that must be fetched to learn its tileset.
     public var tileJSONURL: String?

@@ -4,11 +4,17 @@ import TileMath
 
 /// The type of a style source, as the MapLibre Style Specification names it.
 public enum SourceType: String, Equatable, Hashable, Sendable, CaseIterable {
+    /// Vector tiles; always 512 pixels.
     case vector
+    /// Raster tiles of the style's `tileSize` (default 512).
     case raster
+    /// Raster elevation tiles of the style's `tileSize` (default 512).
     case rasterDEM = "raster-dem"
+    /// GeoJSON, inline or from a `data` URL.
     case geojson
+    /// One image at a `url`.
     case image
+    /// Video; nothing is fetched for it offline.
     case video
 
     /// Whether the source draws from tiles (and so has a tileset).
@@ -27,6 +33,7 @@ public struct TileSource: Hashable, Sendable {
 
     /// The canonical, unexpanded URL template (`tiles[0]`): the tile key's `url_template`.
     public var template: String
+    /// How the template numbers rows (TileJSON `scheme`; only `"tms"` flips).
     public var scheme: Scheme
     /// The lowest zoom the tileset has tiles for (TileJSON default 0).
     public var minZoom: Int
