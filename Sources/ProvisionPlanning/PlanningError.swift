@@ -1,0 +1,57 @@
+import Foundation
+import ProvisionModel
+
+/// A document handed to the planner (a style, a TileJSON) that cannot be used, with where it is wrong.
+///
+/// Planning errors are input problems: they say which document, the JSON pointer of the
+/// offending value (`/sources/streets/tiles/0`) and what was expected, so that the CLI can turn
+/// them into a `Diagnostic` without knowing how the document was read.
+public struct PlanningError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The canonical URL of the document the problem is in (the style URL, a TileJSON URL).
+    public var document: String
+    /// The JSON pointer of the offending value; empty for the whole document.
+    public var pointer: String
+    /// What is wrong: what was expected and what was found.
+    public var message: String
+
+    /// An error in `document` at `pointer`.
+    public init(document: String, pointer: String, message: String) {
+        self.document = document
+        self.pointer = pointer
+        self.message = message
+    }
+
+    /// `document: /pointer: message`.
+    public var description: String {
+        "\(document): \(pointer.isEmpty ? "/" : pointer): \(message)"
+    }
+
+    /// The same problem as a `Diagnostic` against `file`.
+    public func diagnostic(file: String? = nil) -> Diagnostic {
+        Diagnostic(file: file ?? document, pointer: pointer, message: message)
+    }
+}
+
+/// Builds JSON pointers (RFC 6901) one token at a time.
+struct JSONPointer: Equatable, Sendable, CustomStringConvertible {
+    private(set) var description: String
+
+    /// The pointer to the whole document.
+    static let root = JSONPointer(description: "")
+
+    private init(description: String) { self.description = description }
+
+    /// A pointer from its already escaped text (`/sources/a~1b`).
+    static func parse(_ text: String) -> JSONPointer { JSONPointer(description: text) }
+
+    /// The pointer to member `key` of the value this points to (`~` and `/` escaped).
+    func appending(_ key: String) -> JSONPointer {
+        let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        return JSONPointer(description: description + "/" + escaped)
+    }
+
+    /// The pointer to element `index` of the array this points to.
+    func appending(_ index: Int) -> JSONPointer {
+        JSONPointer(description: description + "/" + String(index))
+    }
+}
