@@ -230,7 +230,7 @@ public enum Planner {
         var tileSets: [PlannedTileSet] = []
         for source in sources {
             guard let zooms = source.zoomRange(regionMin: region.minZoom, regionMax: region.maxZoom) else { continue }
-            let set = PlannedTileSet(urlTemplate: source.template, pixelRatio: source.pixelRatio(forPack: pixelRatio),
+            let set = PlannedTileSet(urlTemplate: source.template, pixelRatio: source.pixelRatio(forDeviceRatio: pixelRatio),
                                      isTMS: source.scheme == .tms, zooms: zooms)
             if !tileSets.contains(set) { tileSets.append(set) }
         }

@@ -1,18 +1,6 @@
 import ProvisionModel
 
-/// One non-tile resource a style pack needs: its canonical URL and kind.
-public struct ResourceRef: Hashable, Sendable, CustomStringConvertible {
-    /// The canonical URL, with every token expanded: the key it is stored under.
-    public var url: String
-    /// What the body is (MapLibre's numbering).
-    public var kind: ResourceKind
-
-    /// A resource at `url` of `kind`.
-    public init(url: String, kind: ResourceKind) {
-        self.url = url
-        self.kind = kind
-    }
-
+extension ResourceRef: CustomStringConvertible {
     /// The request that fetches it.
     public var fetchRequest: FetchRequest { FetchRequest(url: url, kind: kind) }
 

@@ -166,60 +166,12 @@ public struct TileSource: Hashable, Sendable {
     /// {bbox-epsg-3857} {prefix} {ratio}` expanded, using the stored (post-TMS) row; any other
     /// token is left literally.
     public func url(for tile: TileID, pixelRatio: Int) -> String {
-        let stored = storedTile(for: tile)
-        return URLTemplate.replaceTokens(template) { token in
-            switch token {
-            case "z": return String(stored.z)
-            case "x": return String(stored.x)
-            case "y": return String(stored.y)
-            case "quadkey": return TileTokens.quadkey(stored)
-            case "bbox-epsg-3857": return TileTokens.bboxEPSG3857(stored)
-            case "prefix": return TileTokens.prefix(stored)
-            case "ratio": return pixelRatio > 1 ? "@2x" : ""
-            default: return nil
-            }
-        }
+        TileURLTemplate.expand(template, tile: storedTile(for: tile), pixelRatio: pixelRatio)
     }
 
     /// The request that fetches geographic tile `tile` at device ratio `pixelRatio`.
     public func fetchRequest(for tile: TileID, pixelRatio: Int) -> FetchRequest {
         FetchRequest(url: url(for: tile, pixelRatio: pixelRatio), kind: .tile,
                      tileKey: tileKey(for: tile, pixelRatio: pixelRatio), tile: tile)
-    }
-}
-
-/// Values of the tile tokens that need more than the tile's numbers.
-enum TileTokens {
-    /// One digit per level, most significant first: x bit + 2 × y bit.
-    static func quadkey(_ tile: TileID) -> String {
-        var key = ""
-        var level = tile.z
-        while level > 0 {
-            let mask = 1 << (level - 1)
-            let digit = (tile.x & mask != 0 ? 1 : 0) + (tile.y & mask != 0 ? 2 : 0)
-            key.append(Character(Unicode.Scalar(UInt8(ascii: "0") + UInt8(digit))))
-            level -= 1
-        }
-        return key
-    }
-
-    /// The hex digit of x % 16 followed by that of y % 16.
-    static func prefix(_ tile: TileID) -> String {
-        let digits = URLTemplate.hexDigits
-        var text = String.UnicodeScalarView()
-        text.append(digits[((tile.x % 16) + 16) % 16])
-        text.append(digits[((tile.y % 16) + 16) % 16])
-        return String(text)
-    }
-
-    /// `minx,miny,maxx,maxy` in EPSG:3857 metres, computed as MapLibre does (the row is
-    /// flipped internally) and formatted as MapLibre formats doubles.
-    static func bboxEPSG3857(_ tile: TileID) -> String {
-        let circumference = 2 * Double.pi * 6378137.0
-        let resolution = (circumference / 256) / pow(2, Double(tile.z))
-        let flippedY = (1 << tile.z) - tile.y - 1
-        func merc(_ pixel: Int) -> Double { Double(pixel) * resolution - circumference / 2 }
-        let values = [merc(tile.x * 256), merc(flippedY * 256), merc((tile.x + 1) * 256), merc((flippedY + 1) * 256)]
-        return values.map(MapLibreNumberFormat.string).joined(separator: ",")
     }
 }

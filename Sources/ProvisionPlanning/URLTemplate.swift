@@ -1,36 +1,9 @@
+import TileMath
 /// Token expansion and encoding for URL templates, as MapLibre Native does it.
 public enum URLTemplate {
-    /// Replaces each `{name}` in `template` by `lookup(name)`.
-    ///
-    /// A token is a `{`, then any characters but `{` and `}`, then `}`. When `lookup` returns nil
-    /// the token is kept literally, so `{s}` and `{a-c}` survive untouched (MapLibre does not
-    /// support subdomain tokens).
+    /// Replaces each `{name}` in `template` by `lookup(name)`; see `TileURLTemplate.replaceTokens`.
     public static func replaceTokens(_ template: String, _ lookup: (String) -> String?) -> String {
-        let chars = Array(template.unicodeScalars)
-        var result = String.UnicodeScalarView()
-        var i = 0
-        while i < chars.count {
-            guard chars[i] == "{" else {
-                result.append(chars[i])
-                i += 1
-                continue
-            }
-            var j = i + 1
-            while j < chars.count && chars[j] != "{" && chars[j] != "}" { j += 1 }
-            if j < chars.count && chars[j] == "}" {
-                let name = String(String.UnicodeScalarView(chars[(i + 1)..<j]))
-                if let value = lookup(name) {
-                    result.append(contentsOf: value.unicodeScalars)
-                } else {
-                    result.append(contentsOf: chars[i...j])
-                }
-                i = j + 1
-            } else {
-                result.append(contentsOf: chars[i..<j])
-                i = j
-            }
-        }
-        return String(result)
+        TileURLTemplate.replaceTokens(template, lookup)
     }
 
     /// Percent-encodes the UTF-8 bytes of `text`, keeping only `A–Z a–z 0–9 - _ . ~`, with
