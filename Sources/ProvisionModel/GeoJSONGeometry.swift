@@ -181,13 +181,13 @@ enum GeoJSONGeometry {
                              + "\(describe(first)) and last \(describe(last))")
             return nil
         }
-        if abs(RingGeometry.area(positions)) < RingGeometry.zeroArea {
-            collector.report(pointer, "expected a ring that encloses an area, found a ring with zero area")
-            return nil
-        }
         if let (a, b) = RingGeometry.firstSelfIntersection(positions) {
             collector.report(pointer, "expected a ring that does not cross itself, found the edge from position "
                              + "\(a) crossing the edge from position \(b)")
+            return nil
+        }
+        if abs(RingGeometry.area(positions)) < RingGeometry.zeroArea {
+            collector.report(pointer, "expected a ring that encloses an area, found a ring with zero area")
             return nil
         }
         return positions

@@ -109,7 +109,7 @@ struct JobValidator {
         var ok = true
         for (prefix, mirrorValue) in object.members {
             let pointer = JSONPointer.appending("/origins", prefix)
-            if !URLText.hasRemoteScheme(prefix) {
+            if !URLText.hasRemoteScheme(prefix, allowingSchemeOnly: true) {
                 collector.report(pointer, "expected an http://, https:// or mapbox:// URL prefix as the key, "
                                  + "found \(DiagnosticCollector.quoted(prefix))")
                 ok = false

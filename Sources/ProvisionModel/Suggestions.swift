@@ -24,12 +24,17 @@ public enum Suggestions {
     /// Why these thresholds: a candidate is offered when the case-insensitive edit distance
     /// is at most a third of the candidate's length (at least 1, at most 3), so `zooom`
     /// suggests `zoom` but `id` never suggests `name`. Ties go to the earlier candidate,
-    /// so results are deterministic.
+    /// so results are deterministic. Two words that agree on all but the last character of the
+    /// shorter one (which has at least 3 characters) also count as a near miss, so `retry`
+    /// suggests `retries` and `meta` suggests `metadata`.
     public static func closest(to word: String, among candidates: [String]) -> String? {
         let lowered = word.lowercased()
         var best: (candidate: String, distance: Int)?
         for candidate in candidates where candidate != word {
-            let distance = editDistance(lowered, candidate.lowercased())
+            let other = candidate.lowercased()
+            let shorter = min(lowered.count, other.count)
+            let common = zip(lowered, other).prefix { $0 == $1 }.count
+            let distance = shorter >= 3 && common >= shorter - 1 ? 1 : editDistance(lowered, other)
             let limit = max(1, min(3, candidate.count / 3))
             guard distance <= limit else { continue }
             if best == nil || distance < best?.distance ?? Int.max {

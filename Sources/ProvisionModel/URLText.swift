@@ -6,9 +6,10 @@ enum URLText {
     /// The schemes a canonical URL may have.
     static let remoteSchemes = ["http://", "https://", "mapbox://"]
 
-    /// Whether `text` starts with http://, https:// or mapbox:// and has something after it.
-    static func hasRemoteScheme(_ text: String) -> Bool {
-        remoteSchemes.contains { text.hasPrefix($0) && text.count > $0.count }
+    /// Whether `text` starts with http://, https:// or mapbox:// and has something after it
+    /// (or, for origin prefixes, is exactly one of those schemes).
+    static func hasRemoteScheme(_ text: String, allowingSchemeOnly: Bool = false) -> Bool {
+        remoteSchemes.contains { text.hasPrefix($0) && (allowingSchemeOnly || text.count > $0.count) }
     }
 
     /// What is wrong with `text` as a URL (whitespace or a malformed `${NAME}`), or nil.
