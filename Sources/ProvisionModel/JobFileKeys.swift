@@ -3,8 +3,10 @@
 /// The loader checks members against these lists, and a test checks that the JSON Schema in
 /// `Jobs/schema/job.schema.json` names exactly these keys, so the two cannot drift apart.
 public enum JobFileKeys {
-    /// Keys of the top-level object.
-    public static let job = ["version", "name", "store", "stylePacks", "regions", "origins", "limits", "download"]
+    /// Keys of the top-level object. `$schema` (a string) is accepted and ignored so that editors
+    /// can find the JSON Schema.
+    public static let job = ["$schema", "version", "name", "store", "stylePacks", "regions", "origins", "limits",
+                             "download"]
     /// Top-level keys that must be present.
     public static let requiredJob = ["version", "name", "regions"]
     /// Keys of an entry of `stylePacks`.

@@ -27,6 +27,10 @@ struct JobValidator {
         }
         collector.checkKeys(object, at: "", allowed: JobFileKeys.job, required: JobFileKeys.requiredJob)
 
+        if let value = object["$schema"], value.stringValue == nil {
+            collector.report("/$schema", "expected a string (the URL or path of the job file schema), "
+                             + "found \(DiagnosticCollector.found(value))")
+        }
         if let value = object["version"], value.intValue != 1 {
             collector.report("/version", "expected 1 (the only job file version), found \(DiagnosticCollector.found(value))")
         }

@@ -27,7 +27,9 @@ private let cases: [InvalidCase] = [
     InvalidCase("name empty", [("/name", "")], [("/name", "expected a non-empty string, found an empty string")]),
     InvalidCase("name not a string", [("/name", 5)], [("/name", "expected a string, found 5")]),
     InvalidCase("unknown top-level key", [("/foo", true)],
-                [("/foo", "~unknown key \"foo\"; expected one of \"version\", \"name\"")]),
+                [("/foo", "~unknown key \"foo\"; expected one of \"$schema\", \"version\", \"name\"")]),
+    InvalidCase("$schema not a string", [("/$schema", 1)],
+                [("/$schema", "expected a string (the URL or path of the job file schema), found 1")]),
     InvalidCase("misspelled top-level key", [("/region", [])],
                 [("/region", "unknown key \"region\"; did you mean \"regions\"?")]),
     InvalidCase("regions missing", [("/regions", nil)], [("", "missing required key \"regions\"")]),
@@ -250,6 +252,13 @@ final class JobValidationTests: XCTestCase {
         let base = try makeTemporaryDirectory(self)
         let document = baseJob.setting("/stylePacks/0/pixelRatio", to: 9)
         XCTAssertEqual(validate(document, base: base).diagnostics.map(\.pointer), ["/stylePacks/0/pixelRatio"])
+    }
+
+    func testSchemaReferenceIsAcceptedAndIgnored() throws {
+        let base = try makeTemporaryDirectory(self)
+        let document = baseJob.setting("/$schema", to: "schema/job.schema.json")
+        XCTAssertEqual(validate(document, base: base).job, validate(baseJob, base: base).job)
+        XCTAssertNotNil(validate(document, base: base).job)
     }
 
     func testMissingFilesAreReportedWithTheirResolvedPaths() throws {
