@@ -48,7 +48,8 @@ struct DiagnosticCollector {
             return nil
         }
         if nonEmpty && string.isEmpty {
-            report(pointer, "expected \(expected == "a string" ? "a non-empty string" : expected), found an empty string")
+            let what = expected == "a string" ? "a non-empty string" : expected
+            report(pointer, "expected \(what), found an empty string")
             return nil
         }
         return string
@@ -57,7 +58,8 @@ struct DiagnosticCollector {
     /// An integer within `range`, or nil after reporting `expected an integer from a to b, found x`.
     mutating func integer(_ value: JSONValue, at pointer: String, in range: ClosedRange<Int>) -> Int? {
         if let int = value.intValue, range.contains(int) { return int }
-        report(pointer, "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(Self.found(value))")
+        report(pointer,
+               "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(Self.found(value))")
         return nil
     }
 

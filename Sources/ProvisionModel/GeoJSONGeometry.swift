@@ -150,7 +150,8 @@ enum GeoJSONGeometry {
         for (i, item) in items.enumerated() {
             let positionPointer = JSONPointer.appending(pointer, i)
             guard let pair = item.arrayValue, pair.count >= 2 else {
-                problem(positionPointer, "expected a position [longitude, latitude], found \(DiagnosticCollector.found(item))")
+                problem(positionPointer,
+                        "expected a position [longitude, latitude], found \(DiagnosticCollector.found(item))")
                 continue
             }
             let lng = pair[0].doubleValue

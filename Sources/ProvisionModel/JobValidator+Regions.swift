@@ -52,7 +52,8 @@ extension JobValidator {
         guard present.count == 1, let key = present.first, let value = object[key] else {
             let quoted = JobFileKeys.areaKeys.map { "\"\($0)\"" }
             let found = present.isEmpty ? "none" : present.map { "\"\($0)\"" }.joined(separator: " and ")
-            collector.report(pointer, "expected exactly one of \(quoted[0]), \(quoted[1]) or \(quoted[2]), found \(found)")
+            collector.report(pointer,
+                             "expected exactly one of \(quoted[0]), \(quoted[1]) or \(quoted[2]), found \(found)")
             return nil
         }
         let areaPointer = JSONPointer.appending(pointer, key)
@@ -60,7 +61,9 @@ extension JobValidator {
         case "bbox":
             return bbox(value, at: areaPointer).map(RegionArea.bbox)
         case "geometry":
-            guard let read = GeoJSONGeometry.polygons(from: value, at: areaPointer, into: &collector) else { return nil }
+            guard let read = GeoJSONGeometry.polygons(from: value, at: areaPointer, into: &collector) else {
+                return nil
+            }
             let geoJSON = GeoJSONGeometry.geoJSON(read.polygons, asMultiPolygon: read.type == "MultiPolygon")
             return .geometry(read.polygons, geoJSON: geoJSON)
         default:
@@ -84,7 +87,8 @@ extension JobValidator {
                 numbers.append(number)
             } else {
                 let what = isLongitude ? "a longitude from -180 to 180" : "a latitude from -90 to 90"
-                collector.report(JSONPointer.appending(pointer, i), "expected \(what), found \(DiagnosticCollector.found(item))")
+                collector.report(JSONPointer.appending(pointer, i),
+                                 "expected \(what), found \(DiagnosticCollector.found(item))")
             }
         }
         guard numbers.count == 4 else { return nil }
@@ -99,8 +103,9 @@ extension JobValidator {
             ok = false
         }
         if west > east {
-            collector.report(pointer, "expected west < east, found west \(f(west)) > east \(f(east)); boxes crossing "
-                             + "the antimeridian are not supported in job file version 1: split the region in two at 180")
+            collector.report(pointer, "expected west < east, found west \(f(west)) > east \(f(east)); boxes "
+                             + "crossing the antimeridian are not supported in job file version 1: "
+                             + "split the region in two at 180")
             ok = false
         } else if west == east {
             collector.report(pointer, "expected a box with width, found west == east (\(f(west)))")
@@ -178,7 +183,8 @@ extension JobValidator {
             let itemPointer = JSONPointer.appending(pointer, i)
             guard let text = collector.string(item, at: itemPointer) else { ok = false; continue }
             if result.contains(where: { $0.text == text }) {
-                collector.report(itemPointer, "expected each entry once, found \(DiagnosticCollector.quoted(text)) again")
+                collector.report(itemPointer,
+                                 "expected each entry once, found \(DiagnosticCollector.quoted(text)) again")
                 ok = false
                 continue
             }

@@ -32,7 +32,8 @@ struct JobValidator {
                              + "found \(DiagnosticCollector.found(value))")
         }
         if let value = object["version"], value.intValue != 1 {
-            collector.report("/version", "expected 1 (the only job file version), found \(DiagnosticCollector.found(value))")
+            collector.report("/version",
+                             "expected 1 (the only job file version), found \(DiagnosticCollector.found(value))")
         }
         let name = object["name"].flatMap { collector.string($0, at: "/name", nonEmpty: true) }
         let store = object["store"].flatMap { value -> URL? in
@@ -72,9 +73,11 @@ struct JobValidator {
         return result.count == items.count ? result : nil
     }
 
-    private mutating func stylePack(_ value: JSONValue, at pointer: String, seen: inout [String: String]) -> StylePack? {
+    private mutating func stylePack(_ value: JSONValue, at pointer: String,
+                                    seen: inout [String: String]) -> StylePack? {
         guard let object = collector.object(value, at: pointer, expected: "a style pack object") else { return nil }
-        collector.checkKeys(object, at: pointer, allowed: JobFileKeys.stylePack, required: JobFileKeys.requiredStylePack)
+        collector.checkKeys(object, at: pointer, allowed: JobFileKeys.stylePack,
+                            required: JobFileKeys.requiredStylePack)
         let id = object["id"].flatMap { identifier($0, at: JSONPointer.appending(pointer, "id"), kind: "style pack",
                                                    seen: &seen) }
         let style = object["style"].flatMap {
@@ -140,7 +143,8 @@ struct JobValidator {
         if text.hasPrefix("mbtiles:") {
             let path = String(text.dropFirst("mbtiles:".count))
             guard !path.isEmpty else {
-                collector.report(pointer, "expected mbtiles:PATH with a file path, found \(DiagnosticCollector.quoted(text))")
+                collector.report(pointer,
+                                 "expected mbtiles:PATH with a file path, found \(DiagnosticCollector.quoted(text))")
                 return nil
             }
             let url = resolve(path)
@@ -174,17 +178,25 @@ struct JobValidator {
         var settings = DownloadSettings()
         var ok = true
         if let value = object["concurrency"] {
-            if let n = collector.integer(value, at: "/download/concurrency", in: 1...256) { settings.concurrency = n } else { ok = false }
+            if let n = collector.integer(value, at: "/download/concurrency", in: 1...256) {
+                settings.concurrency = n
+            } else {
+                ok = false
+            }
         }
         if let value = object["retries"] {
-            if let n = collector.integer(value, at: "/download/retries", in: 0...20) { settings.retries = n } else { ok = false }
+            if let n = collector.integer(value, at: "/download/retries", in: 0...20) {
+                settings.retries = n
+            } else {
+                ok = false
+            }
         }
         if let value = object["timeoutSeconds"] {
             if let seconds = value.doubleValue, seconds.isFinite, seconds > 0 {
                 settings.timeoutSeconds = seconds
             } else {
-                collector.report("/download/timeoutSeconds",
-                                 "expected a number of seconds greater than 0, found \(DiagnosticCollector.found(value))")
+                collector.report("/download/timeoutSeconds", "expected a number of seconds greater than 0, "
+                                 + "found \(DiagnosticCollector.found(value))")
                 ok = false
             }
         }
@@ -224,8 +236,8 @@ struct JobValidator {
 
     /// An http(s):// or mapbox:// URL string, or nil after reporting.
     mutating func remoteURL(_ value: JSONValue, at pointer: String, what: String) -> String? {
-        guard let text = collector.string(value, at: pointer,
-                                          expected: "\(what) (an http://, https:// or mapbox:// URL)") else { return nil }
+        let expected = "\(what) (an http://, https:// or mapbox:// URL)"
+        guard let text = collector.string(value, at: pointer, expected: expected) else { return nil }
         guard URLText.hasRemoteScheme(text) else {
             collector.report(pointer, "expected \(what) starting with http://, https:// or mapbox://, "
                              + "found \(DiagnosticCollector.found(value))")
