@@ -6,8 +6,9 @@ public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
     public var pointer: String
     /// What is wrong: what was expected and what was found.
     public var message: String
-    /// 1-based line and column, for syntax errors.
+    /// 1-based line, for syntax errors.
     public var line: Int?
+    /// 1-based column (in Unicode scalars), for syntax errors.
     public var column: Int?
 
     public init(file: String, pointer: String, message: String, line: Int? = nil, column: Int? = nil) {

@@ -67,8 +67,11 @@ public enum GlyphPolicy: String, Equatable, Sendable, CaseIterable {
 
 /// An area to hold offline, at a zoom range, drawn with style packs and/or tilesets.
 public struct Region: Equatable, Sendable {
+    /// A unique id matching `^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`.
     public var id: String
+    /// A human name.
     public var name: String
+    /// The rectangle or polygons to cover.
     public var area: RegionArea
     /// Lowest zoom, 0…22.
     public var minZoom: Int
@@ -135,7 +138,9 @@ public enum Mirror: Equatable, Sendable {
 
 /// Caps that a plan may not exceed.
 public struct Limits: Equatable, Sendable {
+    /// The most tiles the store may hold; nil for no cap.
     public var maxTiles: Int?
+    /// The most bytes a plan may download; nil for no cap.
     public var maxBytes: Int64?
 
     public init(maxTiles: Int? = nil, maxBytes: Int64? = nil) {

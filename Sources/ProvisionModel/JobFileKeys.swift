@@ -1,0 +1,27 @@
+/// The keys a job file (version 1) may hold, object by object.
+///
+/// The loader checks members against these lists, and a test checks that the JSON Schema in
+/// `Jobs/schema/job.schema.json` names exactly these keys, so the two cannot drift apart.
+public enum JobFileKeys {
+    /// Keys of the top-level object. `$schema` (a string) is accepted and ignored so that editors
+    /// can find the JSON Schema.
+    public static let job = ["$schema", "version", "name", "store", "stylePacks", "regions", "origins", "limits",
+                             "download"]
+    /// Top-level keys that must be present.
+    public static let requiredJob = ["version", "name", "regions"]
+    /// Keys of an entry of `stylePacks`.
+    public static let stylePack = ["id", "style", "pixelRatio", "glyphs", "metadata"]
+    /// Keys an entry of `stylePacks` must have.
+    public static let requiredStylePack = ["id", "style"]
+    /// Keys of an entry of `regions`.
+    public static let region = ["id", "name", "bbox", "geometry", "geojson", "zoom", "stylePacks", "tilesets",
+                                "metadata"]
+    /// Keys an entry of `regions` must have (besides exactly one of `areaKeys`).
+    public static let requiredRegion = ["id", "name", "zoom"]
+    /// The region keys of which exactly one gives the region's area.
+    public static let areaKeys = ["bbox", "geometry", "geojson"]
+    /// Keys of `limits`.
+    public static let limits = ["maxTiles", "maxBytes"]
+    /// Keys of `download`.
+    public static let download = ["concurrency", "retries", "timeoutSeconds"]
+}

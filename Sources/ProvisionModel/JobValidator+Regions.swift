@@ -1,0 +1,234 @@
+import Foundation
+import TileMath
+
+extension JobValidator {
+    /// The regions array (non-empty), or nil after reporting.
+    mutating func regions(_ value: JSONValue, stylePackIDs: [String]) -> [Region]? {
+        guard let items = collector.array(value, at: "/regions", expected: "a non-empty array of regions") else {
+            return nil
+        }
+        if items.isEmpty {
+            collector.report("/regions", "expected at least one region, found an empty array")
+            return nil
+        }
+        var result: [Region] = []
+        var seen: [String: String] = [:]
+        for (i, item) in items.enumerated() {
+            if let region = region(item, at: JSONPointer.appending("/regions", i), stylePackIDs: stylePackIDs,
+                                   seen: &seen) {
+                result.append(region)
+            }
+        }
+        return result.count == items.count ? result : nil
+    }
+
+    private mutating func region(_ value: JSONValue, at pointer: String, stylePackIDs: [String],
+                                 seen: inout [String: String]) -> Region? {
+        guard let object = collector.object(value, at: pointer, expected: "a region object") else { return nil }
+        collector.checkKeys(object, at: pointer, allowed: JobFileKeys.region, required: JobFileKeys.requiredRegion)
+        let id = object["id"].flatMap { identifier($0, at: JSONPointer.appending(pointer, "id"), kind: "region",
+                                                   seen: &seen) }
+        let name = object["name"].flatMap { collector.string($0, at: JSONPointer.appending(pointer, "name"),
+                                                              nonEmpty: true) }
+        let area = self.area(object, at: pointer)
+        let zoom = object["zoom"].flatMap { self.zoom($0, at: JSONPointer.appending(pointer, "zoom")) }
+        let packs = stringList(object["stylePacks"], at: JSONPointer.appending(pointer, "stylePacks"),
+                               what: "style pack ids").flatMap { self.styleReferences($0, stylePackIDs: stylePackIDs) }
+        let tilesets = stringList(object["tilesets"], at: JSONPointer.appending(pointer, "tilesets"),
+                                  what: "tileset URLs").flatMap { self.checkedTilesets($0) }
+        let metadata = metadataObject(object["metadata"], at: JSONPointer.appending(pointer, "metadata"))
+        if let packs, let tilesets, packs.isEmpty, tilesets.isEmpty {
+            collector.report(pointer, "expected at least one entry in \"stylePacks\" or \"tilesets\", found none: "
+                             + "a region must draw with a style pack or a tileset")
+        }
+        guard let id, let name, let area, let zoom, let packs, let tilesets, let metadata else { return nil }
+        return Region(id: id, name: name, area: area, minZoom: zoom.min, maxZoom: zoom.max, stylePacks: packs,
+                      tilesets: tilesets, metadata: metadata)
+    }
+
+    /// The one of `bbox`, `geometry` or `geojson` a region has, or nil after reporting.
+    private mutating func area(_ object: JSONObject, at pointer: String) -> RegionArea? {
+        let present = JobFileKeys.areaKeys.filter { object[$0] != nil }
+        guard present.count == 1, let key = present.first, let value = object[key] else {
+            let quoted = JobFileKeys.areaKeys.map { "\"\($0)\"" }
+            let found = present.isEmpty ? "none" : present.map { "\"\($0)\"" }.joined(separator: " and ")
+            collector.report(pointer,
+                             "expected exactly one of \(quoted[0]), \(quoted[1]) or \(quoted[2]), found \(found)")
+            return nil
+        }
+        let areaPointer = JSONPointer.appending(pointer, key)
+        switch key {
+        case "bbox":
+            return bbox(value, at: areaPointer).map(RegionArea.bbox)
+        case "geometry":
+            guard let read = GeoJSONGeometry.polygons(from: value, at: areaPointer, into: &collector) else {
+                return nil
+            }
+            let geoJSON = GeoJSONGeometry.geoJSON(read.polygons, asMultiPolygon: read.type == "MultiPolygon")
+            return .geometry(read.polygons, geoJSON: geoJSON)
+        default:
+            return geojsonFile(value, at: areaPointer)
+        }
+    }
+
+    /// `[west, south, east, north]`, or nil after reporting.
+    private mutating func bbox(_ value: JSONValue, at pointer: String) -> BoundingBox? {
+        let expected = "an array of 4 numbers [west, south, east, north]"
+        guard let items = collector.array(value, at: pointer, expected: expected) else { return nil }
+        guard items.count == 4 else {
+            collector.report(pointer, "expected \(expected), found \(DiagnosticCollector.found(value))")
+            return nil
+        }
+        var numbers: [Double] = []
+        for (i, item) in items.enumerated() {
+            let isLongitude = i % 2 == 0
+            let range: ClosedRange<Double> = isLongitude ? -180...180 : -90...90
+            if let number = item.doubleValue, number.isFinite, range.contains(number) {
+                numbers.append(number)
+            } else {
+                let what = isLongitude ? "a longitude from -180 to 180" : "a latitude from -90 to 90"
+                collector.report(JSONPointer.appending(pointer, i),
+                                 "expected \(what), found \(DiagnosticCollector.found(item))")
+            }
+        }
+        guard numbers.count == 4 else { return nil }
+        let (west, south, east, north) = (numbers[0], numbers[1], numbers[2], numbers[3])
+        let f = JSONValue.format(double:)
+        var ok = true
+        if south > north {
+            collector.report(pointer, "expected south <= north, found south \(f(south)) > north \(f(north))")
+            ok = false
+        } else if south == north {
+            collector.report(pointer, "expected a box with height, found south == north (\(f(south)))")
+            ok = false
+        }
+        if west > east {
+            collector.report(pointer, "expected west < east, found west \(f(west)) > east \(f(east)); boxes "
+                             + "crossing the antimeridian are not supported in job file version 1: "
+                             + "split the region in two at 180")
+            ok = false
+        } else if west == east {
+            collector.report(pointer, "expected a box with width, found west == east (\(f(west)))")
+            ok = false
+        }
+        return ok ? BoundingBox(west: west, south: south, east: east, north: north) : nil
+    }
+
+    /// `[min, max]` zoom levels, or nil after reporting.
+    private mutating func zoom(_ value: JSONValue, at pointer: String) -> (min: Int, max: Int)? {
+        let expected = "an array of 2 integers [min, max]"
+        guard let items = collector.array(value, at: pointer, expected: expected) else { return nil }
+        guard items.count == 2 else {
+            collector.report(pointer, "expected \(expected), found \(DiagnosticCollector.found(value))")
+            return nil
+        }
+        let low = collector.integer(items[0], at: JSONPointer.appending(pointer, 0), in: 0...22)
+        let high = collector.integer(items[1], at: JSONPointer.appending(pointer, 1), in: 0...22)
+        guard let low, let high else { return nil }
+        guard low <= high else {
+            collector.report(pointer, "expected min <= max, found min \(low) > max \(high)")
+            return nil
+        }
+        return (low, high)
+    }
+
+    /// Style pack references that all name a declared style pack, or nil after reporting.
+    private mutating func styleReferences(_ entries: [(text: String, pointer: String)],
+                                          stylePackIDs: [String]) -> [String]? {
+        var ok = true
+        for (text, pointer) in entries where !stylePackIDs.contains(text) {
+            let suggestion = Suggestions.didYouMean(text, among: stylePackIDs)
+            let hint: String
+            if !suggestion.isEmpty {
+                hint = suggestion
+            } else if stylePackIDs.isEmpty {
+                hint = "; the job declares no style packs"
+            } else {
+                hint = "; expected one of " + stylePackIDs.map { "\"\($0)\"" }.joined(separator: ", ")
+            }
+            collector.report(pointer, "unknown style pack \(DiagnosticCollector.quoted(text))\(hint)")
+            ok = false
+        }
+        return ok ? entries.map(\.text) : nil
+    }
+
+    /// Tilesets: TileJSON URLs, or tile URL templates with `{z}`, `{x}` and `{y}` (or `{quadkey}`).
+    private mutating func checkedTilesets(_ entries: [(text: String, pointer: String)]) -> [String]? {
+        var ok = true
+        for (text, pointer) in entries {
+            guard remoteURL(.string(text), at: pointer, what: "a TileJSON URL or tile URL template") != nil else {
+                ok = false
+                continue
+            }
+            let placeholders = ["{z}", "{x}", "{y}"]
+            let present = placeholders.filter { text.contains($0) }
+            if !present.isEmpty && present.count < 3 && !text.contains("{quadkey}") {
+                let missing = placeholders.filter { !text.contains($0) }.joined(separator: " and ")
+                collector.report(pointer, "expected a tile URL template with {z}, {x} and {y}, found one without "
+                                 + "\(missing): \(DiagnosticCollector.quoted(text))")
+                ok = false
+            }
+        }
+        return ok ? entries.map(\.text) : nil
+    }
+
+    /// An optional array of distinct strings (default empty) with their pointers, or nil after reporting.
+    private mutating func stringList(_ value: JSONValue?, at pointer: String,
+                                     what: String) -> [(text: String, pointer: String)]? {
+        guard let value else { return [] }
+        guard let items = collector.array(value, at: pointer, expected: "an array of \(what)") else { return nil }
+        var result: [(text: String, pointer: String)] = []
+        var ok = true
+        for (i, item) in items.enumerated() {
+            let itemPointer = JSONPointer.appending(pointer, i)
+            guard let text = collector.string(item, at: itemPointer) else { ok = false; continue }
+            if result.contains(where: { $0.text == text }) {
+                collector.report(itemPointer,
+                                 "expected each entry once, found \(DiagnosticCollector.quoted(text)) again")
+                ok = false
+                continue
+            }
+            result.append((text, itemPointer))
+        }
+        return ok ? result : nil
+    }
+
+    /// The polygons of a GeoJSON file, united into one MultiPolygon, or nil after reporting.
+    private mutating func geojsonFile(_ value: JSONValue, at pointer: String) -> RegionArea? {
+        guard let path = collector.string(value, at: pointer, nonEmpty: true,
+                                          expected: "a path to a GeoJSON file") else { return nil }
+        let url = resolve(path)
+        guard checkExists(url, directory: false, what: "GeoJSON file", at: pointer) else { return nil }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            collector.report(pointer, "cannot read GeoJSON file \(url.path): \(error.localizedDescription)")
+            return nil
+        }
+        let file = displayPath(of: path)
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(data)
+        } catch {
+            collector.append(contentsOf: [Diagnostic(file: file, pointer: "", message: "invalid JSON: \(error.message)",
+                                                     line: error.line, column: error.column)])
+            collector.report(pointer, "GeoJSON file \(url.path) is not valid JSON")
+            return nil
+        }
+        var fileCollector = DiagnosticCollector(file: file)
+        guard let polygons = GeoJSONGeometry.polygons(fromDocument: document, into: &fileCollector) else {
+            collector.append(contentsOf: fileCollector.diagnostics)
+            collector.report(pointer, "GeoJSON file \(url.path) has no usable Polygon or MultiPolygon geometry")
+            return nil
+        }
+        return .geometry(polygons, geoJSON: GeoJSONGeometry.geoJSON(polygons, asMultiPolygon: true))
+    }
+
+    /// How to name a file the job refers to: relative to the job file's name as the user gave it.
+    private func displayPath(of path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        let directory = (displayName as NSString).deletingLastPathComponent
+        return directory.isEmpty ? path : (directory as NSString).appendingPathComponent(path)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+@testable import ProvisionModel
+
+/// Keeps `Jobs/schema/job.schema.json`, the loader and `docs/job-file.md` from drifting apart.
+final class JobSchemaTests: XCTestCase {
+    private func schema() throws -> JSONValue {
+        let url = repositoryRoot.appendingPathComponent("Jobs/schema/job.schema.json")
+        return try JSONValue.parse(Data(contentsOf: url))
+    }
+
+    private func keys(_ value: JSONValue?) -> Set<String> { Set(value?.objectValue?.keys ?? []) }
+
+    private func strings(_ value: JSONValue?) -> Set<String> {
+        Set(value?.arrayValue?.compactMap(\.stringValue) ?? [])
+    }
+
+    func testSchemaNamesExactlyTheKeysTheLoaderAccepts() throws {
+        let schema = try schema()
+        XCTAssertEqual(schema["$schema"], "https://json-schema.org/draft/2020-12/schema")
+        let objects: [(String, JSONValue?, [String], [String])] = [
+            ("job", schema, JobFileKeys.job, JobFileKeys.requiredJob),
+            ("stylePack", schema["$defs"]?["stylePack"], JobFileKeys.stylePack, JobFileKeys.requiredStylePack),
+            ("region", schema["$defs"]?["region"], JobFileKeys.region, JobFileKeys.requiredRegion),
+            ("limits", schema["properties"]?["limits"], JobFileKeys.limits, []),
+            ("download", schema["properties"]?["download"], JobFileKeys.download, []),
+        ]
+        for (name, object, allowed, required) in objects {
+            XCTAssertEqual(keys(object?["properties"]), Set(allowed), name)
+            XCTAssertEqual(strings(object?["required"]), Set(required), name)
+            XCTAssertEqual(object?["additionalProperties"], .bool(false), name)
+            for key in allowed {
+                XCTAssertNotNil(object?["properties"]?[key]?["description"]?.stringValue, "\(name).\(key) has a description")
+            }
+        }
+        let areaAlternatives = schema["$defs"]?["region"]?["oneOf"]?.arrayValue ?? []
+        XCTAssertEqual(areaAlternatives.flatMap { $0["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] },
+                       JobFileKeys.areaKeys)
+    }
+
+    func testSchemaDefaultsAndEnumsMatchTheModel() throws {
+        let schema = try schema()
+        let download = schema["properties"]?["download"]?["properties"]
+        let defaults = DownloadSettings()
+        XCTAssertEqual(download?["concurrency"]?["default"]?.intValue, defaults.concurrency)
+        XCTAssertEqual(download?["retries"]?["default"]?.intValue, defaults.retries)
+        XCTAssertEqual(download?["timeoutSeconds"]?["default"]?.doubleValue, defaults.timeoutSeconds)
+        let pack = schema["$defs"]?["stylePack"]?["properties"]
+        let defaultPack = StylePack(id: "x", style: "https://x")
+        XCTAssertEqual(pack?["pixelRatio"]?["default"]?.intValue, defaultPack.pixelRatio)
+        XCTAssertEqual(pack?["glyphs"]?["default"]?.stringValue, defaultPack.glyphs.rawValue)
+        XCTAssertEqual(strings(pack?["glyphs"]?["enum"]), Set(GlyphPolicy.allCases.map(\.rawValue)))
+        XCTAssertEqual(schema["$defs"]?["id"]?["pattern"], "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+    }
+
+    func testCitiesJobValidatesIfPresent() throws {
+        let url = repositoryRoot.appendingPathComponent("Jobs/cities.json")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw XCTSkip("Jobs/cities.json is not in this checkout")
+        }
+        let result = JobLoader.load(from: url, displayName: "Jobs/cities.json")
+        XCTAssertEqual(result.diagnostics.map(\.description), [])
+        XCTAssertNotNil(result.job)
+    }
+
+    /// The example in `docs/job-file.md` is valid apart from the files it names, which do not exist here.
+    func testDocumentedExampleValidatesExceptForItsFiles() throws {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/job-file.md"), encoding: .utf8)
+        let start = try XCTUnwrap(text.range(of: "```json\n"))
+        let end = try XCTUnwrap(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let example = String(text[start.upperBound..<end.lowerBound])
+        let root = try makeTemporaryDirectory(self)
+        let result = JobLoader.parse(data: Data(example.utf8), baseDirectory: root, displayName: "example.json")
+        XCTAssertFalse(result.diagnostics.isEmpty)
+        for diagnostic in result.diagnostics {
+            XCTAssertTrue(diagnostic.message.contains("not found: \(root.path)/"), diagnostic.description)
+        }
+        // With the files in place it loads.
+        try write(#"{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}"#, to: "shapes/lisbon.geojson", in: root)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("mirror/demotiles"),
+                                                withIntermediateDirectories: true)
+        try write("", to: "data/terrain.mbtiles", in: root)
+        let loaded = JobLoader.parse(data: Data(example.utf8), baseDirectory: root, displayName: "example.json")
+        XCTAssertEqual(loaded.diagnostics.map(\.description), [])
+    }
+}
