@@ -9,6 +9,7 @@ final class ProgressReporter: @unchecked Sendable {
     private let started = Date()
     private var lastDraw = Date.distantPast
     private var drewLive = false
+    private var drewFinal = false
 
     init(console: Console, mode: ProgressMode) {
         self.console = console
@@ -35,7 +36,8 @@ final class ProgressReporter: @unchecked Sendable {
     func downloads(done: Int, total: Int, bytes: Int64, failed: Int) {
         let now = Date()
         let interval: TimeInterval = mode == .auto && console.stderrIsTerminal ? 0.1 : 2
-        guard now.timeIntervalSince(lastDraw) >= interval || done == total else { return }
+        guard now.timeIntervalSince(lastDraw) >= interval || (done == total && !drewFinal) else { return }
+        if done == total { drewFinal = true }
         lastDraw = now
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         switch mode {

@@ -66,7 +66,13 @@ public final class Applier {
         let downloader = Downloader(fetcher: fetcher, configuration: configuration) { [store] items in
             try store.write(items)
         }
-        downloader.onProgress = onProgress
+        let total = requests.count
+        let report = onProgress
+        downloader.onProgress = { progress in
+            var progress = progress
+            progress.requested = total
+            report?(progress)
+        }
         let stats = try downloader.run(&requests)
         outcome.requested = stats.requested
         outcome.downloaded = stats.succeeded

@@ -74,7 +74,7 @@ public struct ApplyReport: Equatable, Sendable {
             if outcome.failed > 10 { out += "  … and \(outcome.failed - 10) more (see the JSON report)\n" }
         }
         out += "Store: \(plan.store): \(lock.tileCount) tiles, \(lock.resourceCount) resources, "
-        out += "\(ByteFormat.string(lock.byteCount)), sha256 \(lock.contentDigest.prefix(16))…\n"
+        out += "\(ByteFormat.string(lock.byteCount)), \(lock.contentDigest.prefix(23))…\n"
         return out
     }
 

@@ -1,1 +1,4 @@
-print("provision")
+import Foundation
+import ProvisionCLI
+
+exit(Provision.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,94 @@
+import Foundation
+import ProvisionExecution
+import ProvisionModel
+import ProvisionPlanning
+import ProvisionReports
+import ProvisionStore
+
+/// `provision apply JOB`: plans, then brings the store to the job's desired state.
+struct ApplyCommand {
+    let job: String
+    let store: String?
+    let reportPath: String?
+    let options: CommonOptions
+    let console: Console
+    let environment: [String: String]
+
+    func run() throws(CLIError) -> ExitCode {
+        let progress = ProgressReporter(console: console, mode: options.progress)
+        let (plan, session, _, planSeconds) = try PlanCommand.computePlan(job: job, store: store,
+                                                                           environment: environment, progress: progress)
+        let directory: StoreDirectory
+        let database: OfflineDatabase
+        do {
+            directory = try StoreDirectory(url: session.store.url, create: true)
+            database = try OfflineDatabase(url: directory.databaseURL, epoch: plan.epoch)
+            try database.tuneForBulkWrites()
+        } catch {
+            throw CLIError(.cannotWriteStore, "cannot open the store at \(session.store.display) for writing: \(describe(error))")
+        }
+
+        let applier = Applier(store: database, fetcher: session.fetcher)
+        applier.onPhase = { phase in progress.event("phase", JSONObject([("phase", .string(phase))])) }
+        applier.onProgress = { p in
+            progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed)
+        }
+        let outcome: ApplyOutcome
+        let lock: LockDocument
+        do {
+            outcome = try applier.apply(plan)
+            progress.finish()
+            lock = try ApplyCommand.lockDocument(plan: plan, outcome: outcome, database: database)
+            try LockFile.write(lock.json, to: directory.lockURL)
+            try database.finish()
+        } catch {
+            progress.finish()
+            try? database.close()
+            throw CLIError(.cannotWriteStore, "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
+                           cause: String(describing: error))
+        }
+
+        let report = ApplyReport(plan: PlanDocument(plan: plan, store: session.store.display, limits: session.input.job.limits),
+                                 outcome: outcome, planSeconds: planSeconds, lock: lock)
+        if let reportPath {
+            do {
+                try LockFile.writeAtomically(report.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: reportPath))
+            } catch {
+                throw CLIError(.cannotWriteStore, "cannot write the report to \(reportPath): \(describe(error))")
+            }
+        }
+        progress.event("apply-finished", JSONObject([
+            ("status", .string(report.status)), ("downloaded", .int(outcome.downloaded)), ("failed", .int(outcome.failed)),
+        ]))
+        console.out(options.format == .json ? report.json.serialized(.prettySorted) + "\n" : report.text)
+        return outcome.isComplete ? .success : .partial
+    }
+
+    /// The lock recording what this apply left in the store.
+    static func lockDocument(plan: Plan, outcome: ApplyOutcome, database: OfflineDatabase) throws -> LockDocument {
+        let content = try database.contentDigest()
+        let incomplete = Set(outcome.incompleteRegions)
+        let regions = plan.regions.compactMap { region -> LockDocument.RegionEntry? in
+            guard let rowID = outcome.regionRows[region.key] else { return nil }
+            return LockDocument.RegionEntry(
+                key: region.key, regionID: region.regionID, stylePack: region.stylePackID, rowID: rowID,
+                definitionDigest: "sha256:" + SHA256.hex(region.definition),
+                expectedTiles: region.zoomChanges.map {
+                    TileCount(urlTemplate: $0.urlTemplate, zoom: $0.zoom, count: $0.counts.add + $0.counts.keep)
+                },
+                expectedResources: region.resources.wanted.count, isComplete: !incomplete.contains(region.key))
+        }
+        let packs = plan.stylePacks.map { pack in
+            var digests: [String: String] = [:]
+            for source in pack.sources {
+                if let url = source.tileJSONURL, let body = plan.documents[url] { digests[url] = "sha256:" + SHA256.hex(body.data) }
+            }
+            return LockDocument.PackEntry(id: pack.id, style: pack.styleURL,
+                                          styleDigest: plan.documents[pack.styleURL].map { "sha256:" + SHA256.hex($0.data) },
+                                          sources: pack.sources, tileJSONDigests: digests)
+        }
+        return LockDocument(jobName: plan.jobName, jobDigest: plan.jobDigest, epoch: plan.epoch, stylePacks: packs,
+                            regions: regions, tileCount: content.tileCount, resourceCount: content.resourceCount,
+                            byteCount: content.byteCount, contentDigest: "sha256:" + content.digest)
+    }
+}

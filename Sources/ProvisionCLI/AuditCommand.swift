@@ -1,0 +1,67 @@
+import Foundation
+import ProvisionModel
+import ProvisionReports
+import ProvisionStore
+
+/// `provision audit`: what a store holds and whether it is whole.
+struct AuditCommand {
+    let store: String?
+    let options: CommonOptions
+    let console: Console
+
+    func run() throws(CLIError) -> ExitCode {
+        let path = StoreDirectoryPath(option: store, job: nil)
+        guard FileManager.default.fileExists(atPath: path.databaseURL.path) else {
+            throw CLIError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
+        }
+        let lock = (try? LockFile.read(from: path.lockURL)).flatMap { $0.flatMap(LockDocument.init(json:)) }
+        let doc: AuditDocument
+        do {
+            let database = try OfflineDatabase(url: path.databaseURL, epoch: lock?.epoch ?? 0,
+                                               options: .init(readOnly: true, create: false))
+            defer { try? database.close() }
+            doc = try AuditCommand.audit(database: database, lock: lock, directory: path)
+        } catch {
+            throw CLIError(.failure, "cannot audit the store at \(path.display): \(describe(error))")
+        }
+        console.out(options.format == .json ? doc.json.serialized(.prettySorted) + "\n" : doc.text)
+        return doc.isOK ? .success : .failure
+    }
+
+    static func audit(database: OfflineDatabase, lock: LockDocument?, directory: StoreDirectoryPath) throws -> AuditDocument {
+        let summary = try database.summary()
+        let integrity = try database.integrityCheck()
+        let byRow = Dictionary((lock?.regions ?? []).map { ($0.rowID, $0) }, uniquingKeysWith: { a, _ in a })
+        var regions: [AuditDocument.Region] = []
+        for region in summary.regions {
+            let entry = byRow[region.rowID]
+            var zooms: [(template: String, zoom: Int, expected: Int?, present: Int)] = []
+            var seen = Set<String>()
+            for expected in entry?.expectedTiles ?? [] {
+                let present = region.tileCounts.first { $0.urlTemplate == expected.urlTemplate && $0.zoom == expected.zoom }?.count ?? 0
+                zooms.append((expected.urlTemplate, expected.zoom, expected.count, present))
+                seen.insert("\(expected.zoom) \(expected.urlTemplate)")
+            }
+            for count in region.tileCounts where !seen.contains("\(count.zoom) \(count.urlTemplate)") {
+                zooms.append((count.urlTemplate, count.zoom, entry == nil ? nil : 0, count.count))
+            }
+            zooms.sort { ($0.template, $0.zoom) < ($1.template, $1.zoom) }
+            let definition = (try? JSONValue.parse(region.definition)) ?? .string(String(decoding: region.definition, as: UTF8.self))
+            let metadata: JSONValue = region.description.map { data in
+                (try? JSONValue.parse(data)) ?? .string(data.base64EncodedString())
+            } ?? .null
+            regions.append(AuditDocument.Region(rowID: region.rowID, key: entry?.key, definition: definition,
+                                                metadata: metadata, zooms: zooms,
+                                                expectedResources: entry?.expectedResources,
+                                                presentResources: region.resourceCount))
+        }
+        let rows = Set(summary.regions.map(\.rowID))
+        let missing = (lock?.regions ?? []).filter { !rows.contains($0.rowID) }.map(\.key)
+        let unexpected = (try? StoreDirectory(url: directory.url, create: false).listUnexpectedFiles()) ?? []
+        return AuditDocument(store: directory.display, hasLock: lock != nil, integrity: integrity, regions: regions,
+                             tileCount: summary.tileCount, resourceCount: summary.resourceCount,
+                             byteCount: summary.tileBytes + summary.resourceBytes,
+                             orphanTiles: summary.orphanTileCount, orphanResources: summary.orphanResourceCount,
+                             unexpectedFiles: unexpected, missingRegions: missing)
+    }
+}

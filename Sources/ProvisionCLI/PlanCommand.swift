@@ -1,0 +1,58 @@
+import Foundation
+import ProvisionModel
+import ProvisionPlanning
+import ProvisionReports
+import ProvisionStore
+
+/// `provision plan JOB`: what apply would change. Writes nothing, downloads no tile.
+struct PlanCommand {
+    let job: String
+    let store: String?
+    let detailedExitCode: Bool
+    let options: CommonOptions
+    let console: Console
+    let environment: [String: String]
+
+    func run() throws(CLIError) -> ExitCode {
+        let progress = ProgressReporter(console: console, mode: options.progress)
+        let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress)
+        let doc = PlanDocument(plan: computed.plan, store: computed.session.store.display, limits: computed.session.input.job.limits)
+        switch options.format {
+        case .json: console.out(doc.json.serialized(.prettySorted) + "\n")
+        case .markdown: console.out(PlanRenderer.markdown(doc))
+        case .text: console.out(PlanRenderer.text(doc))
+        }
+        return detailedExitCode && computed.plan.hasChanges ? .changesPresent : .success
+    }
+
+    /// Loads the job, resolves its documents and plans against the store. Shared with apply.
+    static func computePlan(job path: String, store storeOption: String?, environment: [String: String],
+                            progress: ProgressReporter) throws(CLIError)
+        -> (plan: Plan, session: PlanSession, lock: LockDocument?, seconds: Double)
+    {
+        let started = Date()
+        let input = try JobInput.load(path)
+        let session = try PlanSession(input: input, storeOption: storeOption, environment: environment)
+        progress.event("plan-started", JSONObject([("job", .string(path)), ("store", .string(session.store.display))]),
+                       text: "Planning \(input.job.name) against \(session.store.display)")
+        let lock = session.readLock()
+        let epoch = try session.epoch(lock: lock)
+        let database = try session.openForReading(epoch: epoch)
+        defer { try? database?.close() }
+        let planInput = try session.resolve(store: database, lock: lock, epoch: epoch)
+        let plan: Plan
+        do {
+            plan = try Planner.plan(planInput, store: database)
+        } catch let error as PlanError {
+            throw CLIError(.invalidJob, error.description)
+        } catch {
+            throw CLIError(.cannotWriteStore, "cannot read the store at \(session.store.display): \(describe(error))")
+        }
+        let seconds = Date().timeIntervalSince(started)
+        progress.event("plan-finished", JSONObject([
+            ("hasChanges", .bool(plan.hasChanges)), ("tilesToDownload", .int(plan.tilesToDownload)),
+            ("seconds", .double((seconds * 1000).rounded() / 1000)),
+        ]))
+        return (plan, session, lock, seconds)
+    }
+}
