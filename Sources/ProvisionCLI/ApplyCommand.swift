@@ -33,14 +33,25 @@ struct ApplyCommand {
         applier.onProgress = { p in
             progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed)
         }
-        let outcome: ApplyOutcome
+        var outcome: ApplyOutcome
         let lock: LockDocument
         do {
             outcome = try applier.apply(plan)
             progress.finish()
-            lock = try ApplyCommand.lockDocument(plan: plan, outcome: outcome, database: database)
-            try LockFile.write(lock.json, to: directory.lockURL)
-            try database.finish()
+            if plan.hasChanges || outcome.downloaded > 0 {
+                progress.event("phase", JSONObject([("phase", .string("canonical-copy"))]))
+                outcome.regionRows = try ApplyCommand.canonicalize(database, plan: plan, outcome: outcome, directory: directory)
+            } else {
+                try database.finish()
+            }
+            let final = try OfflineDatabase(url: directory.databaseURL, epoch: plan.epoch,
+                                            options: .init(readOnly: true, create: false))
+            defer { try? final.close() }
+            lock = try ApplyCommand.lockDocument(plan: plan, outcome: outcome, database: final)
+            let lockBytes = lock.json.data(.prettySorted) + Data("\n".utf8)
+            if (try? Data(contentsOf: directory.lockURL)) != lockBytes {
+                try LockFile.writeAtomically(lockBytes, to: directory.lockURL)
+            }
         } catch {
             progress.finish()
             try? database.close()
@@ -62,6 +73,19 @@ struct ApplyCommand {
         ]))
         console.out(options.format == .json ? report.json.serialized(.prettySorted) + "\n" : report.text)
         return outcome.isComplete ? .success : .partial
+    }
+
+    /// Rewrites the database canonically (regions numbered in job order, content in key order)
+    /// beside the store and renames it into place; returns the new row ids by key.
+    static func canonicalize(_ database: OfflineDatabase, plan: Plan, outcome: ApplyOutcome,
+                             directory: StoreDirectory) throws -> [String: Int64] {
+        let keys = plan.regions.map(\.key).filter { outcome.regionRows[$0] != nil }
+        let order = keys.compactMap { outcome.regionRows[$0] }
+        let staging = directory.url.appendingPathComponent(StoreDirectory.databaseName + ".canonical")
+        try database.writeCanonicalCopy(to: staging, regionOrder: order)
+        try database.close()
+        try LockFile.replace(directory.databaseURL, with: staging)
+        return Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, Int64($0.offset + 1)) })
     }
 
     /// The lock recording what this apply left in the store.

@@ -51,7 +51,7 @@ final class TileSourceTests: XCTestCase {
             (TileID(z: 2, x: 1, y: 1), [-10018754.171394622, 0, 0, 10018754.171394622]),
         ]
         for (tile, expected) in cases {
-            let text = TileTokens.bboxEPSG3857(tile)
+            let text = TileURLTemplate.expand("{bbox-epsg-3857}", tile: tile, pixelRatio: 1)
             let values = text.split(separator: ",").compactMap { Double($0) }
             XCTAssertEqual(values.count, 4, text)
             for (a, b) in zip(values, expected) { XCTAssertEqual(a, b, accuracy: 1e-6, "\(tile) \(text)") }

@@ -1,4 +1,4 @@
-@testable import ProvisionPlanning
+@testable import TileMath
 import XCTest
 
 final class MapLibreNumberFormatTests: XCTestCase {
