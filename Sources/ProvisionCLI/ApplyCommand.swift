@@ -16,8 +16,7 @@ struct ApplyCommand {
 
     func run() throws(CLIError) -> ExitCode {
         let progress = ProgressReporter(console: console, mode: options.progress)
-        let (plan, session, _, planSeconds) = try PlanCommand.computePlan(job: job, store: store,
-                                                                           environment: environment, progress: progress)
+        let (plan, session, planSeconds) = try obtainPlan(progress: progress)
         let directory: StoreDirectory
         let database: OfflineDatabase
         do {
@@ -73,6 +72,35 @@ struct ApplyCommand {
         ]))
         console.out(options.format == .json ? report.json.serialized(.prettySorted) + "\n" : report.text)
         return outcome.isComplete ? .success : .partial
+    }
+
+    /// The plan to carry out: loaded from a saved plan file (refused when its job or store changed
+    /// since), or computed from a job file.
+    private func obtainPlan(progress: ProgressReporter) throws(CLIError) -> (Plan, PlanSession, Double) {
+        if let data = FileManager.default.contents(atPath: job), let json = try? JSONValue.parse(data),
+           SavedPlan.isSavedPlan(json) {
+            let saved: SavedPlan
+            do {
+                saved = try SavedPlan(json: json)
+            } catch {
+                throw CLIError(.invalidJob, "\(job) is not a usable saved plan: \(error)")
+            }
+            let input = try JobInput.load(saved.jobPath)
+            guard input.digest == saved.plan.jobDigest else {
+                throw CLIError(.failure, "the saved plan \(job) is stale: the job file \(saved.jobPath) changed since it was planned "
+                               + "(\(saved.plan.jobDigest.prefix(19))… → \(input.digest.prefix(19))…); run 'provision plan' again")
+            }
+            let session = try PlanSession(input: input, storeOption: store ?? saved.storePath, environment: environment)
+            let current = StoreState.digest(of: session.store)
+            guard current == saved.storeDigest else {
+                throw CLIError(.failure, "the saved plan \(job) is stale: the store at \(session.store.display) changed since it was planned; "
+                               + "run 'provision plan' again")
+            }
+            progress.event("plan-loaded", JSONObject([("path", .string(job))]), text: "Applying the saved plan \(job)")
+            return (saved.plan, session, 0)
+        }
+        let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress)
+        return (computed.plan, computed.session, computed.seconds)
     }
 
     /// Rewrites the database canonically (regions numbered in job order, content in key order)

@@ -27,7 +27,7 @@ public enum Invocation: Equatable, Sendable {
     case help(topic: String?)
     case version
     case validate(jobs: [String], options: CommonOptions)
-    case plan(job: String, store: String?, detailedExitCode: Bool, options: CommonOptions)
+    case plan(job: String, store: String?, detailedExitCode: Bool, out: String?, options: CommonOptions)
     case apply(job: String, store: String?, report: String?, options: CommonOptions)
     case audit(store: String?, options: CommonOptions)
 }
@@ -59,11 +59,12 @@ public enum ArgumentParser {
         var positionals: [String] = []
         var store: String?
         var report: String?
+        var out: String?
         var detailed = false
         let allowed: Set<String>
         switch first {
         case "validate": allowed = ["--json", "--quiet", "--verbose"]
-        case "plan": allowed = ["--store", "--json", "--format", "--detailed-exitcode", "--quiet", "--progress", "--verbose"]
+        case "plan": allowed = ["--store", "--json", "--format", "--detailed-exitcode", "--out", "--quiet", "--progress", "--verbose"]
         case "apply": allowed = ["--store", "--report", "--json", "--quiet", "--progress", "--verbose"]
         default: allowed = ["--store", "--json", "--quiet", "--verbose"]
         }
@@ -94,6 +95,7 @@ public enum ArgumentParser {
             case "--detailed-exitcode": detailed = true
             case "--store": store = try value(for: arg)
             case "--report": report = try value(for: arg)
+            case "--out": out = try value(for: arg)
             case "--format":
                 let v = try value(for: arg)
                 guard let f = OutputFormat(rawValue: v) else {
@@ -120,7 +122,7 @@ public enum ArgumentParser {
                                  : "\(first) takes one job file, got \(positionals.count)", command: first)
             }
             return first == "plan"
-                ? .plan(job: positionals[0], store: store, detailedExitCode: detailed, options: options)
+                ? .plan(job: positionals[0], store: store, detailedExitCode: detailed, out: out, options: options)
                 : .apply(job: positionals[0], store: store, report: report, options: options)
         default:
             guard positionals.isEmpty else {

@@ -48,7 +48,7 @@ enum Help {
     """
 
     static let plan = """
-    USAGE: provision plan JOB [--store DIR] [--json | --format text|json|markdown] [--detailed-exitcode]
+    USAGE: provision plan JOB [--store DIR] [--json | --format text|json|markdown] [--detailed-exitcode] [--out FILE]
 
     Resolves the job's style packs (fetching styles and TileJSONs, never tiles), computes the
     tile cover of every region and diffs it against the store: per region and zoom the tiles
@@ -59,7 +59,10 @@ enum Help {
       --store DIR           The store directory (default: the job's "store", else ./store).
       --json                Same as --format json: a documented plan (Jobs/schema/plan.schema.json).
       --format FORMAT       text (default), json or markdown.
-      --detailed-exitcode   Exit 0 when there are no changes and 2 when there are.
+      --detailed-exitcode   Exit 0 when there are no changes and 2 when there are
+                            (a style or TileJSON that changed upstream is a change).
+      --out FILE            Save the plan; 'provision apply FILE' carries out exactly that plan,
+                            and refuses (exit 1) if the job file or the store changed since.
       --progress MODE       auto (default), json (NDJSON events on stderr) or none.
       --quiet               Only errors on stderr.
 
@@ -68,9 +71,11 @@ enum Help {
     """
 
     static let apply = """
-    USAGE: provision apply JOB [--store DIR] [--report FILE] [--json]
+    USAGE: provision apply JOB|PLAN [--store DIR] [--report FILE] [--json]
 
-    Plans, then downloads what is missing with bounded parallelism (libcurl for http origins,
+    Given a job file, plans and then applies. Given a plan saved by 'plan --out', applies
+    exactly that plan, after checking that neither the job file nor the store changed since.
+    Applying downloads what is missing with bounded parallelism (libcurl for http origins,
     direct reads for directory and MBTiles origins), verifies every body, writes it through one
     writer in batched transactions, links regions to their tiles and resources, removes regions
     the job no longer has (and tiles no other region uses), and writes provision.lock.json.
@@ -83,7 +88,11 @@ enum Help {
       --progress MODE   auto (default), json (NDJSON events on stderr) or none.
       --quiet           Only errors on stderr.
 
-    EXIT CODES: 0 complete, 65 invalid job or over limits, 66 missing job file,
+    The finished offline.db is rewritten canonically (regions numbered in job order, content in
+    key order) and moved into place atomically, so the same job and upstream bytes give the same
+    bytes whatever the history; an apply with nothing to do leaves the store untouched.
+
+    EXIT CODES: 0 complete, 1 stale saved plan, 65 invalid job or over limits, 66 missing job file,
       69 an origin is unavailable, 73 the store cannot be written, 75 partial (some downloads
       failed; what was verified is kept, run apply again), 1 other errors.
     """

@@ -9,6 +9,7 @@ struct PlanCommand {
     let job: String
     let store: String?
     let detailedExitCode: Bool
+    let out: String?
     let options: CommonOptions
     let console: Console
     let environment: [String: String]
@@ -17,6 +18,17 @@ struct PlanCommand {
         let progress = ProgressReporter(console: console, mode: options.progress)
         let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress)
         let doc = PlanDocument(plan: computed.plan, store: computed.session.store.display, limits: computed.session.input.job.limits)
+        if let out {
+            let saved = SavedPlan(plan: computed.plan, jobPath: URL(fileURLWithPath: job).standardizedFileURL.path,
+                                  storePath: computed.session.store.url.standardizedFileURL.path,
+                                  storeDigest: StoreState.digest(of: computed.session.store))
+            do {
+                try LockFile.writeAtomically(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
+            } catch {
+                throw CLIError(.failure, "cannot write the plan to \(out): \(describe(error))")
+            }
+            progress.event("plan-saved", JSONObject([("path", .string(out))]), text: "Saved the plan to \(out); run 'provision apply \(out)' to carry it out.")
+        }
         switch options.format {
         case .json: console.out(doc.json.serialized(.prettySorted) + "\n")
         case .markdown: console.out(PlanRenderer.markdown(doc))

@@ -153,8 +153,10 @@ final class PlanSession {
             }
             regionTilesets[region.id] = resolved
         }
-        return PlanInput(job: job, jobDigest: input.digest, epoch: epoch, packs: packs, regionTilesets: regionTilesets,
-                         documents: documents, lockedRows: lock?.rowsByKey ?? [:])
+        var planInput = PlanInput(job: job, jobDigest: input.digest, epoch: epoch, packs: packs,
+                                  regionTilesets: regionTilesets, documents: documents, lockedRows: lock?.rowsByKey ?? [:])
+        planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
+        return planInput
     }
 
     static func isTemplate(_ url: String) -> Bool {

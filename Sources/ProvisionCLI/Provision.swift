@@ -30,8 +30,8 @@ public enum Provision {
                 return ExitCode.success.rawValue
             case .validate(let jobs, let options):
                 return try ValidateCommand(jobs: jobs, options: options, console: console).run().rawValue
-            case .plan(let job, let store, let detailed, let options):
-                return try PlanCommand(job: job, store: store, detailedExitCode: detailed, options: options,
+            case .plan(let job, let store, let detailed, let out, let options):
+                return try PlanCommand(job: job, store: store, detailedExitCode: detailed, out: out, options: options,
                                        console: console, environment: environment).run().rawValue
             case .apply(let job, let store, let report, let options):
                 return try ApplyCommand(job: job, store: store, reportPath: report, options: options,

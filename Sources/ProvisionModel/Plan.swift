@@ -41,9 +41,12 @@ public struct Plan: Sendable {
         self.assumedTileBytes = assumedTileBytes
     }
 
+    /// Styles and TileJSONs whose bytes differ from the ones the lock pinned.
+    public var drift: [DocumentDrift] = []
+
     /// Whether applying the plan would change the store.
     public var hasChanges: Bool {
-        !removedRegions.isEmpty
+        !removedRegions.isEmpty || !drift.isEmpty
             || regions.contains { $0.action != .keep || $0.hasTileChanges || $0.resources.hasChanges }
     }
 
@@ -59,6 +62,21 @@ public struct Plan: Sendable {
     public var tilesToDownload: Int = 0
     /// Estimated bytes to download.
     public var bytesToDownload: Int64 = 0
+}
+
+/// A style or TileJSON that changed upstream since the lock pinned it.
+public struct DocumentDrift: Equatable, Sendable {
+    public var url: String
+    /// The digest the lock recorded.
+    public var pinned: String
+    /// The digest of the bytes fetched now.
+    public var current: String
+
+    public init(url: String, pinned: String, current: String) {
+        self.url = url
+        self.pinned = pinned
+        self.current = current
+    }
 }
 
 /// The symbol of a change, as Terraform prints it.

@@ -47,6 +47,8 @@ public struct PlanInput: Sendable {
     public var lockedRows: [String: Int64]
     /// Bytes assumed per tile where the store has no measurement.
     public var assumedTileBytes: Int
+    /// Digests (`sha256:…`) of styles and TileJSONs as the lock pinned them, by URL.
+    public var pinnedDigests: [String: String] = [:]
 
     public init(job: Job, jobDigest: String, epoch: Int64, packs: [String: ResolvedPack],
                 regionTilesets: [String: ResolvedTilesets] = [:], documents: [String: FetchedBody] = [:],
@@ -106,6 +108,7 @@ public enum Planner {
             guard let match else { continue }
             claimed.insert(match.rowID)
             rows[i].rowID = match.rowID
+            rows[i].action = .keep
             if match.definition != row.definition || (match.description ?? Data()) != row.description {
                 rows[i].action = .update
             }
@@ -176,6 +179,11 @@ public enum Planner {
                         documents: input.documents, assumedTileBytes: input.assumedTileBytes)
         plan.tilesToDownload = toDownload
         plan.bytesToDownload = bytes
+        plan.drift = input.documents.keys.sorted().compactMap { url in
+            guard let pinned = input.pinnedDigests[url], let body = input.documents[url] else { return nil }
+            let current = "sha256:" + SHA256.hex(body.data)
+            return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
+        }
         return plan
     }
 

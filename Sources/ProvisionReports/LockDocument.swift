@@ -79,6 +79,16 @@ public struct LockDocument: Equatable, Sendable {
         self.contentDigest = contentDigest
     }
 
+    /// Digests of styles and TileJSONs by URL, for drift detection.
+    public var pinnedDigests: [String: String] {
+        var out: [String: String] = [:]
+        for pack in stylePacks {
+            if let digest = pack.styleDigest { out[pack.style] = digest }
+            for (url, digest) in pack.tileJSONDigests { out[url] = digest }
+        }
+        return out
+    }
+
     /// Region row ids by key, for the planner.
     public var rowsByKey: [String: Int64] {
         Dictionary(regions.map { ($0.key, $0.rowID) }, uniquingKeysWith: { a, _ in a })

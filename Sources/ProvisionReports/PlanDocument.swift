@@ -31,6 +31,7 @@ public struct PlanDocument: Equatable, Sendable {
     public var tilesToDownload: Int
     public var bytesToDownload: Int64
     public var limits: Limits
+    public var drift: [DocumentDrift]
 
     /// The document of `plan` computed against the store at `store`.
     public init(plan: Plan, store: String, limits: Limits) {
@@ -49,6 +50,7 @@ public struct PlanDocument: Equatable, Sendable {
         tilesToDownload = plan.tilesToDownload
         bytesToDownload = plan.bytesToDownload
         self.limits = limits
+        drift = plan.drift
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -87,6 +89,7 @@ public struct PlanDocument: Equatable, Sendable {
                 "regionsToDelete": .int(removedRegions.count),
             ],
             "limits": .object(limitsObject),
+            "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),
             "regions": .array(regions.map { region in
                 [
                     "key": .string(region.key),

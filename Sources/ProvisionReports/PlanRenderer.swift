@@ -21,6 +21,9 @@ public enum PlanRenderer {
             out += "- region \(removed.key ?? "row \(removed.rowID)"): remove\n"
             out += "    tiles: -\(removed.tileCount), resources: -\(removed.resourceCount)\n"
         }
+        for drift in doc.drift {
+            out += "~ \(drift.url) changed upstream since the last apply (\(drift.pinned.prefix(19))… → \(drift.current.prefix(19))…)\n"
+        }
         if !doc.stylePacks.isEmpty { out += "\n" }
         for pack in doc.stylePacks {
             let kinds = pack.resources.reduce(into: [ResourceKind: Int]()) { $0[$1.kind, default: 0] += 1 }
