@@ -29,7 +29,7 @@ public enum Invocation: Equatable, Sendable {
     case validate(jobs: [String], options: CommonOptions)
     case plan(job: String, store: String?, detailedExitCode: Bool, out: String?, options: CommonOptions)
     case apply(job: String, store: String?, report: String?, options: CommonOptions)
-    case audit(store: String?, options: CommonOptions)
+    case audit(store: String?, verify: Bool, manifest: String?, options: CommonOptions)
 }
 
 /// A command-line usage error, with the command whose help applies.
@@ -60,13 +60,15 @@ public enum ArgumentParser {
         var store: String?
         var report: String?
         var out: String?
+        var verify = false
+        var manifest: String?
         var detailed = false
         let allowed: Set<String>
         switch first {
         case "validate": allowed = ["--json", "--quiet", "--verbose"]
         case "plan": allowed = ["--store", "--json", "--format", "--detailed-exitcode", "--out", "--quiet", "--progress", "--verbose"]
         case "apply": allowed = ["--store", "--report", "--json", "--quiet", "--progress", "--verbose"]
-        default: allowed = ["--store", "--json", "--quiet", "--verbose"]
+        default: allowed = ["--store", "--json", "--verify", "--manifest", "--quiet", "--verbose"]
         }
 
         func value(for flag: String) throws(UsageError) -> String {
@@ -96,6 +98,8 @@ public enum ArgumentParser {
             case "--store": store = try value(for: arg)
             case "--report": report = try value(for: arg)
             case "--out": out = try value(for: arg)
+            case "--verify": verify = true
+            case "--manifest": manifest = try value(for: arg)
             case "--format":
                 let v = try value(for: arg)
                 guard let f = OutputFormat(rawValue: v) else {
@@ -128,7 +132,7 @@ public enum ArgumentParser {
             guard positionals.isEmpty else {
                 throw UsageError(message: "audit takes no positional arguments (use --store DIR)", command: first)
             }
-            return .audit(store: store, options: options)
+            return .audit(store: store, verify: verify, manifest: manifest, options: options)
         }
     }
 }

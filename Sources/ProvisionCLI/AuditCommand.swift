@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionExecution
 import ProvisionModel
 import ProvisionReports
 import ProvisionStore
@@ -6,8 +7,11 @@ import ProvisionStore
 /// `provision audit`: what a store holds and whether it is whole.
 struct AuditCommand {
     let store: String?
+    let verify: Bool
+    let manifest: String?
     let options: CommonOptions
     let console: Console
+    let environment: [String: String]
 
     func run() throws(CLIError) -> ExitCode {
         let path = StoreDirectoryPath(option: store, job: nil)
@@ -15,17 +19,66 @@ struct AuditCommand {
             throw CLIError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
         }
         let lock = (try? LockFile.read(from: path.lockURL)).flatMap { $0.flatMap(LockDocument.init(json:)) }
-        let doc: AuditDocument
+        var doc: AuditDocument
         do {
             let database = try OfflineDatabase(url: path.databaseURL, epoch: lock?.epoch ?? 0,
                                                options: .init(readOnly: true, create: false))
             defer { try? database.close() }
             doc = try AuditCommand.audit(database: database, lock: lock, directory: path)
+            if verify { doc.verification = try AuditCommand.verify(database: database, lock: lock) }
         } catch {
             throw CLIError(.failure, "cannot audit the store at \(path.display): \(describe(error))")
         }
+        if let manifest {
+            let progress = ProgressReporter(console: console, mode: .none)
+            let computed = try PlanCommand.computePlan(job: manifest, store: path.url.path, environment: environment, progress: progress)
+            doc.manifestDifferences = AuditCommand.differences(computed.plan)
+        }
         console.out(options.format == .json ? doc.json.serialized(.prettySorted) + "\n" : doc.text)
         return doc.isOK ? .success : .failure
+    }
+
+    /// Re-reads every row: inflates it, checks it is plausible for its kind, counts expired rows
+    /// and compares the content digest with the lock's.
+    static func verify(database: OfflineDatabase, lock: LockDocument?) throws -> AuditDocument.Verification {
+        let verifier = Verifier()
+        let now = Int64(Date().timeIntervalSince1970)
+        var result = AuditDocument.Verification(checked: 0, corrupt: [], corruptCount: 0, expired: 0, digestMatchesLock: nil)
+        try database.forEachPayload { row in
+            result.checked += 1
+            if let expires = row.expires, expires < now { result.expired += 1 }
+            var problem: String?
+            switch row.payload {
+            case .failure(let error): problem = error.message
+            case .success(let data):
+                if !(row.kind == .tile && data.isEmpty), case .failure(let failure) = verifier.verify(data, kind: row.kind) {
+                    problem = failure.description
+                }
+            }
+            if let problem {
+                result.corruptCount += 1
+                if result.corrupt.count < 20 { result.corrupt.append("\(row.kind.name) \(row.name): \(problem)") }
+            }
+        }
+        if let lock {
+            result.digestMatchesLock = "sha256:" + (try database.contentDigest().digest) == lock.contentDigest
+        }
+        return result
+    }
+
+    /// What a plan of the job against this store would change, as audit findings.
+    static func differences(_ plan: Plan) -> [String] {
+        var out: [String] = []
+        for region in plan.regions where region.action != .keep || region.hasTileChanges || region.resources.hasChanges {
+            let totals = region.totals
+            out.append("region \(region.key): \(region.action.rawValue), tiles +\(totals.add) -\(totals.remove), "
+                       + "resources +\(region.resources.add.count) -\(region.resources.remove.count)")
+        }
+        for removed in plan.removedRegions {
+            out.append("region \(removed.key ?? "row \(removed.rowID)") is not in the job (\(removed.tileCount) tiles)")
+        }
+        for drift in plan.drift { out.append("\(drift.url) changed upstream since the last apply") }
+        return out
     }
 
     static func audit(database: OfflineDatabase, lock: LockDocument?, directory: StoreDirectoryPath) throws -> AuditDocument {

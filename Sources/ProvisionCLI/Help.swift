@@ -98,14 +98,20 @@ enum Help {
     """
 
     static let audit = """
-    USAGE: provision audit [--store DIR] [--json]
+    USAGE: provision audit [--store DIR] [--json] [--verify] [--manifest JOB]
 
     Reports the store's regions with their metadata, per-zoom tiles expected (from the lock)
-    and present, resources, bytes, and SQLite's integrity check.
+    and present, resources, bytes, and SQLite's integrity check. Works on any MapLibre offline
+    database, also one without a lock (pulled off a device or built by another tool): then it
+    reports what is present.
 
     OPTIONS:
-      --store DIR   The store directory (default ./store).
-      --json        Print a JSON document (Jobs/schema/audit.schema.json).
+      --store DIR       The store directory (default ./store).
+      --json            Print a JSON document (Jobs/schema/audit.schema.json).
+      --verify          Re-read every tile and resource: inflate it, check it is plausible for
+                        its kind (MVT, PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and
+                        compare the content digest with the lock's.
+      --manifest JOB    Also plan JOB against the store and report every difference.
 
     EXIT CODES: 0 the store is whole, 1 something is missing or broken, 66 no store there.
     """

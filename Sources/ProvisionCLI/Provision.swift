@@ -36,8 +36,9 @@ public enum Provision {
             case .apply(let job, let store, let report, let options):
                 return try ApplyCommand(job: job, store: store, reportPath: report, options: options,
                                         console: console, environment: environment).run().rawValue
-            case .audit(let store, let options):
-                return try AuditCommand(store: store, options: options, console: console).run().rawValue
+            case .audit(let store, let verify, let manifest, let options):
+                return try AuditCommand(store: store, verify: verify, manifest: manifest, options: options,
+                                        console: console, environment: environment).run().rawValue
             }
         } catch {
             report(error, console: console, json: wantsJSON, verbose: verbose)

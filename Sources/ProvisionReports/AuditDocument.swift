@@ -55,6 +55,31 @@ public struct AuditDocument: Equatable, Sendable {
     public var unexpectedFiles: [String]
     /// Lock regions with no row in the database.
     public var missingRegions: [String]
+    /// The result of `--verify`, when asked for.
+    public var verification: Verification?
+    /// Differences from a job (`--manifest`), one sentence each; nil when not asked for.
+    public var manifestDifferences: [String]?
+
+    /// What `audit --verify` found re-reading every row.
+    public struct Verification: Equatable, Sendable {
+        /// Rows read.
+        public var checked: Int
+        /// Rows whose payload is unreadable or implausible for its kind, with the reason (first 20).
+        public var corrupt: [String]
+        public var corruptCount: Int
+        /// Rows whose expiry is in the past.
+        public var expired: Int
+        /// Whether the content digest equals the lock's; nil without a lock.
+        public var digestMatchesLock: Bool?
+
+        public init(checked: Int, corrupt: [String], corruptCount: Int, expired: Int, digestMatchesLock: Bool?) {
+            self.checked = checked
+            self.corrupt = corrupt
+            self.corruptCount = corruptCount
+            self.expired = expired
+            self.digestMatchesLock = digestMatchesLock
+        }
+    }
 
     public init(store: String, hasLock: Bool, integrity: [String], regions: [Region], tileCount: Int,
                 resourceCount: Int, byteCount: Int64, orphanTiles: Int, orphanResources: Int,
@@ -70,6 +95,8 @@ public struct AuditDocument: Equatable, Sendable {
         self.orphanResources = orphanResources
         self.unexpectedFiles = unexpectedFiles
         self.missingRegions = missingRegions
+        verification = nil
+        manifestDifferences = nil
     }
 
     /// Every problem found, one sentence each; empty when the store is whole.
@@ -88,6 +115,13 @@ public struct AuditDocument: Equatable, Sendable {
         }
         out += missingRegions.map { "region \($0) is in the lock but not in offline.db" }
         out += unexpectedFiles.map { "unexpected file in the store: \($0)" }
+        if let v = verification {
+            out += v.corrupt.map { "corrupt: \($0)" }
+            if v.corruptCount > v.corrupt.count { out.append("corrupt: … and \(v.corruptCount - v.corrupt.count) more rows") }
+            if v.expired > 0 { out.append("\(v.expired) rows have expired (their Cache-Control/Expires time has passed)") }
+            if v.digestMatchesLock == false { out.append("the content digest differs from the one the lock recorded") }
+        }
+        out += (manifestDifferences ?? []).map { "differs from the job: \($0)" }
         return out
     }
 
@@ -122,6 +156,11 @@ public struct AuditDocument: Equatable, Sendable {
                                   "present": .int(region.presentResources)],
                 ]
             }),
+            "verification": verification.map { v in
+                ["checked": .int(v.checked), "corrupt": .int(v.corruptCount), "corruptRows": .array(v.corrupt.map { .string($0) }),
+                 "expired": .int(v.expired), "digestMatchesLock": v.digestMatchesLock.map { .bool($0) } ?? .null]
+            } ?? .null,
+            "manifestDifferences": manifestDifferences.map { .array($0.map { .string($0) }) } ?? .null,
             "problems": .array(problems.map { .string($0) }),
         ]
     }
@@ -143,6 +182,10 @@ public struct AuditDocument: Equatable, Sendable {
         }
         if orphanTiles + orphanResources > 0 {
             out += "\n\(orphanTiles) tiles and \(orphanResources) resources belong to no region (ambient).\n"
+        }
+        if let v = verification {
+            out += "\nVerified \(v.checked) rows: \(v.corruptCount) corrupt, \(v.expired) expired"
+            out += v.digestMatchesLock.map { $0 ? ", content digest matches the lock.\n" : ", content digest DIFFERS from the lock.\n" } ?? ".\n"
         }
         let problems = self.problems
         out += problems.isEmpty ? "\nOK: the store is whole.\n" : "\n\(problems.count) problems:\n" + problems.map { "  - \($0)\n" }.joined()
