@@ -27,7 +27,12 @@ struct ApplyCommand {
             throw CLIError(.cannotWriteStore, "cannot open the store at \(session.store.display) for writing: \(describe(error))")
         }
 
+        let stops = StopSignals { number in
+            progress.event("stopping", JSONObject([("signal", .int(Int(number)))]),
+                           text: "\nStopping: finishing the downloads in flight and committing them (signal again to quit now)")
+        }
         let applier = Applier(store: database, fetcher: session.fetcher)
+        applier.shouldStop = { stops.isStopping }
         applier.onPhase = { phase in progress.event("phase", JSONObject([("phase", .string(phase))])) }
         applier.onProgress = { p in
             progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed)
@@ -71,6 +76,7 @@ struct ApplyCommand {
             ("status", .string(report.status)), ("downloaded", .int(outcome.downloaded)), ("failed", .int(outcome.failed)),
         ]))
         console.out(options.format == .json ? report.json.serialized(.prettySorted) + "\n" : report.text)
+        if let number = stops.receivedSignal { return number == SIGTERM ? .terminated : .interrupted }
         return outcome.isComplete ? .success : .partial
     }
 

@@ -18,4 +18,8 @@ public enum ExitCode: Int32, Sendable {
     case cannotWriteStore = 73
     /// Apply finished partially; retry later.
     case partial = 75
+    /// Stopped by SIGINT (128 + 2) after committing what was verified.
+    case interrupted = 130
+    /// Stopped by SIGTERM (128 + 15) after committing what was verified.
+    case terminated = 143
 }

@@ -18,6 +18,9 @@ public final class Applier {
     public var onProgress: ((DownloadProgress) -> Void)?
     /// Called with a short description of each phase.
     public var onPhase: ((String) -> Void)?
+    /// Polled before each new request: once it returns true no further download starts, the
+    /// ones in flight finish and are written, and the apply links what it has and returns.
+    public var shouldStop: @Sendable () -> Bool = { false }
 
     /// An applier writing to `store` and downloading through `fetcher`.
     public init(store: ResourceStore, fetcher: Fetcher, configuration: Downloader.Configuration = Downloader.Configuration()) {
@@ -62,7 +65,7 @@ public final class Applier {
             try group.forEachMissingTile(store: store) { tiles.append($0) }
             missing.append(tiles)
         }
-        var requests = WorkList(resources: resourceRequests, groups: groups, missing: missing)
+        var requests = WorkList(resources: resourceRequests, groups: groups, missing: missing, shouldStop: shouldStop)
         let downloader = Downloader(fetcher: fetcher, configuration: configuration) { [store] items in
             try store.write(items)
         }
@@ -83,6 +86,7 @@ public final class Applier {
         }
         outcome.failed = stats.failed
         outcome.failureCounts = stats.failureCounts
+        outcome.stopped = shouldStop()
 
         onPhase?("links")
         for (index, region) in plan.regions.enumerated() {
@@ -163,20 +167,23 @@ struct WorkList: IteratorProtocol {
     let resources: [FetchRequest]
     let groups: [TileGroup]
     let missing: [[TileID]]
+    let shouldStop: @Sendable () -> Bool
     private var resourceIndex = 0
     private var groupIndex = 0
     private var tileIndex = 0
 
-    init(resources: [FetchRequest], groups: [TileGroup], missing: [[TileID]]) {
+    init(resources: [FetchRequest], groups: [TileGroup], missing: [[TileID]], shouldStop: @escaping @Sendable () -> Bool) {
         self.resources = resources
         self.groups = groups
         self.missing = missing
+        self.shouldStop = shouldStop
     }
 
     /// The total number of requests.
     var count: Int { resources.count + missing.reduce(0) { $0 + $1.count } }
 
     mutating func next() -> FetchRequest? {
+        if shouldStop() { return nil }
         if resourceIndex < resources.count {
             resourceIndex += 1
             return resources[resourceIndex - 1]

@@ -38,13 +38,15 @@ public struct ApplyOutcome: Sendable {
     /// Tiles and resources deleted because no region used them any more.
     public var prunedTiles = 0
     public var prunedResources = 0
+    /// Whether the apply was stopped (SIGINT/SIGTERM) before every download was started.
+    public var stopped = false
     /// Wall-clock seconds the apply took (reports only, never the store).
     public var seconds: Double = 0
 
     public init() {}
 
     /// Whether every wanted object is in place.
-    public var isComplete: Bool { failed == 0 && incompleteRegions.isEmpty }
+    public var isComplete: Bool { failed == 0 && incompleteRegions.isEmpty && !stopped }
 
     /// Records a failure.
     public mutating func recordFailure(url: String, reason: String) {
