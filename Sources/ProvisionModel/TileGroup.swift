@@ -25,6 +25,14 @@ public struct TileGroup: Sendable {
 
     /// Calls `body` with each tile of the group (ascending, each once) not yet stored.
     public func forEachMissingTile(store: ResourceStore?, _ body: (TileID) throws -> Void) throws {
+        try forEachTile(store: store) { tile, isStored in
+            if !isStored { try body(tile) }
+        }
+    }
+
+    /// Calls `body` with each tile of the group (ascending, each once) and whether the store
+    /// already holds it (under any region, or as an unlinked row a killed apply left).
+    public func forEachTile(store: ResourceStore?, _ body: (TileID, Bool) throws -> Void) throws {
         var batch: [TileID] = []
         batch.reserveCapacity(Self.lookupBatch)
         func flush() throws {
@@ -32,9 +40,9 @@ public struct TileGroup: Sendable {
             if let store {
                 let keys = batch.map { tileSet.key(for: $0) }
                 let stored = try store.storedTiles(among: keys)
-                for (tile, key) in zip(batch, keys) where !stored.contains(key) { try body(tile) }
+                for (tile, key) in zip(batch, keys) { try body(tile, stored.contains(key)) }
             } else {
-                for tile in batch { try body(tile) }
+                for tile in batch { try body(tile, false) }
             }
             batch.removeAll(keepingCapacity: true)
         }

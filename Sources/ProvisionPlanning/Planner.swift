@@ -95,21 +95,27 @@ public enum Planner {
         let storedRegions = try store?.regions() ?? []
         var claimed = Set<Int64>()
         let byID = Dictionary(uniqueKeysWithValues: storedRegions.map { ($0.rowID, $0) })
+        // Rows the lock knows keep their row first; the rest match on definition and description.
+        var matches: [Int: StoredRegion] = [:]
         for i in rows.indices {
-            let row = rows[i]
-            var match: StoredRegion?
-            if let id = input.lockedRows[row.key], let stored = byID[id], !claimed.contains(id) {
-                match = stored
-            } else {
-                match = storedRegions.first {
-                    !claimed.contains($0.rowID) && $0.definition == row.definition && ($0.description ?? Data()) == row.description
-                }
+            if let id = input.lockedRows[rows[i].key], let stored = byID[id], !claimed.contains(id) {
+                matches[i] = stored
+                claimed.insert(id)
             }
-            guard let match else { continue }
-            claimed.insert(match.rowID)
+        }
+        for i in rows.indices where matches[i] == nil {
+            if let stored = storedRegions.first(where: {
+                !claimed.contains($0.rowID) && $0.definition == rows[i].definition
+                    && ($0.description ?? Data()) == rows[i].description
+            }) {
+                matches[i] = stored
+                claimed.insert(stored.rowID)
+            }
+        }
+        for (i, match) in matches {
             rows[i].rowID = match.rowID
             rows[i].action = .keep
-            if match.definition != row.definition || (match.description ?? Data()) != row.description {
+            if match.definition != rows[i].definition || (match.description ?? Data()) != rows[i].description {
                 rows[i].action = .update
             }
         }
@@ -140,18 +146,27 @@ public enum Planner {
                                          tileCount: tiles, resourceCount: resources))
         }
 
-        // Downloads: each tile once, however many rows want it.
+        // Downloads: each tile once, however many rows want it. The same pass counts the
+        // distinct tiles the store will hold, which is what limits.maxTiles and maxBytes cap.
         var toDownload = 0
         var bytes: Int64 = 0
+        var distinct = 0
         var totalEstimate: Double = 0
         var perRowBytes = [Int64](repeating: 0, count: rows.count)
+        let tileLimit = input.job.limits.maxTiles ?? defaultMaxTiles
         for group in Plan.tileGroups(rows.map(\.plan)) {
             let mean = try meanSize(group.tileSet.urlTemplate, group.zoom)
             var missing = 0
-            try group.forEachMissingTile(store: store) { _ in missing += 1 }
+            var inGroup = 0
+            try group.forEachTile(store: store) { _, isStored in
+                inGroup += 1
+                if !isStored { missing += 1 }
+            }
+            distinct += inGroup
+            if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
             toDownload += missing
             bytes += Int64((Double(missing) * mean).rounded())
-            totalEstimate += Double(group.desiredCount) * mean
+            totalEstimate += Double(inGroup) * mean
             for member in group.rows {
                 let added = rows[member].zoomChanges.first {
                     $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom
@@ -162,7 +177,8 @@ public enum Planner {
         for i in rows.indices { rows[i].estimatedBytes = perRowBytes[i] }
         if let maxBytes = input.job.limits.maxBytes, totalEstimate > Double(maxBytes) {
             throw PlanError.limitExceeded(
-                "the job needs an estimated \(Int64(totalEstimate)) bytes of tiles, over limits.maxBytes = \(maxBytes)")
+                "the store would hold an estimated \(Int64(totalEstimate)) bytes of tiles (\(distinct) tiles), "
+                    + "over limits.maxBytes = \(maxBytes); raise it or shrink the regions or zooms")
         }
 
         var packPlans: [StylePackPlan] = []
@@ -253,20 +269,34 @@ public enum Planner {
         return Row(plan: plan)
     }
 
+    /// Refuses a job that certainly covers more tiles than its limit, by arithmetic alone.
+    ///
+    /// Why a lower bound: regions overlap, so the exact count of distinct tiles needs the covers
+    /// merged. For each template and zoom, the largest single region's count is a lower bound;
+    /// summed zoom by zoom from z0, it passes any limit a planet-sized job exceeds within a few
+    /// zooms, so such a job is refused in milliseconds. The exact count is checked while planning.
     static func checkTileLimit(_ rows: [Row], job: Job) throws {
         let limit = job.limits.maxTiles ?? defaultMaxTiles
-        var total = 0
-        for row in rows {
-            for set in row.plan.tileSets {
-                total += TileCover.count(row.plan.area, zooms: set.zooms)
-                if total > limit { break }
+        let zooms = rows.flatMap { $0.plan.tileSets.flatMap { Array($0.zooms) } }
+        guard let lowest = zooms.min(), let highest = zooms.max() else { return }
+        var lowerBound = 0
+        for z in lowest...highest {
+            var largest: [String: Int] = [:]
+            for row in rows {
+                for set in row.plan.tileSets where set.zooms.contains(z) {
+                    let key = "\(set.urlTemplate)\u{0}\(set.pixelRatio)"
+                    largest[key] = max(largest[key] ?? 0, TileCover.count(row.plan.area, zoom: z))
+                }
             }
+            lowerBound += largest.values.reduce(0, +)
+            if lowerBound > limit { throw tileLimitError(limit: limit, job: job, found: "at least \(lowerBound)") }
         }
-        if total > limit {
-            let origin = job.limits.maxTiles == nil ? "the default limit" : "limits.maxTiles"
-            throw PlanError.limitExceeded(
-                "the job covers more than \(limit) tiles (\(origin) is \(limit)); raise limits.maxTiles or shrink the regions or zooms")
-        }
+    }
+
+    static func tileLimitError(limit: Int, job: Job, found: String) -> PlanError {
+        let origin = job.limits.maxTiles == nil ? "the default limit" : "limits.maxTiles"
+        return PlanError.limitExceeded(
+            "the store would hold \(found) tiles, over \(origin) of \(limit); raise limits.maxTiles or shrink the regions or zooms")
     }
 
     // MARK: - Tile diff
