@@ -24,6 +24,9 @@ final class CLIOutputSchemaTests: XCTestCase {
 
     override func setUpWithError() throws {
         guard let found = Self.findBinary() else { throw XCTSkip("the provision binary is not built next to the tests") }
+        guard FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("Jobs/cities.json").path) else {
+            throw XCTSkip("the demo job Jobs/cities.json is not in this checkout")
+        }
         binary = found
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("provision-reports-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
