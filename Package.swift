@@ -38,6 +38,7 @@ let package = Package(
         .testTarget(name: "ProvisionExecutionTests", dependencies: [
             "ProvisionExecution", "ProvisionModel", "ProvisionTestSupport",
         ]),
+        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel"]),
     ],
     swiftLanguageModes: [.v5]

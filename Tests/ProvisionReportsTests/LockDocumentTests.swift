@@ -1,0 +1,68 @@
+import Foundation
+import ProvisionModel
+import ProvisionReports
+import XCTest
+
+/// provision.lock.json is read back exactly and written canonically.
+final class LockDocumentTests: XCTestCase {
+    /// What `LockFile.write` puts on disk.
+    private func lockFileBytes(_ lock: LockDocument) -> Data {
+        Data((lock.json.serialized(.prettySorted) + "\n").utf8)
+    }
+
+    func testRoundTripThroughJSONAndTextGivesTheSameDocument() throws {
+        let lock = Samples.lock(digestOrder: [Samples.tileJSONURL])
+        XCTAssertEqual(LockDocument(json: lock.json), lock)
+        let reread = LockDocument(json: try JSONValue.parse(lockFileBytes(lock)))
+        XCTAssertEqual(reread, lock)
+        XCTAssertEqual(reread?.stylePacks.first?.tileJSONDigests, [Samples.tileJSONURL: Samples.digest(Samples.tileJSONURL)])
+        XCTAssertEqual(reread?.regions.map(\.stylePack), ["streets", nil])
+        XCTAssertEqual(reread?.regions.map(\.isComplete), [false, true])
+    }
+
+    func testReadingSortsExpectedTilesByTemplateAndNumericZoom() throws {
+        var lock = Samples.lock(digestOrder: [Samples.tileJSONURL])
+        let sorted = lock.regions[0].expectedTiles
+        lock.regions[0].expectedTiles = sorted.reversed()
+        // The text sorts zoom keys as strings ("10" < "11" < "9"); reading restores numeric order.
+        let text = lock.json.serialized(.prettySorted)
+        let ten = try XCTUnwrap(text.range(of: "\"10\": 1")), nine = try XCTUnwrap(text.range(of: "\"9\": 1"))
+        XCTAssertLessThan(ten.lowerBound, nine.lowerBound)
+        XCTAssertEqual(LockDocument(json: try JSONValue.parse(text))?.regions[0].expectedTiles, sorted)
+    }
+
+    /// Equal values give identical bytes, however their dictionaries and arrays were put together.
+    func testEqualLocksWriteIdenticalBytes() throws {
+        let urls = (0..<20).map { "https://tiles.example.com/demo/tilesets/t\($0).json" }
+        let a = Samples.lock(digestOrder: urls), b = Samples.lock(digestOrder: urls.reversed())
+        XCTAssertEqual(a, b)
+        XCTAssertEqual(lockFileBytes(a), lockFileBytes(b))
+        var c = Samples.lock(digestOrder: urls)
+        c.regions[0].expectedTiles.reverse()
+        XCTAssertEqual(lockFileBytes(a), lockFileBytes(c), "expectedTiles order does not reach the file")
+        let reread = try XCTUnwrap(LockDocument(json: try JSONValue.parse(lockFileBytes(a))))
+        XCTAssertEqual(lockFileBytes(reread), lockFileBytes(Samples.lock(digestOrder: [])),
+                       "digests of URLs no source names are dropped on reading")
+        XCTAssertEqual(lockFileBytes(try XCTUnwrap(LockDocument(json: reread.json))), lockFileBytes(reread), "a re-write is a fixed point")
+    }
+
+    func testLockTextIsSortedIndentedAndHasNoWallClockTime() throws {
+        let text = String(decoding: lockFileBytes(Samples.lock()), as: UTF8.self)
+        XCTAssertTrue(text.hasSuffix("}\n"))
+        XCTAssertTrue(text.hasPrefix("{\n  \"epoch\": 1700000000,\n  \"job\": {\n    \"digest\": \"sha256:"))
+        let topLevel = text.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map { $0.split(separator: "\"")[1] }
+        XCTAssertEqual(topLevel, ["epoch", "job", "regions", "schemaVersion", "store", "stylePacks"])
+        XCTAssertFalse(text.contains(" \n"), "no trailing spaces")
+        let changed = Samples.lock()
+        var other = changed
+        other.byteCount += 1
+        XCTAssertNotEqual(lockFileBytes(changed), lockFileBytes(other))
+    }
+
+    func testUnknownVersionOrMissingJobIsNotALock() {
+        let json = Samples.lock().json
+        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 2)))
+        XCTAssertNil(LockDocument(json: json.setting("/job", to: nil)))
+        XCTAssertNil(LockDocument(json: "not a lock"))
+    }
+}

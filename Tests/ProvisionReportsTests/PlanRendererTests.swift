@@ -1,0 +1,90 @@
+import Foundation
+import ProvisionModel
+import ProvisionReports
+import XCTest
+
+/// The text and Markdown views of a plan, and human byte sizes.
+final class PlanRendererTests: XCTestCase {
+    func testTextShowsEachRowWithItsSymbolAndTheTotals() {
+        let expected = """
+            Plan for job "cities" against ./store
+
+            + region paris (Paris) with streets: create
+                tiles: +5 -0 =0, ~122.1 KiB to download
+                  z10 +1 -0 =0
+                  z11 +4 -0 =0
+                resources: +7 -0 =0
+            ~ region london (London) with streets: update
+                tiles: +2 -5 =1, ~48.8 KiB to download
+                  z10 +2 -0 =1
+                resources: +0 -1 =7
+              region berlin (Berlin): no changes
+                tiles: +0 -0 =8
+                  z10 +0 -0 =2
+                  z11 +0 -0 =6
+                resources: +0 -0 =1
+            - region rome/streets: remove
+                tiles: -20, resources: -3
+            - region row 9: remove
+                tiles: -4, resources: -0
+
+            style pack streets: 7 resources (1 style, 1 source, 3 glyphs, 1 sprite-image, 1 sprite-json), 2 to download
+
+            Plan: 7 tiles to add, 29 to remove, 9 to keep; 7 resource links to add, 4 to remove.
+            Downloads: 7 tiles (~170.9 KiB).
+
+            """
+        XCTAssertEqual(PlanRenderer.text(Samples.planDocument()), expected)
+    }
+
+    func testTextSaysNoChangesAndMarksEstimates() {
+        let text = PlanRenderer.text(Samples.planDocument(changes: false))
+        XCTAssertTrue(text.contains("\n  region berlin (Berlin): no changes\n"), text)
+        XCTAssertFalse(text.contains("\n+ ") || text.contains("\n- ") || text.contains("\n~ "), text)
+        XCTAssertTrue(text.contains("\nPlan: 0 tiles to add, 0 to remove, 8 to keep; 0 resource links to add, 0 to remove.\n"), text)
+        XCTAssertTrue(text.hasSuffix("Downloads: 0 tiles (~0 B, estimated). No changes: the store matches the job.\n"), text)
+    }
+
+    func testZoomsArePaddedToTwoColumns() {
+        var plan = Samples.plan(changes: false)
+        plan.regions[0].zoomChanges = [ZoomChange(urlTemplate: Samples.template, zoom: 3, counts: ChangeCounts(keep: 1)),
+                                       ZoomChange(urlTemplate: Samples.template, zoom: 14, counts: ChangeCounts(keep: 1))]
+        let text = PlanRenderer.text(PlanDocument(plan: plan, store: "s", limits: Limits()))
+        XCTAssertTrue(text.contains("\n      z 3 +0 -0 =1\n      z14 +0 -0 =1\n"), text)
+    }
+
+    func testMarkdownTable() {
+        let expected = """
+            ### provision plan: cities
+
+            | | region | style pack | tiles + | tiles − | tiles = | est. download |
+            |---|---|---|--:|--:|--:|--:|
+            | `+` | paris | streets | 5 | 0 | 0 | 122.1 KiB |
+            | `~` | london | streets | 2 | 5 | 1 | 48.8 KiB |
+            |  | berlin | — | 0 | 0 | 8 | 0 B |
+            | `-` | rome/streets | | 0 | 20 | 0 | 0 B |
+            | `-` | row 9 | | 0 | 4 | 0 | 0 B |
+            | | **total** | | **7** | **29** | **9** | **170.9 KiB** |
+
+            7 tiles to download.
+            Limits: 16 of 1000 tiles (1%).
+
+            """
+        XCTAssertEqual(PlanRenderer.markdown(Samples.planDocument()), expected)
+    }
+
+    func testMarkdownWithoutChangesOrLimits() {
+        let markdown = PlanRenderer.markdown(Samples.planDocument(changes: false, limits: Limits()))
+        XCTAssertTrue(markdown.hasSuffix("| | **total** | | **0** | **0** | **8** | **0 B** |\n\nNo changes.\n"), markdown)
+        XCTAssertFalse(markdown.contains("Limits"))
+    }
+
+    func testByteFormat() {
+        let cases: [(Int64, String)] = [
+            (0, "0 B"), (1, "1 B"), (1_023, "1023 B"), (1_024, "1.0 KiB"), (1_536, "1.5 KiB"),
+            (1_048_576, "1.0 MiB"), (5 * 1_073_741_824 + 107_374_182, "5.1 GiB"), (1 << 40, "1.0 TiB"),
+            (3 << 50, "3072.0 TiB"), (-5, "-5 B"),
+        ]
+        for (bytes, text) in cases { XCTAssertEqual(ByteFormat.string(bytes), text, "\(bytes)") }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import ProvisionModel
+import ProvisionReports
+import TileMath
+
+/// Representative report values, built the way the planner, applier and audit build them.
+enum Samples {
+    static let template = "https://tiles.example.com/demo/tiles/streets/{z}/{x}/{y}.pbf"
+    static let styleURL = "https://tiles.example.com/demo/styles/streets.json"
+    static let tileJSONURL = "https://tiles.example.com/demo/tilesets/streets.json"
+    static let jobDigest = digest("job")
+
+    static func digest(_ seed: String) -> String { "sha256:" + SHA256.hex(Data(seed.utf8)) }
+
+    static let styleRef = ResourceRef(url: styleURL, kind: .style)
+    static let tileJSONRef = ResourceRef(url: tileJSONURL, kind: .source)
+    static let glyphs = (0..<3).map { ResourceRef(url: "https://tiles.example.com/demo/fonts/Noto/\($0 * 256)-\($0 * 256 + 255).pbf", kind: .glyphs) }
+    static let sprites = [ResourceRef(url: "https://tiles.example.com/demo/sprites/streets.json", kind: .spriteJSON),
+                          ResourceRef(url: "https://tiles.example.com/demo/sprites/streets.png", kind: .spriteImage)]
+    static let packResources = ([styleRef, tileJSONRef] + glyphs + sprites).sorted()
+
+    static let sources = [
+        SourceSummary(name: "streets", tileJSONURL: tileJSONURL, urlTemplate: template, scheme: "xyz",
+                      minZoom: 0, maxZoom: 14, tileSize: 512),
+        SourceSummary(name: "hillshade", tileJSONURL: nil, urlTemplate: "https://tiles.example.com/hillshade/{z}/{x}/{y}.png",
+                      scheme: "tms", minZoom: 2, maxZoom: 12, tileSize: 256),
+    ]
+
+    static func region(_ id: String, pack: String?, rowID: Int64?, action: PlanAction, zooms: [ZoomChange],
+                       stale: [TileCount] = [], resources: ResourceChanges, bytes: Int64 = 0) -> RegionPlan {
+        RegionPlan(regionID: id, name: id.capitalized, stylePackID: pack, rowID: rowID, action: action,
+                   definition: Data(#"{"style_url":"\#(styleURL)"}"#.utf8), description: Data(#"{"name":"\#(id)"}"#.utf8),
+                   area: .bbox(BoundingBox(west: 2.35, south: 48.83, east: 2.38, north: 48.86)), tileSets: [],
+                   zoomChanges: zooms, staleTileCounts: stale, resources: resources, estimatedBytes: bytes)
+    }
+
+    /// A plan with a created, an updated and a kept row, and two removed rows (one the lock knows).
+    static func plan(changes: Bool = true) -> Plan {
+        let created = region("paris", pack: "streets", rowID: nil, action: .create,
+                             zooms: [ZoomChange(urlTemplate: template, zoom: 10, counts: ChangeCounts(add: 1)),
+                                     ZoomChange(urlTemplate: template, zoom: 11, counts: ChangeCounts(add: 4))],
+                             resources: ResourceChanges(wanted: packResources, add: packResources, remove: []),
+                             bytes: 125_000)
+        let updated = region("london", pack: "streets", rowID: 2, action: .update,
+                             zooms: [ZoomChange(urlTemplate: template, zoom: 10, counts: ChangeCounts(add: 2, keep: 1))],
+                             stale: [TileCount(urlTemplate: template, zoom: 12, count: 5)],
+                             resources: ResourceChanges(wanted: packResources, add: [], remove: ["https://old.example.com/style.json"]),
+                             bytes: 50_000)
+        let kept = region("berlin", pack: nil, rowID: 3, action: .keep,
+                          zooms: [ZoomChange(urlTemplate: template, zoom: 10, counts: ChangeCounts(keep: 2)),
+                                  ZoomChange(urlTemplate: template, zoom: 11, counts: ChangeCounts(keep: 6))],
+                          resources: ResourceChanges(wanted: [tileJSONRef], add: [], remove: []))
+        let pack = StylePackPlan(id: "streets", styleURL: styleURL, resources: packResources,
+                                 missing: changes ? [styleRef, glyphs[0]] : [], sources: sources)
+        var plan = Plan(jobName: "cities", jobDigest: jobDigest, epoch: 0,
+                        regions: changes ? [created, updated, kept] : [kept],
+                        removedRegions: changes ? [RemovedRegion(rowID: 7, key: "rome/streets", tileCount: 20, resourceCount: 3),
+                                                   RemovedRegion(rowID: 9, key: nil, tileCount: 4, resourceCount: 0)] : [],
+                        stylePacks: [pack], documents: [:], countsArePrecise: changes, assumedTileBytes: 25_000)
+        plan.tilesToDownload = changes ? 7 : 0
+        plan.bytesToDownload = changes ? 175_000 : 0
+        return plan
+    }
+
+    static func planDocument(changes: Bool = true, limits: Limits = Limits(maxTiles: 1_000, maxBytes: nil)) -> PlanDocument {
+        PlanDocument(plan: plan(changes: changes), store: "./store", limits: limits)
+    }
+
+    /// An apply that ran out of luck: failures of two reasons, one incomplete region, removals.
+    static func partialOutcome(failures: Int = 3) -> ApplyOutcome {
+        var outcome = ApplyOutcome()
+        outcome.requested = 20 + failures
+        outcome.downloaded = 20
+        outcome.bytesDownloaded = 512_345
+        outcome.retries = 4
+        for i in 0..<failures {
+            outcome.recordFailure(url: "https://tiles.example.com/demo/tiles/streets/11/\(i)/0.pbf",
+                                  reason: i % 2 == 0 ? "HTTP 500" : "timeout")
+        }
+        outcome.regionRows = ["paris/streets": 4, "london/streets": 2, "berlin/-": 3]
+        outcome.incompleteRegions = ["paris/streets"]
+        outcome.removedRegions = 2
+        outcome.prunedTiles = 12
+        outcome.prunedResources = 1
+        outcome.seconds = 1.23456
+        return outcome
+    }
+
+    static func lock(digestOrder: [String] = [tileJSONURL, "https://unused.example.com/x.json"]) -> LockDocument {
+        var tileJSONDigests: [String: String] = [:]
+        for url in digestOrder { tileJSONDigests[url] = digest(url) }
+        let pack = LockDocument.PackEntry(id: "streets", style: styleURL, styleDigest: digest("style"),
+                                          sources: sources, tileJSONDigests: tileJSONDigests)
+        let regions = [
+            LockDocument.RegionEntry(key: "paris/streets", regionID: "paris", stylePack: "streets", rowID: 4,
+                                     definitionDigest: digest("paris"),
+                                     expectedTiles: [TileCount(urlTemplate: template, zoom: 9, count: 1),
+                                                     TileCount(urlTemplate: template, zoom: 10, count: 1),
+                                                     TileCount(urlTemplate: template, zoom: 11, count: 4)],
+                                     expectedResources: packResources.count, isComplete: false),
+            LockDocument.RegionEntry(key: "berlin/-", regionID: "berlin", stylePack: nil, rowID: 3,
+                                     definitionDigest: digest("berlin"),
+                                     expectedTiles: [TileCount(urlTemplate: template, zoom: 10, count: 2)],
+                                     expectedResources: 1, isComplete: true),
+        ]
+        return LockDocument(jobName: "cities", jobDigest: jobDigest, epoch: 1_700_000_000, stylePacks: [pack],
+                            regions: regions, tileCount: 31, resourceCount: 9, byteCount: 812_000,
+                            contentDigest: digest("content"))
+    }
+
+    /// A store with an integrity error, an incomplete region, a row the lock does not know, a
+    /// lock region without a row and a stray file.
+    static func auditWithProblems() -> AuditDocument {
+        let regions = [
+            AuditDocument.Region(rowID: 3, key: "berlin/-", definition: ["style_url": .string(styleURL), "min_zoom": 10.0],
+                                 metadata: ["name": "Berlin"],
+                                 zooms: [(template, 10, 2, 2)], expectedResources: 1, presentResources: 1),
+            AuditDocument.Region(rowID: 4, key: "paris/streets", definition: ["style_url": .string(styleURL)],
+                                 metadata: .null,
+                                 zooms: [(template, 10, 1, 1), (template, 11, 4, 1)], expectedResources: 7, presentResources: 5),
+            AuditDocument.Region(rowID: 8, key: nil, definition: "not json", metadata: .string("AAEC"),
+                                 zooms: [(template, 5, nil, 1)], expectedResources: nil, presentResources: 0),
+        ]
+        return AuditDocument(store: "./store", hasLock: true, integrity: ["row 3 missing from index tiles_idx"],
+                             regions: regions, tileCount: 40, resourceCount: 9, byteCount: 400_000, orphanTiles: 3,
+                             orphanResources: 1, unexpectedFiles: ["notes.txt"], missingRegions: ["rome/streets"])
+    }
+
+    /// A store without a lock: nothing is expected, so nothing is missing.
+    static func auditWithoutLock() -> AuditDocument {
+        AuditDocument(store: "/data/store", hasLock: false, integrity: [],
+                      regions: [AuditDocument.Region(rowID: 1, key: nil, definition: ["style_url": .string(styleURL)],
+                                                     metadata: ["name": "x", "tags": ["a"]],
+                                                     zooms: [(template, 10, nil, 9)], expectedResources: nil,
+                                                     presentResources: 8)],
+                      tileCount: 9, resourceCount: 8, byteCount: 2_048, orphanTiles: 0, orphanResources: 0,
+                      unexpectedFiles: [], missingRegions: [])
+    }
+}
