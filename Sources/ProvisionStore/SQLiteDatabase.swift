@@ -234,12 +234,25 @@ public final class SQLiteDatabase {
     }
 
     func makeError(_ rc: Int32, _ message: String) -> StoreError {
+        let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
         let code: StoreError.Code
         switch rc & 0xff {
         case SQLITE_NOTADB, SQLITE_CORRUPT: code = .corrupt
         case SQLITE_READONLY: code = .readOnly
         case SQLITE_CANTOPEN: code = .cannotOpen
+        case SQLITE_FULL: code = .diskFull
+        case SQLITE_IOERR: code = StoreError.isDiskFull(errno: systemErrno) ? .diskFull : .io
         default: code = .sqlite
+        }
+        if code == .diskFull {
+            var detail = message
+            if systemErrno != 0 { detail += "; \(String(cString: strerror(systemErrno)))" }
+            return .diskFull(writing: path, detail: detail, underlyingCode: rc, underlyingIsErrno: false)
+        }
+        if code == .io {
+            var text = "I/O error while using the database: \(message)"
+            if systemErrno != 0 { text += "; \(String(cString: strerror(systemErrno)))" }
+            return StoreError(.io, text, path: path, underlyingCode: rc, underlyingIsErrno: false)
         }
         return StoreError(code, message, path: path, underlyingCode: rc)
     }
