@@ -29,6 +29,10 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case io
         /// A file holds text that is not what was expected (e.g. a lock file that is not JSON).
         case invalidFile = "invalid-file"
+        /// A write was interrupted (the writer was killed) and its rollback journal is still
+        /// beside the file; a read-only connection cannot roll it back. Opening the file
+        /// read-write once (`OfflineDatabase.recoverInterruptedWrite`) restores the last commit.
+        case hotJournal = "hot-journal"
         /// Another process holds the store's writer lock (`StoreLock`); the message names it.
         case locked
         /// The file system is full (SQLITE_FULL, ENOSPC, EDQUOT): nothing of the failing write
