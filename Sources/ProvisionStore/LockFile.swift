@@ -31,12 +31,14 @@ public enum LockFile {
     }
 
     /// Writes `data` to `url` through a temporary file, fsync, rename and a directory fsync.
+    /// On any failure the temporary file is removed and `url` keeps its previous content; a full
+    /// file system is reported as `.diskFull` naming `url`.
     public static func writeAtomically(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent().path
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())").path
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw posixError("cannot create temporary file", temporary) }
+        guard fd >= 0 else { throw posixError("cannot create temporary file", temporary, target: url.path) }
         var closed = false
         defer {
             if !closed { _ = closeDescriptor(fd) }
@@ -48,14 +50,14 @@ public enum LockFile {
                     let written = writeDescriptor(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        throw posixError("cannot write temporary file", temporary)
+                        throw posixError("cannot write temporary file", temporary, target: url.path)
                     }
                     offset += written
                 }
             }
-            guard fsync(fd) == 0 else { throw posixError("cannot flush temporary file", temporary) }
+            guard fsync(fd) == 0 else { throw posixError("cannot flush temporary file", temporary, target: url.path) }
             closed = true
-            guard closeDescriptor(fd) == 0 else { throw posixError("cannot close temporary file", temporary) }
+            guard closeDescriptor(fd) == 0 else { throw posixError("cannot close temporary file", temporary, target: url.path) }
             guard rename(temporary, url.path) == 0 else { throw posixError("cannot rename into place", url.path) }
         } catch {
             unlink(temporary)
@@ -68,9 +70,14 @@ public enum LockFile {
         }
     }
 
-    private static func posixError(_ what: String, _ path: String) -> StoreError {
+    /// The `.io` (or `.diskFull`, naming `target`, the file the user knows) error for `errno`.
+    private static func posixError(_ what: String, _ path: String, target: String? = nil) -> StoreError {
         let code = errno
-        return StoreError(.io, "\(what): \(String(cString: strerror(code)))", path: path, underlyingCode: code)
+        let detail = "\(what): \(String(cString: strerror(code)))"
+        if StoreError.isDiskFull(errno: code) {
+            return .diskFull(writing: target ?? path, detail: detail, underlyingCode: code, underlyingIsErrno: true)
+        }
+        return StoreError(.io, detail, path: path, underlyingCode: code)
     }
 }
 

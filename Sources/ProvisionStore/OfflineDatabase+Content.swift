@@ -44,18 +44,30 @@ extension OfflineDatabase {
     /// Writes verified items in one transaction, replacing rows with equal keys in place
     /// (row ids, and so region links, are kept). Payloads are compressed before the
     /// transaction starts, so the write lock is held only for the inserts.
+    ///
+    /// A tile with an empty body is stored with `data` NULL ("no content", e.g. a 404 the job
+    /// allows with `missingTiles: skip`): MapLibre serves it as an empty tile and it counts as
+    /// stored. An empty resource body stays a zero-length blob.
+    ///
+    /// Throws `.diskFull` when the file system fills up; the batch is then rolled back whole.
     public func write(_ items: [FetchedItem]) throws {
         guard !items.isEmpty else { return }
         var rows: [(sql: String, values: [SQLiteValue])] = []
         rows.reserveCapacity(items.count)
         for item in items {
-            let stored = try OfflineDatabase.storedForm(of: item.body.data)
+            let isTile = item.request.kind == .tile || item.request.tileKey != nil
+            let payload: [SQLiteValue]
+            if isTile && item.body.data.isEmpty {
+                payload = [.null, .int(0)]  // "no content": MapLibre serves an empty tile
+            } else {
+                let stored = try OfflineDatabase.storedForm(of: item.body.data)
+                payload = [.blob(stored.data), .int(stored.compressed ? 1 : 0)]
+            }
             let cache: [SQLiteValue] = [
                 OfflineDatabase.optional(item.body.expires), OfflineDatabase.optional(item.body.modified),
-                OfflineDatabase.optional(item.body.etag), .blob(stored.data), .int(stored.compressed ? 1 : 0),
-                .int(epoch),
-            ]
-            if item.request.kind == .tile || item.request.tileKey != nil {
+                OfflineDatabase.optional(item.body.etag),
+            ] + payload + [.int(epoch)]
+            if isTile {
                 guard let key = item.request.tileKey else {
                     throw StoreError(.invalidInput, "tile \(item.request.url) has no tile key", path: path)
                 }
@@ -70,7 +82,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// The subset of `keys` stored as tiles: one indexed lookup per key, in one read transaction.
+    /// The subset of `keys` stored as tiles (empty "no content" tiles included): one indexed
+    /// lookup per key, in one read transaction.
     public func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> {
         guard !keys.isEmpty else { return [] }
         return try db.inTransaction(.deferred) {
@@ -105,6 +118,11 @@ extension OfflineDatabase {
         return compressed ? try Compression.inflate(data) : data
     }
 
+    /// Tile rows whose data is NULL ("no content", stored for empty tiles).
+    public func emptyTileCount() throws -> Int {
+        Int(try db.queryFirst("SELECT count(*) FROM tiles WHERE data IS NULL") { $0.int64(0) } ?? 0)
+    }
+
     /// The inflated payload of a tile; nil when absent, empty when its data is NULL.
     public func tileData(_ key: TileKey) throws -> Data? {
         let sql = """
@@ -116,7 +134,8 @@ extension OfflineDatabase {
         return compressed ? try Compression.inflate(data) : data
     }
 
-    /// Mean stored (possibly compressed) payload size of tiles of a template at a zoom.
+    /// Mean stored (possibly compressed) payload size of tiles of a template at a zoom; empty
+    /// (NULL) tiles are not counted.
     public func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
         try db.queryFirst("SELECT avg(length(data)) FROM tiles WHERE url_template = ?1 AND z = ?2",
                           [.text(urlTemplate), .int(Int64(zoom))]) { $0.isNull(0) ? nil : $0.double(0) } ?? nil

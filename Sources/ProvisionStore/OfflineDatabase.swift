@@ -102,13 +102,50 @@ public final class OfflineDatabase: ResourceStore {
 
     /// Restores the durable pragmas, returns free pages to the file system
     /// (`incremental_vacuum`) and closes: the file is left in rollback-journal mode with no
-    /// `-journal` or `-wal` beside it, as MapLibre opens it.
+    /// `-journal` or `-wal` beside it (not even a cold journal a killed run left), as MapLibre
+    /// opens it.
     public func finish() throws {
         if !isReadOnly && db.isOpen {
             try setDurablePragmas()
             try db.exec("PRAGMA incremental_vacuum")
+            try OfflineDatabase.removeColdJournal(db)
         }
         try close()
+    }
+
+    /// Rolls back the journal of a write that was interrupted (a killed apply), so the file
+    /// holds its last committed state and read-only connections can read it again; also removes
+    /// a journal a writer killed before it wrote the journal header left (SQLite ignores such a
+    /// "cold" journal but never deletes it).
+    ///
+    /// Returns true when a journal was there and is gone. Call it holding the `StoreLock`: it
+    /// waits up to 10 s for another writer's transaction and then throws.
+    @discardableResult
+    public static func recoverInterruptedWrite(at url: URL) throws -> Bool {
+        let journal = url.path + "-journal"
+        guard FileManager.default.fileExists(atPath: journal) else { return false }
+        let db = try SQLiteDatabase(path: url.path, options: .init(create: false, busyTimeoutMilliseconds: 10_000))
+        defer { try? db.close() }
+        // The first read takes a shared lock, and SQLite plays a hot journal back there.
+        _ = try db.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int64(0) }
+        try removeColdJournal(db)
+        try db.close()
+        return !FileManager.default.fileExists(atPath: journal)
+    }
+
+    /// Deletes a journal that is not hot the way SQLite deletes its own: a write transaction
+    /// (which truncates and reuses the file) rolled back (which deletes it in DELETE mode).
+    static func removeColdJournal(_ db: SQLiteDatabase) throws {
+        guard FileManager.default.fileExists(atPath: db.path + "-journal") else { return }
+        let version = try db.userVersion()
+        try db.exec("BEGIN IMMEDIATE")
+        do {
+            try db.setUserVersion(version)
+        } catch {
+            try? db.exec("ROLLBACK")
+            throw error
+        }
+        try db.exec("ROLLBACK")
     }
 
     /// Closes the connection (idempotent).

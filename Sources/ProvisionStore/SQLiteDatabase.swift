@@ -233,13 +233,35 @@ public final class SQLiteDatabase {
         return makeError(rc, message)
     }
 
+    /// SQLITE_READONLY_ROLLBACK: a hot journal found by a read-only connection.
+    static let readOnlyRollback: Int32 = SQLITE_READONLY | (3 << 8)
+
     func makeError(_ rc: Int32, _ message: String) -> StoreError {
+        let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
         let code: StoreError.Code
         switch rc & 0xff {
         case SQLITE_NOTADB, SQLITE_CORRUPT: code = .corrupt
         case SQLITE_READONLY: code = .readOnly
         case SQLITE_CANTOPEN: code = .cannotOpen
+        case SQLITE_FULL: code = .diskFull
+        case SQLITE_IOERR: code = StoreError.isDiskFull(errno: systemErrno) ? .diskFull : .io
         default: code = .sqlite
+        }
+        if rc == SQLiteDatabase.readOnlyRollback {
+            return StoreError(.hotJournal,
+                              "a write was interrupted (the process was killed) and its journal must be rolled back "
+                                  + "before the database can be read; open it read-write once to do that",
+                              path: path, underlyingCode: rc)
+        }
+        if code == .diskFull {
+            var detail = message
+            if systemErrno != 0 { detail += "; \(String(cString: strerror(systemErrno)))" }
+            return .diskFull(writing: path, detail: detail, underlyingCode: rc, underlyingIsErrno: false)
+        }
+        if code == .io {
+            var text = "I/O error while using the database: \(message)"
+            if systemErrno != 0 { text += "; \(String(cString: strerror(systemErrno)))" }
+            return StoreError(.io, text, path: path, underlyingCode: rc, underlyingIsErrno: false)
         }
         return StoreError(code, message, path: path, underlyingCode: rc)
     }

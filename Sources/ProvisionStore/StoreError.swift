@@ -14,7 +14,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case unsupportedVersion = "unsupported-version"
         /// The tables are not the ones the format requires.
         case schemaMismatch = "schema-mismatch"
-        /// A statement failed (constraint, I/O, busy, full disk, ...).
+        /// A statement failed (constraint, busy, ...); full disks and I/O errors have their own codes.
         case sqlite
         /// The database is open read-only and a write was attempted.
         case readOnly = "read-only"
@@ -24,10 +24,20 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidInput = "invalid-input"
         /// zlib failed, or a payload inflates beyond the size limit.
         case compression
-        /// A file-system operation failed (lock file, store directory).
+        /// A file-system operation failed (lock file, store directory), or SQLite reported an I/O
+        /// error (SQLITE_IOERR and its extended codes).
         case io
         /// A file holds text that is not what was expected (e.g. a lock file that is not JSON).
         case invalidFile = "invalid-file"
+        /// A write was interrupted (the writer was killed) and its rollback journal is still
+        /// beside the file; a read-only connection cannot roll it back. Opening the file
+        /// read-write once (`OfflineDatabase.recoverInterruptedWrite`) restores the last commit.
+        case hotJournal = "hot-journal"
+        /// Another process holds the store's writer lock (`StoreLock`); the message names it.
+        case locked
+        /// The file system is full (SQLITE_FULL, ENOSPC, EDQUOT): nothing of the failing write
+        /// was kept, every batch committed before it was.
+        case diskFull = "disk-full"
     }
 
     /// The category.
@@ -36,15 +46,28 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     /// The file concerned, when there is one.
     public var path: String?
-    /// SQLite's extended result code (or errno for `.io`), when there is one.
+    /// SQLite's extended result code, or errno when `underlyingIsErrno`, when there is one.
     public var underlyingCode: Int32?
+    /// Whether `underlyingCode` is an errno (file-system calls) rather than an SQLite code.
+    public var underlyingIsErrno: Bool
 
-    /// Creates an error.
-    public init(_ code: Code, _ message: String, path: String? = nil, underlyingCode: Int32? = nil) {
+    /// Creates an error; `underlyingIsErrno` defaults to true for `.io` and `.locked`, as before.
+    public init(_ code: Code, _ message: String, path: String? = nil, underlyingCode: Int32? = nil,
+                underlyingIsErrno: Bool? = nil) {
         self.code = code
         self.message = message
         self.path = path
         self.underlyingCode = underlyingCode
+        self.underlyingIsErrno = underlyingIsErrno ?? (code == .io || code == .locked)
+    }
+
+    /// The error for a full file system while writing `path`, in words a user can act on.
+    public static func diskFull(writing path: String, detail: String, underlyingCode: Int32?,
+                                underlyingIsErrno: Bool) -> StoreError {
+        StoreError(.diskFull,
+                   "the disk is full while writing \(path): free space and run apply again; "
+                       + "the store keeps every committed batch (\(detail))",
+                   path: path, underlyingCode: underlyingCode, underlyingIsErrno: underlyingIsErrno)
     }
 
     /// One line: `<path>: <message> (<code>, sqlite <n>)`.
@@ -53,8 +76,13 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         if let path { text += "\(path): " }
         text += message
         var tags = [code.rawValue]
-        if let underlyingCode { tags.append(code == .io ? "errno \(underlyingCode)" : "sqlite \(underlyingCode)") }
+        if let underlyingCode { tags.append(underlyingIsErrno ? "errno \(underlyingCode)" : "sqlite \(underlyingCode)") }
         text += " (" + tags.joined(separator: ", ") + ")"
         return text
+    }
+
+    /// Whether an errno means the file system has no room left (ENOSPC, EDQUOT).
+    static func isDiskFull(errno code: Int32) -> Bool {
+        code == ENOSPC || code == EDQUOT
     }
 }

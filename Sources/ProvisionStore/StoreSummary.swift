@@ -19,6 +19,8 @@ public struct StoreSummary: Equatable, Sendable {
         public var tileBytes: Int64
         /// Stored bytes of the linked resources.
         public var resourceBytes: Int64
+        /// Linked tiles whose data is NULL ("no content", e.g. a skipped 404).
+        public var emptyTileCount: Int
 
         /// Linked tiles over all templates and zooms.
         public var tileCount: Int { tileCounts.reduce(0) { $0 + $1.count } }
@@ -38,6 +40,8 @@ public struct StoreSummary: Equatable, Sendable {
     public var orphanTileCount: Int
     /// Resource rows no region links to.
     public var orphanResourceCount: Int
+    /// Tile rows whose data is NULL ("no content", e.g. a skipped 404).
+    public var emptyTileCount: Int
     /// Resource rows per kind (MapLibre numbering), sorted by kind.
     public var resourceCountsByKind: [(kind: Int, count: Int)]
 
@@ -46,6 +50,7 @@ public struct StoreSummary: Equatable, Sendable {
         a.regions == b.regions && a.tileCount == b.tileCount && a.resourceCount == b.resourceCount
             && a.tileBytes == b.tileBytes && a.resourceBytes == b.resourceBytes
             && a.orphanTileCount == b.orphanTileCount && a.orphanResourceCount == b.orphanResourceCount
+            && a.emptyTileCount == b.emptyTileCount
             && a.resourceCountsByKind.elementsEqual(b.resourceCountsByKind) { $0 == $1 }
     }
 }
@@ -56,10 +61,10 @@ extension OfflineDatabase {
         try db.inTransaction(.deferred) {
             var regions: [StoreSummary.Region] = []
             for region in try self.regions() {
-                let tileBytes = try db.queryFirst("""
-                    SELECT coalesce(sum(length(t.data)), 0) FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
-                    WHERE rt.region_id = ?1
-                    """, [.int(region.rowID)]) { $0.int64(0) } ?? 0
+                let tiles = try db.queryFirst("""
+                    SELECT coalesce(sum(length(t.data)), 0), count(*) - count(t.data)
+                    FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id WHERE rt.region_id = ?1
+                    """, [.int(region.rowID)]) { ($0.int64(0), Int($0.int64(1))) } ?? (0, 0)
                 let resources = try db.queryFirst("""
                     SELECT count(*), coalesce(sum(length(r.data)), 0)
                     FROM region_resources rr JOIN resources r ON r.id = rr.resource_id WHERE rr.region_id = ?1
@@ -67,11 +72,11 @@ extension OfflineDatabase {
                 regions.append(StoreSummary.Region(
                     rowID: region.rowID, definition: region.definition, description: region.description,
                     tileCounts: try linkedTileCounts(region: region.rowID), resourceCount: resources.0,
-                    tileBytes: tileBytes, resourceBytes: resources.1))
+                    tileBytes: tiles.0, resourceBytes: resources.1, emptyTileCount: tiles.1))
             }
-            let tiles = try db.queryFirst("SELECT count(*), coalesce(sum(length(data)), 0) FROM tiles") {
-                (Int($0.int64(0)), $0.int64(1))
-            } ?? (0, 0)
+            let tiles = try db.queryFirst(
+                "SELECT count(*), coalesce(sum(length(data)), 0), count(*) - count(data) FROM tiles"
+            ) { (Int($0.int64(0)), $0.int64(1), Int($0.int64(2))) } ?? (0, 0, 0)
             let resources = try db.queryFirst("SELECT count(*), coalesce(sum(length(data)), 0) FROM resources") {
                 (Int($0.int64(0)), $0.int64(1))
             } ?? (0, 0)
@@ -88,7 +93,7 @@ extension OfflineDatabase {
             return StoreSummary(
                 regions: regions, tileCount: tiles.0, resourceCount: resources.0, tileBytes: tiles.1,
                 resourceBytes: resources.1, orphanTileCount: orphanTiles, orphanResourceCount: orphanResources,
-                resourceCountsByKind: kinds)
+                emptyTileCount: tiles.2, resourceCountsByKind: kinds)
         }
     }
 }
