@@ -16,7 +16,11 @@ struct ApplyCommand {
 
     func run() throws(CLIError) -> ExitCode {
         let progress = ProgressReporter(console: console, mode: options.progress)
-        let (plan, session, planSeconds) = try obtainPlan(progress: progress)
+        var owner: StoreLock?
+        defer { owner?.release() }
+        let (plan, session, planSeconds) = try obtainPlan(progress: progress) { session throws(CLIError) in
+            owner = try ApplyCommand.takeStore(session.store, progress: progress)
+        }
         let directory: StoreDirectory
         let database: OfflineDatabase
         do {
@@ -82,7 +86,31 @@ struct ApplyCommand {
 
     /// The plan to carry out: loaded from a saved plan file (refused when its job or store changed
     /// since), or computed from a job file.
-    private func obtainPlan(progress: ProgressReporter) throws(CLIError) -> (Plan, PlanSession, Double) {
+    /// Makes this process the store's one writer (exit 73 naming the holder when another apply
+    /// runs) and rolls back a write a killed apply left half done.
+    static func takeStore(_ store: StoreDirectoryPath, progress: ProgressReporter) throws(CLIError) -> StoreLock {
+        do {
+            let directory = try StoreDirectory(url: store.url, create: true)
+            let owner = try StoreLock.acquire(directory: directory.url)
+            if let previous = owner.previousHolder {
+                progress.event("phase", JSONObject([("phase", .string("recover"))]),
+                               text: "Taking over the store from a run that was killed (\(previous)); resuming its work.")
+            }
+            if FileManager.default.fileExists(atPath: directory.databaseURL.path) {
+                _ = try OfflineDatabase.recoverInterruptedWrite(at: directory.databaseURL)
+            }
+            try? FileManager.default.removeItem(at: directory.url.appendingPathComponent(StoreDirectory.databaseName + ".canonical"))
+            try? FileManager.default.removeItem(at: directory.url.appendingPathComponent(StoreDirectory.databaseName + ".canonical-journal"))
+            return owner
+        } catch let error as StoreError {
+            throw CLIError(.cannotWriteStore, error.message, cause: String(describing: error))
+        } catch {
+            throw CLIError(.cannotWriteStore, "cannot prepare the store at \(store.display): \(error)")
+        }
+    }
+
+    private func obtainPlan(progress: ProgressReporter,
+                            beforePlanning: (PlanSession) throws(CLIError) -> Void) throws(CLIError) -> (Plan, PlanSession, Double) {
         if let data = FileManager.default.contents(atPath: job), let json = try? JSONValue.parse(data),
            SavedPlan.isSavedPlan(json) {
             let saved: SavedPlan
@@ -97,6 +125,7 @@ struct ApplyCommand {
                                + "(\(saved.plan.jobDigest.prefix(19))… → \(input.digest.prefix(19))…); run 'provision plan' again")
             }
             let session = try PlanSession(input: input, storeOption: store ?? saved.storePath, environment: environment)
+            try beforePlanning(session)
             let current = StoreState.digest(of: session.store)
             guard current == saved.storeDigest else {
                 throw CLIError(.failure, "the saved plan \(job) is stale: the store at \(session.store.display) changed since it was planned; "
@@ -105,7 +134,8 @@ struct ApplyCommand {
             progress.event("plan-loaded", JSONObject([("path", .string(job))]), text: "Applying the saved plan \(job)")
             return (saved.plan, session, 0)
         }
-        let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress)
+        let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress,
+                                                   beforePlanning: beforePlanning)
         return (computed.plan, computed.session, computed.seconds)
     }
 

@@ -39,12 +39,14 @@ struct PlanCommand {
 
     /// Loads the job, resolves its documents and plans against the store. Shared with apply.
     static func computePlan(job path: String, store storeOption: String?, environment: [String: String],
-                            progress: ProgressReporter) throws(CLIError)
+                            progress: ProgressReporter,
+                            beforePlanning: (PlanSession) throws(CLIError) -> Void = { _ in }) throws(CLIError)
         -> (plan: Plan, session: PlanSession, lock: LockDocument?, seconds: Double)
     {
         let started = Date()
         let input = try JobInput.load(path)
         let session = try PlanSession(input: input, storeOption: storeOption, environment: environment)
+        try beforePlanning(session)
         progress.event("plan-started", JSONObject([("job", .string(path)), ("store", .string(session.store.display))]),
                        text: "Planning \(input.job.name) against \(session.store.display)")
         let lock = session.readLock()

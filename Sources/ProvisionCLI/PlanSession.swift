@@ -71,7 +71,17 @@ final class PlanSession {
     func openForReading(epoch: Int64) throws(CLIError) -> OfflineDatabase? {
         guard FileManager.default.fileExists(atPath: store.databaseURL.path) else { return nil }
         do {
-            return try OfflineDatabase(url: store.databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
+            do {
+                return try OfflineDatabase(url: store.databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
+            } catch let error as StoreError where error.code == .hotJournal {
+                // A killed apply left a journal: roll it back (when no apply runs) and read again.
+                let owner = try StoreLock.acquire(directory: store.url)
+                defer { owner.release() }
+                _ = try OfflineDatabase.recoverInterruptedWrite(at: store.databaseURL)
+                return try OfflineDatabase(url: store.databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
+            }
+        } catch let error as StoreError where error.code == .locked {
+            throw CLIError(.cannotWriteStore, error.message)
         } catch {
             throw CLIError(.cannotWriteStore, "cannot read the store at \(store.url.path): \(describe(error))")
         }
