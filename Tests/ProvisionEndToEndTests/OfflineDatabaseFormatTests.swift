@@ -5,19 +5,35 @@ import XCTest
 /// The offline.db that `provision apply` leaves is what MapLibre Native expects (reference/maplibre-offline.md),
 /// checked with the sqlite3 shell, not with the product's SQLite code.
 final class OfflineDatabaseFormatTests: XCTestCase {
-    private var ws: Workspace!
+    /// One applied store shared by the tests of this class (read-only checks), built on first use.
+    private static var shared: Workspace?
+    private static var sharedSetupError: Error?
     private let cities = [Demo.newYork, Demo.london, Demo.paris]
+    private var ws: Workspace!
 
     override func setUpWithError() throws {
-        ws = try Workspace()
         _ = try SQLiteShell.executable()
-        let job = try ws.write(ws.job(cities, tiles: .mbtiles)).path
-        try ws.provision("apply", "--quiet", job).expect(0)
+        if let error = Self.sharedSetupError { throw error }
+        if Self.shared == nil {
+            do {
+                let workspace = try Workspace()
+                Self.shared = workspace
+                let job = try workspace.write(workspace.job(cities, tiles: .mbtiles)).path
+                let apply = try workspace.provision("apply", "--quiet", job)
+                apply.expect(0)
+                guard apply.status == 0 else { throw CocoaError(.fileWriteUnknown) }
+            } catch {
+                Self.sharedSetupError = error
+                throw error
+            }
+        }
+        ws = Self.shared
     }
 
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
+    override class func tearDown() {
+        shared?.tearDown()
+        shared = nil
+        super.tearDown()
     }
 
     func testStoreDirectoryAndPragmas() throws {
@@ -132,12 +148,10 @@ final class OfflineDatabaseFormatTests: XCTestCase {
     }
 
     /// The stored payload, inflated when `compressed` is 1 (zlib, as MapLibre reads it); an error when it does not inflate.
-    private static let payload = "CASE compressed WHEN 1 THEN sqlar_uncompress(data, 67108864) ELSE data END"
+    private static let payload = SQLiteShell.inflatedData
 
     /// Skips when this sqlite3 shell was built without zlib (no `sqlar_uncompress`).
     private func requireInflate(_ sql: SQLiteShell) throws {
-        let probe = try ProvisionProcess.run(SQLiteShell.executable(), ["-batch", ":memory:", "SELECT sqlar_uncompress(x'00', 0)"],
-                                             in: ws.root, environment: ProcessInfo.processInfo.environment, timeout: 10)
-        guard probe.status == 0 else { throw XCTSkip("this sqlite3 shell has no sqlar_uncompress (no zlib): \(probe.stderr)") }
+        guard try SQLiteShell.canInflate() else { throw XCTSkip("this sqlite3 shell has no sqlar_uncompress (no zlib)") }
     }
 }

@@ -38,6 +38,18 @@ struct SQLiteShell {
         Int(try scalar(sql, file: file, line: line)) ?? -1
     }
 
+    /// SQL for the `data` column inflated when `compressed` is 1 (zlib, as MapLibre reads it); a query
+    /// using it fails when a row does not inflate.
+    static let inflatedData = "CASE compressed WHEN 1 THEN sqlar_uncompress(data, 67108864) ELSE data END"
+
+    /// Whether this shell was built with zlib (`sqlar_uncompress`), which `inflatedData` needs.
+    static func canInflate() throws -> Bool {
+        let probe = try ProvisionProcess.run(executable(), ["-batch", ":memory:", "SELECT sqlar_uncompress(x'00', 0)"],
+                                             in: FileManager.default.temporaryDirectory,
+                                             environment: ProcessInfo.processInfo.environment, timeout: 10)
+        return probe.status == 0
+    }
+
     /// Writes every tile of an MBTiles archive as `z/x/y.pbf` (XYZ rows, bytes as stored) under `directory`.
     static func extractTiles(from mbtiles: URL, to directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
