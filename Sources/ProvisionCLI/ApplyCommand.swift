@@ -18,9 +18,14 @@ struct ApplyCommand {
         let progress = ProgressReporter(console: console, mode: options.progress)
         var owner: StoreLock?
         defer { owner?.release() }
+        // An existing store is locked (and a killed apply's journal rolled back) before planning;
+        // a new one is created only once the plan succeeded, so a failed plan writes nothing.
         let (plan, session, planSeconds) = try obtainPlan(progress: progress) { session throws(CLIError) in
-            owner = try ApplyCommand.takeStore(session.store, progress: progress)
+            if FileManager.default.fileExists(atPath: session.store.url.path) {
+                owner = try ApplyCommand.takeStore(session.store, progress: progress)
+            }
         }
+        if owner == nil { owner = try ApplyCommand.takeStore(session.store, progress: progress) }
         let directory: StoreDirectory
         let database: OfflineDatabase
         do {

@@ -49,8 +49,8 @@ struct PlanCommand {
         try beforePlanning(session)
         progress.event("plan-started", JSONObject([("job", .string(path)), ("store", .string(session.store.display))]),
                        text: "Planning \(input.job.name) against \(session.store.display)")
-        let lock = session.readLock()
-        let epoch = try session.epoch(lock: lock)
+        let lock = session.lock
+        let epoch = session.epoch
         let database = try session.openForReading(epoch: epoch)
         defer { try? database?.close() }
         let planInput = try session.resolve(store: database, lock: lock, epoch: epoch)

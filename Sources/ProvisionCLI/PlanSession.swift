@@ -13,12 +13,22 @@ final class PlanSession {
     let store: StoreDirectoryPath
     let environment: [String: String]
     let fetcher: OriginRouter
+    /// The store's lock file, if it has one this version reads.
+    let lock: LockDocument?
+    /// The fixed time of this store (see `epoch(lock:)`), also the "now" HTTP expiry times are
+    /// computed from, so that nothing in the store depends on when it was built.
+    let epoch: Int64
     private var archives: [MBTilesArchive] = []
 
     init(input: JobInput, storeOption: String?, environment: [String: String]) throws(CLIError) {
         self.input = input
         self.environment = environment
-        store = StoreDirectoryPath(option: storeOption, job: input.job)
+        let store = StoreDirectoryPath(option: storeOption, job: input.job)
+        self.store = store
+        let lock = PlanSession.readLock(store)
+        self.lock = lock
+        let epoch = try PlanSession.epoch(lock: lock, environment: environment)
+        self.epoch = epoch
         var opened: [MBTilesArchive] = []
         do {
             let routes = try OriginRouter.routes(for: input.job.origins) { url in
@@ -29,7 +39,8 @@ final class PlanSession {
             let env = environment
             let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
                 settings: input.job.download,
-                rewrite: { url in PlanSession.networkURL(url, environment: env) }))
+                rewrite: { url in PlanSession.networkURL(url, environment: env) },
+                now: { epoch }))
             fetcher = OriginRouter(routes: routes, http: http)
         } catch let error as StoreError {
             throw CLIError(.missingInput, "cannot open an origin archive: \(error.message)", cause: "\(error)")
@@ -51,13 +62,13 @@ final class PlanSession {
     }
 
     /// The lock of the store, if there is one this version reads.
-    func readLock() -> LockDocument? {
+    static func readLock(_ store: StoreDirectoryPath) -> LockDocument? {
         guard let json = try? LockFile.read(from: store.lockURL) else { return nil }
         return LockDocument(json: json)
     }
 
     /// The fixed time of this store: SOURCE_DATE_EPOCH, else the lock's, else 0.
-    func epoch(lock: LockDocument?) throws(CLIError) -> Int64 {
+    static func epoch(lock: LockDocument?, environment: [String: String]) throws(CLIError) -> Int64 {
         if let text = environment["SOURCE_DATE_EPOCH"] {
             guard let value = Int64(text), value >= 0 else {
                 throw CLIError(.usage, "SOURCE_DATE_EPOCH must be a non-negative integer, not '\(text)'")

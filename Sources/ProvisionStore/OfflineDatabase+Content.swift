@@ -64,7 +64,7 @@ extension OfflineDatabase {
                 payload = [.blob(stored.data), .int(stored.compressed ? 1 : 0)]
             }
             let cache: [SQLiteValue] = [
-                OfflineDatabase.optional(item.body.expires), OfflineDatabase.optional(item.body.modified),
+                OfflineDatabase.optional(item.body.expires), .int(item.body.modified ?? epoch),
                 OfflineDatabase.optional(item.body.etag),
             ] + payload + [.int(epoch)]
             if isTile {
