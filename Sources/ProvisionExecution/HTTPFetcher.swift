@@ -16,6 +16,12 @@ public protocol RetryCounting: AnyObject {
 /// the caller's iterator only when a slot is free, so the work list is never materialised.
 /// A transiently failed request waits out its backoff delay in a side list while the other
 /// transfers continue, then re-enters the in-flight set.
+///
+/// Flow control and failure handling (see `FetchLoop`): at most `perHost` transfers per host, so
+/// a slow host never holds every slot; an optional token bucket (`requestsPerSecond`) on every
+/// start, retries included; `Retry-After` honoured on 429/503; a 401/403 stops the run (no new
+/// request is pulled, waiting ones are reported `.abandoned`); every failure message is redacted
+/// (`URLRedaction`). Under `missingTiles: .skip` a tile 404 is delivered as `FetchedBody.missingTile`.
 public final class HTTPFetcher: Fetcher, RetryCounting {
     /// How the fetcher behaves.
     public struct Configuration: Sendable {
