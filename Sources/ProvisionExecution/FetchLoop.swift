@@ -117,10 +117,12 @@ struct FetchLoop {
     }
 
     /// How long `curl_multi_poll` may wait: at most 1 s, and no later than the next retry or token.
+    /// Requests already due but held by their host's cap wait for a transfer to finish, which
+    /// wakes the poll anyway.
     private mutating func pollTimeout(now: UInt64) -> Int32 {
         var timeout: UInt64 = 1000
-        if let due = waiting.map(\.due).min() {
-            timeout = min(timeout, due > now ? (due - now) / 1_000_000 : 0)
+        if let due = waiting.lazy.map(\.due).filter({ $0 > now }).min() {
+            timeout = min(timeout, (due - now) / 1_000_000)
         }
         if stopReason == nil, !waiting.isEmpty || !exhausted, let wait = limiter?.wait(now: now), wait > 0 {
             timeout = min(timeout, wait / 1_000_000)
