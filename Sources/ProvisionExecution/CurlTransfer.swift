@@ -13,6 +13,10 @@ final class CurlTransfer {
     /// The request being fetched, with its attempt number (1-based).
     var request: FetchRequest?
     var attempt = 0
+    /// The `host:port` the transfer counts against for the per-host cap.
+    var host = ""
+    /// The URL actually fetched (the transport URL; may hold secrets, never printed).
+    var url = ""
     /// The bytes received so far.
     var body = Data()
     /// Set by the write callback when the body would exceed `maxBytes`.
@@ -68,6 +72,7 @@ final class CurlTransfer {
     func prepare(_ request: FetchRequest, url: String, attempt: Int) {
         self.request = request
         self.attempt = attempt
+        self.url = url
         body = Data()
         overflowed = false
         errorBuffer[0] = 0
@@ -77,7 +82,8 @@ final class CurlTransfer {
     /// What the finished transfer amounts to: a raw body with cache fields, or a failure
     /// with an optional Retry-After in seconds.
     enum Outcome {
-        case body(Data, HTTPCacheFields)
+        /// A 2xx body with its cache fields and declared Content-Type.
+        case body(Data, HTTPCacheFields, contentType: String?)
         case failure(FetchFailure, retryAfter: TimeInterval?)
     }
 
@@ -85,6 +91,12 @@ final class CurlTransfer {
     func outcome(_ code: CURLcode, now: Int64) -> Outcome {
         if overflowed || code == CURLE_FILESIZE_EXCEEDED {
             return .failure(.invalidBody("response larger than \(maxBytes) bytes"), retryAfter: nil)
+        }
+        if code == CURLE_BAD_CONTENT_ENCODING {
+            // The declared Content-Encoding is unknown or the body does not decode with it:
+            // the same bytes will come back on a retry.
+            let encoding = header("Content-Encoding") ?? "?"
+            return .failure(.invalidBody("cannot decode the declared Content-Encoding \"\(encoding)\""), retryAfter: nil)
         }
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
@@ -95,19 +107,26 @@ final class CurlTransfer {
         provision_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard (200..<300).contains(status) else {
             if status == 404 { return .failure(.notFound, retryAfter: nil) }
-            let retryAfter = header("Retry-After").flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }
+            var retryAfter: TimeInterval?
+            if status == 429 || status == 503 {
+                retryAfter = header("Retry-After").flatMap { RetryPolicy.retryAfter($0, now: now) }
+            }
             return .failure(.status(status), retryAfter: retryAfter)
         }
-        if header("Content-Encoding") == nil {
-            var expected: curl_off_t = -1
-            provision_curl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
-            if expected >= 0 && Int64(expected) != Int64(body.count) {
-                return .failure(.transport("truncated body: received \(body.count) of \(expected) bytes"), retryAfter: nil)
-            }
+        // Content-Length counts the bytes on the wire (before content decoding), as does SIZE_DOWNLOAD.
+        var expected: curl_off_t = -1
+        provision_curl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
+        var received: curl_off_t = -1
+        provision_curl_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
+        if expected >= 0 && received >= 0 && expected != received {
+            return .failure(.transport("truncated body: received \(received) of \(expected) bytes"), retryAfter: nil)
+        }
+        if expected >= 0 && header("Content-Encoding") == nil && Int64(expected) != Int64(body.count) {
+            return .failure(.transport("truncated body: received \(body.count) of \(expected) bytes"), retryAfter: nil)
         }
         let fields = HTTPCacheFields(etag: header("ETag"), lastModified: header("Last-Modified"),
                                      cacheControl: header("Cache-Control"), expires: header("Expires"), now: now)
-        return .body(body, fields)
+        return .body(body, fields, contentType: header("Content-Type"))
     }
 
     private func header(_ name: String) -> String? {

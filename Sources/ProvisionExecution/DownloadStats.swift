@@ -5,7 +5,7 @@ import ProvisionModel
 public struct DownloadStats: Equatable, Sendable {
     /// One failed request.
     public struct Failure: Equatable, Sendable {
-        /// The canonical URL.
+        /// The canonical URL, with secret query values redacted (`URLRedaction`).
         public var url: String
         /// What it should have been.
         public var kind: ResourceKind
@@ -28,8 +28,13 @@ public struct DownloadStats: Equatable, Sendable {
     public var failed = 0
     /// The first failures, in completion order (at most `Downloader.Configuration.maxRecordedFailures`).
     public var failures: [Failure] = []
-    /// Failure counts by `DownloadStats.reason(of:)`: `http-503`, `not-found`, `invalid-body`, `transport`, `unsupported`.
+    /// Failure counts by `DownloadStats.reason(of:)`: `http-503`, `not-found`, `invalid-body`, `transport`, `unsupported`,
+    /// `abandoned`.
     public var failureCounts: [String: Int] = [:]
+    /// Tiles the origin did not have, recorded empty under `missingTiles: "skip"` (counted in `succeeded`).
+    public var missingTiles = 0
+    /// The fatal failure (HTTP 401/403) that stopped the run early, or nil when it ran to the end.
+    public var stoppedBy: Failure?
     /// Payload bytes of the successful requests.
     public var bytes: Int64 = 0
     /// Retries made by the fetcher during the download.
@@ -42,6 +47,15 @@ public struct DownloadStats: Equatable, Sendable {
     /// Creates empty statistics.
     public init() {}
 
+    /// Whether a fatal failure stopped the run before every request was pulled.
+    public var stoppedEarly: Bool { stoppedBy != nil }
+
+    /// A one-line explanation of an early stop, naming the likely cause, the URL redacted; nil when
+    /// the run was not stopped.
+    public var stopMessage: String? {
+        stoppedBy.map { "download stopped early: \($0.url): \($0.failure)" }
+    }
+
     /// The key a failure is counted under.
     public static func reason(of failure: FetchFailure) -> String {
         switch failure {
@@ -50,6 +64,7 @@ public struct DownloadStats: Equatable, Sendable {
         case .invalidBody: return "invalid-body"
         case .transport: return "transport"
         case .unsupported: return "unsupported"
+        case .abandoned: return "abandoned"
         }
     }
 }

@@ -19,14 +19,17 @@ public final class Downloader {
         public var queueCapacity: Int
         /// How many failures `DownloadStats.failures` keeps.
         public var maxRecordedFailures: Int
+        /// Whether a fatal failure (HTTP 401/403) stops pulling requests (`DownloadStats.stoppedBy`).
+        public var stopOnFatal: Bool
 
         /// Creates limits; the defaults suit the offline database writer.
         public init(batchItems: Int = 256, batchBytes: Int = 8 << 20, queueCapacity: Int = 4,
-                    maxRecordedFailures: Int = 100) {
+                    maxRecordedFailures: Int = 100, stopOnFatal: Bool = true) {
             self.batchItems = max(1, batchItems)
             self.batchBytes = max(1, batchBytes)
             self.queueCapacity = max(1, queueCapacity)
             self.maxRecordedFailures = max(0, maxRecordedFailures)
+            self.stopOnFatal = stopOnFatal
         }
     }
 
@@ -54,7 +57,9 @@ public final class Downloader {
     }
 
     /// Downloads every request the iterator yields; rethrows the sink's first error, after which
-    /// no further request is started and no further batch is written.
+    /// no further request is started and no further batch is written. After a fatal failure
+    /// (HTTP 401/403) no further request is pulled: what was already pulled finishes, and the
+    /// statistics name the failure in `stoppedBy`. URLs in the statistics are redacted.
     public func run<I: IteratorProtocol>(_ requests: inout I) throws -> DownloadStats where I.Element == FetchRequest {
         let started = DispatchTime.now().uptimeNanoseconds
         let retriesBefore = (fetcher as? RetryCounting)?.retryCount ?? 0
@@ -73,6 +78,7 @@ public final class Downloader {
             switch result {
             case .success(let body):
                 stats.succeeded += 1
+                if body.isMissing { stats.missingTiles += 1 }
                 stats.bytes += Int64(body.data.count)
                 batch.append(FetchedItem(request: request, body: body))
                 batchBytes += body.data.count
@@ -82,10 +88,17 @@ public final class Downloader {
                     batchBytes = 0
                 }
             case .failure(let failure):
+                let failure = failure.redacted
+                let record = DownloadStats.Failure(url: URLRedaction.redact(request.url), kind: request.kind,
+                                                   failure: failure)
                 stats.failed += 1
                 stats.failureCounts[DownloadStats.reason(of: failure), default: 0] += 1
                 if stats.failures.count < configuration.maxRecordedFailures {
-                    stats.failures.append(.init(url: request.url, kind: request.kind, failure: failure))
+                    stats.failures.append(record)
+                }
+                if failure.isFatal, configuration.stopOnFatal, stats.stoppedBy == nil {
+                    stats.stoppedBy = record
+                    pulled.stopped = true
                 }
                 onFailure?(request, failure)
             }
@@ -114,15 +127,17 @@ private struct StoppingIterator<Base: IteratorProtocol>: IteratorProtocol where 
     let pulled: PullCounter
 
     mutating func next() -> FetchRequest? {
-        guard !queue.isCancelled, let request = base.next() else { return nil }
+        guard !pulled.stopped, !queue.isCancelled, let request = base.next() else { return nil }
         pulled.count += 1
         return request
     }
 }
 
-/// How many requests were pulled, readable while the iterator is borrowed by the fetcher.
+/// How many requests were pulled, readable while the iterator is borrowed by the fetcher, and
+/// whether pulling must stop (after a fatal failure).
 private final class PullCounter {
     var count = 0
+    var stopped = false
 }
 
 /// The writer thread: pops batches and hands them to the sink until the queue is drained or the sink throws.

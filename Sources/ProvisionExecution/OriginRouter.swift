@@ -28,14 +28,19 @@ public final class OriginRouter: Fetcher, RetryCounting {
     public let routes: [Route]
     private let http: HTTPFetcher?
     private let verifier: Verifier
+    /// What a tile absent from a local origin means (HTTP 404s follow the HTTP fetcher's setting).
+    public let missingTiles: MissingTilePolicy
 
     /// Creates a router; with `http` nil, requests that need the network fail as `.unsupported`.
-    public init(routes: [Route], http: HTTPFetcher?, verifier: Verifier = Verifier()) {
+    /// `verifier` and `missingTiles` default to the HTTP fetcher's (else `Verifier()` and `.fail`).
+    public init(routes: [Route], http: HTTPFetcher?, verifier: Verifier? = nil,
+                missingTiles: MissingTilePolicy? = nil) {
         self.routes = routes.enumerated()
             .sorted { ($0.element.prefix.count, $1.offset) > ($1.element.prefix.count, $0.offset) }
             .map(\.element)
         self.http = http
-        self.verifier = verifier
+        self.verifier = verifier ?? http?.verifier ?? Verifier()
+        self.missingTiles = missingTiles ?? http?.configuration.missingTiles ?? .fail
     }
 
     /// Routes for a job file's origins; `openArchive` opens MBTiles mirrors (the store's reader).
@@ -95,7 +100,12 @@ public final class OriginRouter: Fetcher, RetryCounting {
         case .http?, nil:
             return false
         }
-        onResult(request, read.flatMap { verifier.verify($0, kind: request.kind) }.map { FetchedBody(data: $0) })
+        if case .failure(.notFound) = read, request.kind == .tile, missingTiles == .skip {
+            onResult(request, .success(.missingTile))
+            return true
+        }
+        let result = read.flatMap { verifier.verify($0, kind: request.kind) }.map { FetchedBody(data: $0) }
+        onResult(request, result.mapError(\.redacted))
         return true
     }
 }

@@ -15,6 +15,23 @@ public struct Verifier: Sendable {
         self.maxInflatedBytes = maxInflatedBytes
     }
 
+    /// Verifies `data` as a body of `kind` served with the `Content-Type` header `contentType`:
+    /// a body the server declares as HTML is refused whatever its bytes (an empty or plain-text
+    /// error page would otherwise pass as an empty tile or glyph range).
+    public func verify(_ data: Data, kind: ResourceKind, contentType: String?) -> Result<Data, FetchFailure> {
+        if let contentType, let media = Self.htmlMediaType(contentType) {
+            return .failure(.invalidBody("HTML page (served as \(media)) instead of \(kind.name)"))
+        }
+        return verify(data, kind: kind)
+    }
+
+    /// The media type of a Content-Type header value when it is an HTML one, else nil.
+    static func htmlMediaType(_ contentType: String) -> String? {
+        let media = contentType.split(separator: ";", maxSplits: 1).first
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return media == "text/html" || media == "application/xhtml+xml" ? media : nil
+    }
+
     /// Verifies `data` as a body of `kind`; on success returns the payload (gunzipped when it was gzip-wrapped).
     public func verify(_ data: Data, kind: ResourceKind) -> Result<Data, FetchFailure> {
         var payload = data

@@ -157,10 +157,38 @@ public struct DownloadSettings: Equatable, Sendable {
     public var retries: Int
     /// Seconds one request may take.
     public var timeoutSeconds: Double
+    /// Connections (and so requests in flight) per host, 1…256.
+    public var perHost: Int
+    /// Requests started per second over all hosts, retries included; nil for no limit.
+    public var requestsPerSecond: Double?
+    /// The largest response body accepted, in bytes (after content decoding).
+    public var maxResponseBytes: Int
+    /// Seconds a response may go without receiving a byte before the attempt is abandoned.
+    public var stallSeconds: Double
+    /// What a 404 for a tile means.
+    public var missingTiles: MissingTilePolicy
+    /// The User-Agent header sent; nil for the built-in one.
+    public var userAgent: String?
 
-    public init(concurrency: Int = 16, retries: Int = 3, timeoutSeconds: Double = 30) {
+    public init(concurrency: Int = 16, retries: Int = 3, timeoutSeconds: Double = 30, perHost: Int = 8,
+                requestsPerSecond: Double? = nil, maxResponseBytes: Int = 64 << 20, stallSeconds: Double = 15,
+                missingTiles: MissingTilePolicy = .fail, userAgent: String? = nil) {
         self.concurrency = concurrency
         self.retries = retries
         self.timeoutSeconds = timeoutSeconds
+        self.perHost = perHost
+        self.requestsPerSecond = requestsPerSecond
+        self.maxResponseBytes = maxResponseBytes
+        self.stallSeconds = stallSeconds
+        self.missingTiles = missingTiles
+        self.userAgent = userAgent
     }
+}
+
+/// What a 404 (or a tile absent from a local origin) for a tile means.
+public enum MissingTilePolicy: String, Equatable, Sendable, CaseIterable {
+    /// A failed download: the region stays incomplete and the next plan asks for the tile again.
+    case fail
+    /// An empty tile: stored with no data (MapLibre draws nothing there) so plans stop asking for it.
+    case skip
 }

@@ -23,5 +23,6 @@ public enum JobFileKeys {
     /// Keys of `limits`.
     public static let limits = ["maxTiles", "maxBytes"]
     /// Keys of `download`.
-    public static let download = ["concurrency", "retries", "timeoutSeconds"]
+    public static let download = ["concurrency", "retries", "timeoutSeconds", "perHost", "requestsPerSecond",
+                                  "maxResponseBytes", "stallSeconds", "missingTiles", "userAgent"]
 }

@@ -107,7 +107,7 @@ struct JobValidator {
         return StylePack(id: id, style: style, pixelRatio: pixelRatio, glyphs: glyphs, metadata: metadata)
     }
 
-    // MARK: - Origins, limits, download
+    // MARK: - Origins, limits (download: JobValidator+Download.swift)
 
     private mutating func origins(_ value: JSONValue) -> [Origin]? {
         guard let object = collector.object(value, at: "/origins",
@@ -170,37 +170,6 @@ struct JobValidator {
             ok = ok && limits.maxBytes != nil
         }
         return ok ? limits : nil
-    }
-
-    private mutating func download(_ value: JSONValue) -> DownloadSettings? {
-        guard let object = collector.object(value, at: "/download") else { return nil }
-        collector.checkKeys(object, at: "/download", allowed: JobFileKeys.download, required: [])
-        var settings = DownloadSettings()
-        var ok = true
-        if let value = object["concurrency"] {
-            if let n = collector.integer(value, at: "/download/concurrency", in: 1...256) {
-                settings.concurrency = n
-            } else {
-                ok = false
-            }
-        }
-        if let value = object["retries"] {
-            if let n = collector.integer(value, at: "/download/retries", in: 0...20) {
-                settings.retries = n
-            } else {
-                ok = false
-            }
-        }
-        if let value = object["timeoutSeconds"] {
-            if let seconds = value.doubleValue, seconds.isFinite, seconds > 0 {
-                settings.timeoutSeconds = seconds
-            } else {
-                collector.report("/download/timeoutSeconds", "expected a number of seconds greater than 0, "
-                                 + "found \(DiagnosticCollector.found(value))")
-                ok = false
-            }
-        }
-        return ok ? settings : nil
     }
 
     // MARK: - Shared checks

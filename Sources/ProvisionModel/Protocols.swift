@@ -13,23 +13,37 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case notFound
     /// The origin cannot serve this kind of request (e.g. a style from an MBTiles archive).
     case unsupported(String)
+    /// Never attempted, or not retried, because the run stopped early (after a fatal failure
+    /// of another request); the text says why.
+    case abandoned(String)
 
     /// Whether another attempt may succeed.
     public var isTransient: Bool {
         switch self {
         case .status(let code): return [408, 429, 500, 502, 503, 504].contains(code)
         case .transport: return true
-        case .invalidBody, .notFound, .unsupported: return false
+        case .invalidBody, .notFound, .unsupported, .abandoned: return false
         }
+    }
+
+    /// Whether the failure dooms the rest of the run: the origin refused the request (HTTP 401
+    /// or 403), which almost always means a missing or wrong access token for every request
+    /// alike. Fetchers stop starting new requests after one.
+    public var isFatal: Bool {
+        if case .status(let code) = self { return code == 401 || code == 403 }
+        return false
     }
 
     public var description: String {
         switch self {
+        case .status(let code) where code == 401 || code == 403:
+            return "the origin refused the request (HTTP \(code)): an access token is missing or not allowed for this URL"
         case .status(let code): return "HTTP \(code)"
         case .transport(let message): return "transport error: \(message)"
         case .invalidBody(let why): return "invalid body: \(why)"
         case .notFound: return "not found"
         case .unsupported(let why): return "unsupported: \(why)"
+        case .abandoned(let why): return "not fetched: \(why)"
         }
     }
 }

@@ -80,13 +80,22 @@ public struct FetchedBody: Equatable, Sendable {
     public var modified: Int64?
     /// Expiry from Cache-Control/Expires, Unix seconds.
     public var expires: Int64?
+    /// The origin has no such tile (HTTP 404, or absent from a local origin) and the job allows
+    /// that (`download.missingTiles: "skip"`): `data` is empty, and the store records the tile
+    /// with NULL data — MapLibre's empty tile — so that plans stop asking for it.
+    public var isMissing: Bool
 
-    public init(data: Data, etag: String? = nil, modified: Int64? = nil, expires: Int64? = nil) {
+    public init(data: Data, etag: String? = nil, modified: Int64? = nil, expires: Int64? = nil,
+                isMissing: Bool = false) {
         self.data = data
         self.etag = etag
         self.modified = modified
         self.expires = expires
+        self.isMissing = isMissing
     }
+
+    /// The body recorded for a tile the origin does not have, under `missingTiles: "skip"`.
+    public static let missingTile = FetchedBody(data: Data(), isMissing: true)
 }
 
 /// A request with its verified body, ready to be written.

@@ -25,6 +25,13 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         case delay(TimeInterval, then: Behaviour)
         /// The n-th request to the route gets the n-th behaviour; the last one repeats.
         case sequence([Behaviour])
+        /// Sends 200 headers with the full Content-Length, then the body in `chunks` pieces,
+        /// `interval` seconds apart: a slow but complete response.
+        case drip(body: Data, chunks: Int, interval: TimeInterval)
+        /// Resets the connection (TCP RST) before sending anything.
+        case reset
+        /// Sends the headers with the full Content-Length and half the body, then resets the connection.
+        case resetMidBody(body: Data)
 
         /// A status with a text body.
         public static func status(_ code: Int, body: String = "", headers: [Header] = []) -> Behaviour {
@@ -63,6 +70,10 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         public var path: String
         /// Request headers with lower-cased names.
         public var headers: [String: String]
+        /// When it arrived, in monotonic seconds (`DispatchTime.uptimeNanoseconds / 1e9`).
+        public var receivedAt: TimeInterval = 0
+        /// The fault injected into its answer, if any.
+        public var fault: InjectedFault?
     }
 
     /// The port the server listens on.
@@ -81,6 +92,10 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     private var inProgress = 0
     private var peakInProgress = 0
     private let acceptDone = DispatchSemaphore(value: 0)
+    private var injector: FaultInjector?
+    private var faultCounts: [InjectedFault: Int] = [:]
+    /// How long an injected `slowDrip` takes to send its body, in seconds.
+    public var dripSeconds: TimeInterval = 0.2
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
     public init() throws {
@@ -127,6 +142,36 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         routes[path] = behaviour
         hits[path] = 0
         lock.unlock()
+    }
+
+    /// Injects a fault into a random `rate` (0…1) of the answers, chosen among `faults` by a
+    /// generator seeded with `seed`, for paths starting with `pathPrefix` (every path when nil).
+    /// Scripted routes and served files alike are affected; counters restart from zero.
+    public func setFaultRate(_ rate: Double, seed: UInt64, faults: [InjectedFault] = InjectedFault.standard,
+                             pathPrefix: String? = nil) {
+        lock.lock()
+        injector = FaultInjector(rate: rate, seed: seed, faults: faults, pathPrefix: pathPrefix)
+        faultCounts = [:]
+        lock.unlock()
+    }
+
+    /// Stops injecting random faults (the counters are kept).
+    public func clearFaults() {
+        lock.lock()
+        injector = nil
+        lock.unlock()
+    }
+
+    /// How many faults of each kind have been injected since `setFaultRate`.
+    public var injectedFaults: [InjectedFault: Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return faultCounts
+    }
+
+    /// How many faults have been injected since `setFaultRate`.
+    public var injectedFaultCount: Int {
+        injectedFaults.values.reduce(0, +)
     }
 
     /// Every request received so far, in arrival order.
@@ -233,34 +278,15 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         }
     }
 
-    private static func headerEnd(in buffer: [UInt8]) -> Int? {
-        guard buffer.count >= 4 else { return nil }
-        for index in 0...(buffer.count - 4)
-        where buffer[index] == 13 && buffer[index + 1] == 10 && buffer[index + 2] == 13 && buffer[index + 3] == 10 {
-            return index
-        }
-        return nil
-    }
-
-    private static func parse(_ head: String) -> LoggedRequest? {
-        let lines = head.components(separatedBy: "\r\n")
-        let parts = lines.first?.split(separator: " ") ?? []
-        guard parts.count >= 2 else { return nil }
-        let target = String(parts[1])
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        let path = String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-        return LoggedRequest(target: target, path: path, headers: headers)
-    }
     // MARK: - Responses
 
     /// Logs the request, resolves its behaviour and answers; false when the connection was closed.
     private func respond(to request: LoggedRequest, on fd: Int32, keepAlive: Bool) -> Bool {
+        var request = request
         lock.lock()
+        request.receivedAt = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        request.fault = injector?.next(path: request.path)
+        if let fault = request.fault { faultCounts[fault, default: 0] += 1 }
         log.append(request)
         inProgress += 1
         peakInProgress = max(peakInProgress, inProgress)
@@ -273,7 +299,11 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         } else {
             behaviour = staticFile(for: request.path)
         }
+        let drip = dripSeconds
         lock.unlock()
+        if let fault = request.fault {
+            behaviour = Self.faulty(fault, instead: Self.resolve(behaviour, hit: hit), dripSeconds: drip)
+        }
         defer {
             lock.lock()
             inProgress -= 1
@@ -297,6 +327,25 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             case .closeMidBody(let body):
                 let head = Self.head(status: 200, headers: [], contentLength: body.count, keepAlive: true)
                 _ = write(fd, head + body.prefix(body.count / 2))
+                return false
+            case .drip(let body, let chunks, let interval):
+                let head = Self.head(status: 200, headers: [], contentLength: body.count, keepAlive: keepAlive)
+                guard write(fd, head) else { return false }
+                let size = max(1, (body.count + max(1, chunks) - 1) / max(1, chunks))
+                var offset = 0
+                while offset < body.count {
+                    Thread.sleep(forTimeInterval: interval)
+                    guard write(fd, body.subdata(in: offset..<min(body.count, offset + size))) else { return false }
+                    offset += size
+                }
+                return keepAlive
+            case .reset:
+                Self.resetOnClose(fd)
+                return false
+            case .resetMidBody(let body):
+                let head = Self.head(status: 200, headers: [], contentLength: body.count, keepAlive: true)
+                _ = write(fd, head + body.prefix(body.count / 2))
+                Self.resetOnClose(fd)
                 return false
             case .stall(let body):
                 let head = Self.head(status: 200, headers: [], contentLength: max(1, body.count), keepAlive: true)
@@ -325,47 +374,9 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         return .status(404, body: "not found")
     }
 
-    private static func contentType(_ pathExtension: String) -> String {
-        switch pathExtension.lowercased() {
-        case "json": return "application/json"
-        case "png": return "image/png"
-        case "jpg", "jpeg": return "image/jpeg"
-        case "webp": return "image/webp"
-        case "pbf", "mvt": return "application/x-protobuf"
-        case "html": return "text/html"
-        default: return "application/octet-stream"
-        }
-    }
-
     private func send(_ fd: Int32, status: Int, headers: [Header], body: Data, keepAlive: Bool) -> Bool {
         let head = Self.head(status: status, headers: headers, contentLength: body.count, keepAlive: keepAlive)
         return write(fd, head + body)
-    }
-
-    private static func head(status: Int, headers: [Header], contentLength: Int, keepAlive: Bool) -> Data {
-        var text = "HTTP/1.1 \(status) \(reason(status))\r\n"
-        for header in headers { text += "\(header.name): \(header.value)\r\n" }
-        text += "Content-Length: \(contentLength)\r\n"
-        text += keepAlive ? "Connection: keep-alive\r\n" : "Connection: close\r\n"
-        text += "\r\n"
-        return Data(text.utf8)
-    }
-
-    private static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: return "OK"
-        case 204: return "No Content"
-        case 301: return "Moved Permanently"
-        case 302: return "Found"
-        case 304: return "Not Modified"
-        case 400: return "Bad Request"
-        case 403: return "Forbidden"
-        case 404: return "Not Found"
-        case 429: return "Too Many Requests"
-        case 500: return "Internal Server Error"
-        case 503: return "Service Unavailable"
-        default: return "Status"
-        }
     }
 
     /// Sends every byte; false when the peer is gone.

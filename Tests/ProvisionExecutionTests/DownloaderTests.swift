@@ -148,6 +148,30 @@ final class DownloaderTests: XCTestCase {
         XCTAssertFalse(policy.shouldRetry(.notFound, attempt: 1))
         XCTAssertFalse(policy.shouldRetry(.invalidBody("x"), attempt: 1))
     }
+
+    func testAFatalFailureStopsPullingWhateverTheFetcher() throws {
+        let fetcher = StubFetcher { request in
+            if request.url.hasSuffix("/2.pbf") { return .failure(.status(403)) }
+            if request.url.hasSuffix("/1.pbf") { return .success(.missingTile) }
+            return .success(FetchedBody(data: Data(count: 3)))
+        }
+        var written = 0
+        let downloader = Downloader(fetcher: fetcher) { written += $0.count }
+        let stats = try downloader.run(requests(100))
+        XCTAssertEqual(stats.requested, 3)
+        XCTAssertEqual(fetcher.produced, 3)
+        XCTAssertEqual(stats.succeeded, 2)
+        XCTAssertEqual(stats.missingTiles, 1)
+        XCTAssertEqual(written, 2, "what was fetched before the stop is still written")
+        XCTAssertEqual(stats.stoppedBy?.url, "https://t.example.com/2.pbf")
+        XCTAssertTrue(stats.stoppedEarly)
+
+        let patient = Downloader(fetcher: fetcher, configuration: .init(stopOnFatal: false)) { _ in }
+        let all = try patient.run(requests(100))
+        XCTAssertEqual(all.requested, 100)
+        XCTAssertNil(all.stoppedBy)
+        XCTAssertEqual(all.failureCounts, ["http-403": 1])
+    }
 }
 
 /// A scripted random source.

@@ -44,10 +44,11 @@ final class HTTPFetcherTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func makeFetcher(concurrency: Int = 4, retry: RetryPolicy = fastRetries(),
+    private func makeFetcher(concurrency: Int = 4, perHost: Int? = nil, retry: RetryPolicy = fastRetries(),
                              configure: (inout HTTPFetcher.Configuration) -> Void = { _ in }) throws -> HTTPFetcher {
         var configuration = HTTPFetcher.Configuration(
-            settings: DownloadSettings(concurrency: concurrency, retries: 3, timeoutSeconds: 10), retry: retry)
+            settings: DownloadSettings(concurrency: concurrency, retries: 3, timeoutSeconds: 10,
+                                       perHost: perHost ?? concurrency), retry: retry)
         configure(&configuration)
         return try HTTPFetcher(configuration: configuration)
     }

@@ -193,6 +193,30 @@ private let cases: [InvalidCase] = [
                 [("/download/retries", "expected an integer from 0 to 20, found -1")]),
     InvalidCase("timeout zero", [("/download", ["timeoutSeconds": 0])],
                 [("/download/timeoutSeconds", "expected a number of seconds greater than 0, found 0")]),
+    InvalidCase("per host zero", [("/download", ["perHost": 0])],
+                [("/download/perHost", "expected an integer from 1 to 256, found 0")]),
+    InvalidCase("per host 257", [("/download", ["perHost": 257])],
+                [("/download/perHost", "expected an integer from 1 to 256, found 257")]),
+    InvalidCase("requests per second zero", [("/download", ["requestsPerSecond": 0])],
+                [("/download/requestsPerSecond", "expected a number of requests per second greater than 0, found 0")]),
+    InvalidCase("requests per second a string", [("/download", ["requestsPerSecond": "10/s"])],
+                [("/download/requestsPerSecond",
+                  "expected a number of requests per second greater than 0, found the string \"10/s\"")]),
+    InvalidCase("max response bytes too small", [("/download", ["maxResponseBytes": 10])],
+                [("/download/maxResponseBytes", "expected an integer from 1024 to 1073741824, found 10")]),
+    InvalidCase("stall seconds negative", [("/download", ["stallSeconds": -1])],
+                [("/download/stallSeconds", "expected a number of seconds greater than 0, found -1")]),
+    InvalidCase("missing tiles misspelled", [("/download", ["missingTiles": "skipp"])],
+                [("/download/missingTiles", "expected \"fail\" or \"skip\", found the string \"skipp\"; "
+                  + "did you mean \"skip\"?")]),
+    InvalidCase("missing tiles a boolean", [("/download", ["missingTiles": true])],
+                [("/download/missingTiles", "expected \"fail\" or \"skip\", found true")]),
+    InvalidCase("user agent empty", [("/download", ["userAgent": ""])],
+                [("/download/userAgent", "expected a non-empty string, found an empty string")]),
+    InvalidCase("user agent with a line break", [("/download", ["userAgent": "a\r\nX-Evil: 1"])],
+                [("/download/userAgent", "~expected a User-Agent without control characters or line breaks")]),
+    InvalidCase("per host misspelled", [("/download", ["perhost": 2])],
+                [("/download/perhost", "unknown key \"perhost\"; did you mean \"perHost\"?")]),
     InvalidCase("download key misspelled", [("/download", ["retry": 2])],
                 [("/download/retry", "unknown key \"retry\"; did you mean \"retries\"?")]),
     InvalidCase("limits key unknown", [("/limits", ["maxRequests": 2])],
@@ -299,6 +323,46 @@ final class JobValidationTests: XCTestCase {
         let job = try XCTUnwrap(validate(document, base: base).job)
         XCTAssertEqual(job.stylePacks[0].style, style)
         XCTAssertEqual(job.regions[1].tilesets, [tileset])
+    }
+
+    func testDownloadSettingsAreReadWithTheirDefaults() throws {
+        let base = try makeTemporaryDirectory(self)
+        let defaults = try XCTUnwrap(validate(baseJob.setting("/download", to: nil), base: base).job).download
+        XCTAssertEqual(defaults, DownloadSettings())
+        XCTAssertEqual(defaults.perHost, 8)
+        XCTAssertNil(defaults.requestsPerSecond)
+        XCTAssertEqual(defaults.maxResponseBytes, 64 << 20)
+        XCTAssertEqual(defaults.stallSeconds, 15)
+        XCTAssertEqual(defaults.missingTiles, .fail)
+        XCTAssertNil(defaults.userAgent)
+
+        let document = baseJob.setting("/download", to: [
+            "concurrency": 4, "perHost": 2, "requestsPerSecond": 2.5, "maxResponseBytes": 2048,
+            "stallSeconds": 3, "missingTiles": "skip", "userAgent": "acme-offline/2.0",
+        ])
+        let result = validate(document, base: base)
+        XCTAssertEqual(result.diagnostics, [])
+        XCTAssertEqual(result.job?.download, DownloadSettings(
+            concurrency: 4, perHost: 2, requestsPerSecond: 2.5, maxResponseBytes: 2048, stallSeconds: 3,
+            missingTiles: .skip, userAgent: "acme-offline/2.0"))
+    }
+
+    func testSchemaDescribesTheNewDownloadKeysWithTheModelDefaults() throws {
+        let url = repositoryRoot.appendingPathComponent("Jobs/schema/job.schema.json")
+        let schema = try JSONValue.parse(Data(contentsOf: url))
+        let download = schema["properties"]?["download"]?["properties"]
+        let defaults = DownloadSettings()
+        XCTAssertEqual(download?["perHost"]?["default"]?.intValue, defaults.perHost)
+        XCTAssertEqual(download?["perHost"]?["maximum"]?.intValue, 256)
+        XCTAssertEqual(download?["maxResponseBytes"]?["default"]?.intValue, defaults.maxResponseBytes)
+        XCTAssertEqual(download?["maxResponseBytes"]?["minimum"]?.intValue, JobValidator.maxResponseBytesRange.lowerBound)
+        XCTAssertEqual(download?["maxResponseBytes"]?["maximum"]?.intValue, JobValidator.maxResponseBytesRange.upperBound)
+        XCTAssertEqual(download?["stallSeconds"]?["default"]?.doubleValue, defaults.stallSeconds)
+        XCTAssertEqual(download?["missingTiles"]?["default"]?.stringValue, defaults.missingTiles.rawValue)
+        XCTAssertEqual(Set(download?["missingTiles"]?["enum"]?.arrayValue?.compactMap(\.stringValue) ?? []),
+                       Set(MissingTilePolicy.allCases.map(\.rawValue)))
+        XCTAssertNil(download?["requestsPerSecond"]?["default"])
+        XCTAssertNil(download?["userAgent"]?["default"])
     }
 
     func testIdentifierRule() {

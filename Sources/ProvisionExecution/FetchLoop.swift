@@ -1,0 +1,227 @@
+import CCurl
+import Foundation
+import ProvisionModel
+
+/// The state of one `HTTPFetcher.fetchAll` call: the scheduler in front of libcurl's multi handle.
+///
+/// A request is started only when a transfer slot is free, its host is under `perHost` and the
+/// rate limiter has a token. A request whose host is full waits in `waiting` while requests to
+/// other hosts are pulled and started, so a slow host never holds more than `perHost` slots.
+/// Retries wait in the same list until their backoff delay has passed, and take a token like any
+/// other start. `waiting` is bounded, so the work list is never materialised.
+struct FetchLoop {
+    /// A pulled request that is not in flight: a new one whose host is full, or a retry.
+    struct Pending {
+        var request: FetchRequest
+        /// The transport URL, computed once per request.
+        var url: String
+        var host: String
+        var attempt: Int
+        /// Monotonic nanoseconds before which it may not start.
+        var due: UInt64
+    }
+
+    let fetcher: HTTPFetcher
+    let transportURL: (FetchRequest) -> String
+    let onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void
+    private let configuration: HTTPFetcher.Configuration
+    private var waiting: [Pending] = []
+    private var hostActive: [String: Int] = [:]
+    private var limiter: RateLimiter?
+    private var exhausted = false
+    /// Why the run stopped early (a fatal failure), once it has.
+    private var stopReason: String?
+    private let waitingCap: Int
+
+    init(fetcher: HTTPFetcher, transportURL: @escaping (FetchRequest) -> String,
+         onResult: @escaping (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) {
+        self.fetcher = fetcher
+        self.transportURL = transportURL
+        self.onResult = onResult
+        self.configuration = fetcher.configuration
+        self.limiter = configuration.requestsPerSecond.map { RateLimiter(rate: $0) }
+        self.waitingCap = max(64, 4 * configuration.concurrency)
+    }
+
+    private static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    mutating func run<I: IteratorProtocol>(_ requests: inout I) where I.Element == FetchRequest {
+        while true {
+            let now = Self.now
+            startWaiting(now: now)
+            pull(&requests, now: now)
+            if stopReason != nil { abandonWaiting() }
+            if fetcher.active.isEmpty {
+                if waiting.isEmpty && (exhausted || stopReason != nil) { return }
+                idle(now: now)
+                continue
+            }
+            var running: Int32 = 0
+            curl_multi_perform(fetcher.multi, &running)
+            if collectFinished() == 0 {
+                curl_multi_poll(fetcher.multi, nil, 0, pollTimeout(now: Self.now), nil)
+            }
+        }
+    }
+
+    // MARK: - Scheduling
+
+    private func hasHostRoom(_ host: String) -> Bool {
+        hostActive[host, default: 0] < configuration.perHost
+    }
+
+    /// Starts waiting requests that are due and whose host has room, oldest first.
+    private mutating func startWaiting(now: UInt64) {
+        var index = 0
+        while index < waiting.count, fetcher.active.count < configuration.concurrency {
+            let pending = waiting[index]
+            guard pending.due <= now, hasHostRoom(pending.host) else {
+                index += 1
+                continue
+            }
+            if limiter?.take(now: now) == false { return }
+            waiting.remove(at: index)
+            start(pending)
+        }
+    }
+
+    /// Pulls new requests while a slot and a token are free; parks those whose host is full.
+    private mutating func pull<I: IteratorProtocol>(_ requests: inout I, now: UInt64) where I.Element == FetchRequest {
+        while stopReason == nil, !exhausted, fetcher.active.count < configuration.concurrency,
+              waiting.count < waitingCap {
+            if limiter?.isAvailable(now: now) == false { return }
+            guard let request = requests.next() else {
+                exhausted = true
+                return
+            }
+            let url = transportURL(request)
+            let pending = Pending(request: request, url: url, host: HTTPFetcher.hostKey(url), attempt: 1, due: 0)
+            if hasHostRoom(pending.host) {
+                _ = limiter?.take(now: now)
+                start(pending)
+            } else {
+                waiting.append(pending)
+            }
+        }
+    }
+
+    /// Nothing is in flight: sleeps until the earliest retry is due or a token is available.
+    private mutating func idle(now: UInt64) {
+        if let due = waiting.map(\.due).min(), due > now {
+            configuration.retry.sleep(Double(due - now) / 1e9)
+            return
+        }
+        if let wait = limiter?.wait(now: now), wait > 0 {
+            Thread.sleep(forTimeInterval: Double(wait) / 1e9)
+        }
+    }
+
+    /// How long `curl_multi_poll` may wait: at most 1 s, and no later than the next retry or token.
+    /// Requests already due but held by their host's cap wait for a transfer to finish, which
+    /// wakes the poll anyway.
+    private mutating func pollTimeout(now: UInt64) -> Int32 {
+        var timeout: UInt64 = 1000
+        if let due = waiting.lazy.map(\.due).filter({ $0 > now }).min() {
+            timeout = min(timeout, (due - now) / 1_000_000)
+        }
+        if stopReason == nil, !waiting.isEmpty || !exhausted, let wait = limiter?.wait(now: now), wait > 0 {
+            timeout = min(timeout, wait / 1_000_000)
+        }
+        return Int32(clamping: max(1, timeout))
+    }
+
+    /// Reports every waiting request as abandoned (after a fatal failure).
+    private mutating func abandonWaiting() {
+        guard let stopReason, !waiting.isEmpty else { return }
+        let abandoned = waiting
+        waiting.removeAll()
+        for pending in abandoned { onResult(pending.request, .failure(.abandoned(stopReason))) }
+    }
+
+    // MARK: - Transfers
+
+    private mutating func start(_ pending: Pending) {
+        let transfer: CurlTransfer
+        if let reused = fetcher.idle.popLast() {
+            transfer = reused
+        } else {
+            let options = CurlTransfer.Options(
+                timeout: configuration.timeout, stallTimeout: configuration.stallTimeout,
+                maxRedirects: configuration.maxRedirects, maxBytes: configuration.maxResponseBytes,
+                userAgent: configuration.userAgent)
+            guard let created = CurlTransfer(options: options) else {
+                finish(pending, .failure(.transport("curl_easy_init failed")), retryAfter: nil)
+                return
+            }
+            transfer = created
+        }
+        transfer.prepare(pending.request, url: pending.url, attempt: pending.attempt)
+        transfer.host = pending.host
+        guard curl_multi_add_handle(fetcher.multi, transfer.handle) == CURLM_OK else {
+            transfer.request = nil
+            fetcher.idle.append(transfer)
+            finish(pending, .failure(.transport("curl_multi_add_handle failed")), retryAfter: nil)
+            return
+        }
+        hostActive[pending.host, default: 0] += 1
+        fetcher.active[transfer.handle] = transfer
+    }
+
+    /// Reads libcurl's completion messages; returns how many transfers finished.
+    private mutating func collectFinished() -> Int {
+        var finished = 0
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(fetcher.multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+                  let transfer = fetcher.active.removeValue(forKey: handle) else { continue }
+            let code = message.pointee.data.result
+            curl_multi_remove_handle(fetcher.multi, handle)
+            finished += 1
+            hostActive[transfer.host, default: 1] -= 1
+            let outcome = transfer.outcome(code, now: configuration.now())
+            let pending = transfer.request.map {
+                Pending(request: $0, url: transfer.url, host: transfer.host, attempt: transfer.attempt, due: 0)
+            }
+            transfer.request = nil
+            transfer.body = Data()
+            fetcher.idle.append(transfer)
+            guard let pending else { continue }
+            let kind = pending.request.kind
+            switch outcome {
+            case .body(let data, let fields, let contentType):
+                let verified = fetcher.verifier.verify(data, kind: kind, contentType: contentType).map {
+                    FetchedBody(data: $0, etag: fields.etag, modified: fields.modified, expires: fields.expires)
+                }
+                finish(pending, verified, retryAfter: nil)
+            case .failure(.notFound, _) where kind == .tile && configuration.missingTiles == .skip:
+                finish(pending, .success(.missingTile), retryAfter: nil)
+            case .failure(let failure, let retryAfter):
+                finish(pending, .failure(failure), retryAfter: retryAfter)
+            }
+        }
+        return finished
+    }
+
+    /// Schedules a retry, or reports the result (stopping the run after a fatal failure).
+    private mutating func finish(_ pending: Pending, _ result: Result<FetchedBody, FetchFailure>,
+                                 retryAfter: TimeInterval?) {
+        guard case .failure(let failure) = result else {
+            onResult(pending.request, result)
+            return
+        }
+        let policy = configuration.retry
+        if stopReason == nil, policy.shouldRetry(failure, attempt: pending.attempt) {
+            let delay = policy.delay(afterAttempt: pending.attempt, retryAfter: retryAfter)
+            var retry = pending
+            retry.attempt += 1
+            retry.due = Self.now + UInt64(max(0, min(delay, 86_400)) * 1e9)
+            waiting.append(retry)
+            fetcher.countRetry()
+            return
+        }
+        if failure.isFatal, configuration.stopOnFatal, stopReason == nil {
+            stopReason = "the run stopped after \(URLRedaction.redact(pending.request.url)) failed: \(failure)"
+        }
+        onResult(pending.request, .failure(failure.redacted))
+    }
+}
