@@ -86,6 +86,10 @@ struct ApplyCommand {
         ]))
         console.out(options.format == .json ? report.json.serialized(.prettySorted) + "\n" : report.text)
         if let number = stops.receivedSignal { return number == SIGTERM ? .terminated : .interrupted }
+        if let stop = outcome.stopMessage {
+            console.err("error: \(stop); what was verified before is kept\n")
+            return .upstreamUnavailable
+        }
         return outcome.isComplete ? .success : .partial
     }
 

@@ -208,7 +208,7 @@ final class PlanSession {
             if let stored = try? store?.resourceData(url: request.url) {
                 bodies[request.url] = FetchedBody(data: stored)
             } else {
-                unavailable.append("\(request.url): \(failure)")
+                unavailable.append(URLRedaction.redact("\(request.url): \(failure.redacted)"))
             }
         }
         if !unavailable.isEmpty {

@@ -87,6 +87,8 @@ public final class Applier {
         outcome.failed = stats.failed
         outcome.failureCounts = stats.failureCounts
         outcome.stopped = shouldStop()
+        outcome.missingTiles = stats.missingTiles
+        outcome.stopMessage = stats.stopMessage
 
         onPhase?("links")
         for (index, region) in plan.regions.enumerated() {

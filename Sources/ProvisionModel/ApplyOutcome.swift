@@ -38,6 +38,10 @@ public struct ApplyOutcome: Sendable {
     /// Tiles and resources deleted because no region used them any more.
     public var prunedTiles = 0
     public var prunedResources = 0
+    /// Tiles the origin did not have, stored empty under `download.missingTiles: "skip"`.
+    public var missingTiles = 0
+    /// Why downloading stopped early (an origin refused with 401/403), without secrets.
+    public var stopMessage: String?
     /// Whether the apply was stopped (SIGINT/SIGTERM) before every download was started.
     public var stopped = false
     /// Wall-clock seconds the apply took (reports only, never the store).
@@ -46,7 +50,7 @@ public struct ApplyOutcome: Sendable {
     public init() {}
 
     /// Whether every wanted object is in place.
-    public var isComplete: Bool { failed == 0 && incompleteRegions.isEmpty && !stopped }
+    public var isComplete: Bool { failed == 0 && incompleteRegions.isEmpty && !stopped && stopMessage == nil }
 
     /// Records a failure.
     public mutating func recordFailure(url: String, reason: String) {

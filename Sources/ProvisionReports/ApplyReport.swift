@@ -42,6 +42,8 @@ public struct ApplyReport: Equatable, Sendable {
                 "failed": .int(outcome.failed),
                 "bytes": .int(Int(outcome.bytes)),
                 "retries": .int(outcome.retries),
+                "missingTiles": .int(outcome.missingTiles),
+                "stoppedEarly": outcome.stopMessage.map { .string($0) } ?? .null,
             ],
             "failures": .array(outcome.failures.map { ["url": .string($0.url), "reason": .string($0.reason)] }),
             "failureCounts": .object(JSONObject(outcome.failureCounts.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
@@ -95,6 +97,8 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
     public var prunedResources: Int
     public var seconds: Double
     public var isComplete: Bool
+    public var missingTiles: Int
+    public var stopMessage: String?
 
     public init(_ o: ApplyOutcome) {
         requested = o.requested
@@ -109,5 +113,7 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
         prunedResources = o.prunedResources
         seconds = o.seconds
         isComplete = o.isComplete
+        missingTiles = o.missingTiles
+        stopMessage = o.stopMessage
     }
 }
