@@ -83,9 +83,12 @@ public struct Region: Equatable, Sendable {
     public var tilesets: [String]
     /// Free-form metadata, written as the region's description in the offline database.
     public var metadata: JSONObject
+    /// Caps on this region alone (its tiles over all its style packs and tilesets).
+    public var limits: Limits
 
     public init(id: String, name: String, area: RegionArea, minZoom: Int, maxZoom: Int,
-                stylePacks: [String], tilesets: [String] = [], metadata: JSONObject = JSONObject()) {
+                stylePacks: [String], tilesets: [String] = [], metadata: JSONObject = JSONObject(),
+                limits: Limits = Limits()) {
         self.id = id
         self.name = name
         self.area = area
@@ -94,6 +97,7 @@ public struct Region: Equatable, Sendable {
         self.stylePacks = stylePacks
         self.tilesets = tilesets
         self.metadata = metadata
+        self.limits = limits
     }
 }
 

@@ -15,12 +15,12 @@ public enum JobFileKeys {
     public static let requiredStylePack = ["id", "style"]
     /// Keys of an entry of `regions`.
     public static let region = ["id", "name", "bbox", "geometry", "geojson", "zoom", "stylePacks", "tilesets",
-                                "metadata"]
+                                "metadata", "limits"]
     /// Keys an entry of `regions` must have (besides exactly one of `areaKeys`).
     public static let requiredRegion = ["id", "name", "zoom"]
     /// The region keys of which exactly one gives the region's area.
     public static let areaKeys = ["bbox", "geometry", "geojson"]
-    /// Keys of `limits`.
+    /// Keys of `limits` (of the job, and of a region).
     public static let limits = ["maxTiles", "maxBytes"]
     /// Keys of `download`.
     public static let download = ["concurrency", "retries", "timeoutSeconds", "perHost", "requestsPerSecond",

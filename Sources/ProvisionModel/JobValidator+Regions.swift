@@ -37,13 +37,15 @@ extension JobValidator {
         let tilesets = stringList(object["tilesets"], at: JSONPointer.appending(pointer, "tilesets"),
                                   what: "tileset URLs").flatMap { self.checkedTilesets($0) }
         let metadata = metadataObject(object["metadata"], at: JSONPointer.appending(pointer, "metadata"))
+        let limitsPointer = JSONPointer.appending(pointer, "limits")
+        let limits: Limits? = object["limits"].map { self.limits($0, at: limitsPointer) } ?? Limits()
         if let packs, let tilesets, packs.isEmpty, tilesets.isEmpty {
             collector.report(pointer, "expected at least one entry in \"stylePacks\" or \"tilesets\", found none: "
                              + "a region must draw with a style pack or a tileset")
         }
-        guard let id, let name, let area, let zoom, let packs, let tilesets, let metadata else { return nil }
+        guard let id, let name, let area, let zoom, let packs, let tilesets, let metadata, let limits else { return nil }
         return Region(id: id, name: name, area: area, minZoom: zoom.min, maxZoom: zoom.max, stylePacks: packs,
-                      tilesets: tilesets, metadata: metadata)
+                      tilesets: tilesets, metadata: metadata, limits: limits)
     }
 
     /// The one of `bbox`, `geometry` or `geojson` a region has, or nil after reporting.

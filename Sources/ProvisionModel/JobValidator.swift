@@ -43,7 +43,7 @@ struct JobValidator {
         let packIDs = Self.declaredIDs(object["stylePacks"])
         let regions = object["regions"].flatMap { self.regions($0, stylePackIDs: packIDs) }
         let origins = object["origins"].flatMap { self.origins($0) } ?? []
-        let limits = object["limits"].flatMap { self.limits($0) } ?? Limits()
+        let limits = object["limits"].flatMap { self.limits($0, at: "/limits") } ?? Limits()
         let download = object["download"].flatMap { self.download($0) } ?? DownloadSettings()
 
         guard collector.diagnostics.isEmpty, let name, let regions else { return nil }
@@ -156,17 +156,17 @@ struct JobValidator {
         return .directory(url)
     }
 
-    private mutating func limits(_ value: JSONValue) -> Limits? {
-        guard let object = collector.object(value, at: "/limits") else { return nil }
-        collector.checkKeys(object, at: "/limits", allowed: JobFileKeys.limits, required: [])
+    mutating func limits(_ value: JSONValue, at pointer: String) -> Limits? {
+        guard let object = collector.object(value, at: pointer) else { return nil }
+        collector.checkKeys(object, at: pointer, allowed: JobFileKeys.limits, required: [])
         var limits = Limits()
         var ok = true
         if let value = object["maxTiles"] {
-            limits.maxTiles = collector.positiveInteger(value, at: "/limits/maxTiles")
+            limits.maxTiles = collector.positiveInteger(value, at: pointer + "/maxTiles")
             ok = ok && limits.maxTiles != nil
         }
         if let value = object["maxBytes"] {
-            limits.maxBytes = collector.positiveInteger(value, at: "/limits/maxBytes").map(Int64.init)
+            limits.maxBytes = collector.positiveInteger(value, at: pointer + "/maxBytes").map(Int64.init)
             ok = ok && limits.maxBytes != nil
         }
         return ok ? limits : nil

@@ -175,6 +175,7 @@ public enum Planner {
             }
         }
         for i in rows.indices { rows[i].estimatedBytes = perRowBytes[i] }
+        try checkRegionLimits(rows, job: input.job, meanSize: meanSize)
         if let maxBytes = input.job.limits.maxBytes, totalEstimate > Double(maxBytes) {
             throw PlanError.limitExceeded(
                 "the store would hold an estimated \(Int64(totalEstimate)) bytes of tiles (\(distinct) tiles), "
@@ -290,6 +291,31 @@ public enum Planner {
             }
             lowerBound += largest.values.reduce(0, +)
             if lowerBound > limit { throw tileLimitError(limit: limit, job: job, found: "at least \(lowerBound)") }
+        }
+    }
+
+    /// Refuses a region over its own `limits`: its tiles over all its rows, and their estimated bytes.
+    static func checkRegionLimits(_ rows: [Row], job: Job, meanSize: (String, Int) throws -> Double) throws {
+        for region in job.regions where region.limits.maxTiles != nil || region.limits.maxBytes != nil {
+            var tiles = 0
+            var bytes: Double = 0
+            var counted = Set<String>()
+            for row in rows where row.plan.regionID == region.id {
+                for set in row.plan.tileSets {
+                    for z in set.zooms where counted.insert("\(z) \(set.urlTemplate) \(set.pixelRatio)").inserted {
+                        let count = TileCover.count(row.plan.area, zoom: z)
+                        tiles += count
+                        bytes += Double(count) * (try meanSize(set.urlTemplate, z))
+                    }
+                }
+            }
+            if let maxTiles = region.limits.maxTiles, tiles > maxTiles {
+                throw PlanError.limitExceeded("region '\(region.id)' covers \(tiles) tiles, over its limits.maxTiles of \(maxTiles)")
+            }
+            if let maxBytes = region.limits.maxBytes, bytes > Double(maxBytes) {
+                throw PlanError.limitExceeded(
+                    "region '\(region.id)' needs an estimated \(Int64(bytes)) bytes of tiles, over its limits.maxBytes of \(maxBytes)")
+            }
         }
     }
 

@@ -392,6 +392,20 @@ final class PlannerTests: XCTestCase {
         XCTAssertEqual(roomy.bytesToDownload, 0)
     }
 
+    func testRegionLimitsRefuseOnlyTheRegionOverItsCap() throws {
+        var berlin = Self.region("berlin", zooms: 0...8)
+        let count = TileCover.count(.bbox(Self.berlin), zooms: 0...8)
+        berlin.limits = Limits(maxTiles: count - 1)
+        XCTAssertThrowsError(try Planner.plan(Self.input([berlin, Self.region("other", zooms: 0...2)]), store: nil)) {
+            guard case PlanError.limitExceeded(let message)? = $0 as? PlanError else { return XCTFail("\($0)") }
+            XCTAssertTrue(message.contains("region 'berlin' covers \(count) tiles"), message)
+        }
+        berlin.limits = Limits(maxTiles: count, maxBytes: Int64(count * Planner.defaultTileBytes))
+        XCTAssertNoThrow(try Planner.plan(Self.input([berlin]), store: nil))
+        berlin.limits = Limits(maxBytes: Int64(count * Planner.defaultTileBytes) - 1)
+        XCTAssertThrowsError(try Planner.plan(Self.input([berlin]), store: nil))
+    }
+
     func testMaxTilesCountsSharedTilesOnce() throws {
         // docs/job-file.md: "The most tiles the store may hold"; two equal regions hold each tile once.
         let regions = [Self.region("a", Self.berlin, zooms: 0...5), Self.region("b", Self.berlin, zooms: 0...5)]
