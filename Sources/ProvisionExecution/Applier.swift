@@ -142,18 +142,19 @@ public final class Applier {
                 }
                 if !batch.isEmpty { outcome.linkedTiles += try store.linkTiles(batch, toRegion: rowID) }
 
-                var linked = try store.linkedTiles(region: rowID, urlTemplate: set.urlTemplate, zoom: z)
-                if set.isTMS { linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted() }
-                let stale = linked.filter { !cover.contains($0) }
-                if !stale.isEmpty { try store.unlinkTiles(stale.map { set.key(for: $0) }, fromRegion: rowID) }
+                // Unlink what the row no longer wants: tiles outside the cover, or at another ratio.
+                let linked = try store.linkedTileKeys(region: rowID, urlTemplate: set.urlTemplate, zoom: z)
+                let stale = linked.filter { key in
+                    let geographic = set.isTMS ? TileID(z: key.tile.z, x: key.tile.x, y: key.tile.tmsY) : key.tile
+                    return key.pixelRatio != set.pixelRatio || !cover.contains(geographic)
+                }
+                if !stale.isEmpty { try store.unlinkTiles(stale, fromRegion: rowID) }
                 if linked.count - stale.count < cover.count { complete = false }
             }
         }
         for count in try store.linkedTileCounts(region: rowID) where !wantedSets.contains("\(count.zoom) \(count.urlTemplate)") {
-            let linked = try store.linkedTiles(region: rowID, urlTemplate: count.urlTemplate, zoom: count.zoom)
-            try store.unlinkTiles(linked.map { TileKey(urlTemplate: count.urlTemplate, pixelRatio: 1, tile: $0) }
-                                  + linked.map { TileKey(urlTemplate: count.urlTemplate, pixelRatio: 2, tile: $0) },
-                                  fromRegion: rowID)
+            let linked = try store.linkedTileKeys(region: rowID, urlTemplate: count.urlTemplate, zoom: count.zoom)
+            try store.unlinkTiles(linked, fromRegion: rowID)
         }
 
         let urls = region.resources.wanted.map(\.url)

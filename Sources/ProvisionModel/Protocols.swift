@@ -114,8 +114,9 @@ public protocol ResourceStore: AnyObject {
     /// Removes every resource link of a region not in `keeping`.
     func unlinkResources(fromRegion rowID: Int64, keeping urls: Set<String>) throws
 
-    /// The tiles linked to a region for one template and zoom, sorted by x then y.
-    func linkedTiles(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileID]
+    /// The keys of the tiles linked to a region for one template and zoom (every pixel ratio),
+    /// sorted by x, then y, then pixel ratio.
+    func linkedTileKeys(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileKey]
     /// Linked tile counts of a region by template and zoom.
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
     /// The resource URLs linked to a region, sorted.
@@ -134,5 +135,13 @@ public struct TileCount: Equatable, Sendable {
         self.urlTemplate = urlTemplate
         self.zoom = zoom
         self.count = count
+    }
+}
+
+extension ResourceStore {
+    /// The tiles linked to a region for one template and zoom, sorted by x then y (a tile
+    /// linked at two pixel ratios appears twice).
+    public func linkedTiles(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileID] {
+        try linkedTileKeys(region: rowID, urlTemplate: urlTemplate, zoom: zoom).map(\.tile)
     }
 }

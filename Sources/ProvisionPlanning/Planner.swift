@@ -336,12 +336,15 @@ public enum Planner {
                                               counts: ChangeCounts(add: TileCover.count(row.plan.area, zoom: z))))
                     continue
                 }
-                var linked = try store.linkedTiles(region: rowID, urlTemplate: set.urlTemplate, zoom: z)
+                // Links at another pixel ratio (a pack that went from 1x to 2x) are removals.
+                let keys = try store.linkedTileKeys(region: rowID, urlTemplate: set.urlTemplate, zoom: z)
+                var linked = keys.filter { $0.pixelRatio == set.pixelRatio }.map(\.tile)
                 if set.isTMS {
                     linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted()
                 }
-                changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
-                                          counts: mergeCounts(desired: TileCover(row.plan.area, zoom: z), linked: linked)))
+                var counts = mergeCounts(desired: TileCover(row.plan.area, zoom: z), linked: linked)
+                counts.remove += keys.count - linked.count
+                changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z, counts: counts))
             }
         }
         row.plan.zoomChanges = changes

@@ -94,14 +94,15 @@ extension OfflineDatabase {
         }
     }
 
-    /// The tiles linked to a region for one template and zoom, sorted by x then y.
-    public func linkedTiles(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileID] {
+    /// The keys of the tiles linked to a region for one template and zoom, sorted by x, y, ratio.
+    public func linkedTileKeys(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileKey] {
         try db.query("""
-            SELECT t.x, t.y FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+            SELECT t.x, t.y, t.pixel_ratio FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
             WHERE rt.region_id = ?1 AND t.url_template = ?2 AND t.z = ?3
             ORDER BY t.x, t.y, t.pixel_ratio
             """, [.int(rowID), .text(urlTemplate), .int(Int64(zoom))]) {
-            TileID(z: zoom, x: Int($0.int64(0)), y: Int($0.int64(1)))
+            TileKey(urlTemplate: urlTemplate, pixelRatio: Int($0.int64(2)),
+                    tile: TileID(z: zoom, x: Int($0.int64(0)), y: Int($0.int64(1))))
         }
     }
 
