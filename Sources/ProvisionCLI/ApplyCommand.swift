@@ -10,6 +10,7 @@ struct ApplyCommand {
     let job: String
     let store: String?
     let reportPath: String?
+    let refresh: Bool
     let options: CommonOptions
     let console: Console
     let environment: [String: String]
@@ -144,7 +145,7 @@ struct ApplyCommand {
             return (saved.plan, session, 0)
         }
         let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress,
-                                                   beforePlanning: beforePlanning)
+                                                   refresh: refresh, beforePlanning: beforePlanning)
         return (computed.plan, computed.session, computed.seconds)
     }
 

@@ -48,7 +48,7 @@ enum Help {
     """
 
     static let plan = """
-    USAGE: provision plan JOB [--store DIR] [--json | --format text|json|markdown] [--detailed-exitcode] [--out FILE]
+    USAGE: provision plan JOB [--store DIR] [--json | --format text|json|markdown] [--detailed-exitcode] [--refresh] [--out FILE]
 
     Resolves the job's style packs (fetching styles and TileJSONs, never tiles), computes the
     tile cover of every region and diffs it against the store: per region and zoom the tiles
@@ -61,6 +61,8 @@ enum Help {
       --format FORMAT       text (default), json or markdown.
       --detailed-exitcode   Exit 0 when there are no changes and 2 when there are
                             (a style or TileJSON that changed upstream is a change).
+      --refresh             Also count region content whose HTTP expiry has passed; it is a
+                            change that 'apply --refresh' revalidates.
       --out FILE            Save the plan; 'provision apply FILE' carries out exactly that plan,
                             and refuses (exit 1) if the job file or the store changed since.
       --progress MODE       auto (default), json (NDJSON events on stderr) or none.
@@ -71,7 +73,7 @@ enum Help {
     """
 
     static let apply = """
-    USAGE: provision apply JOB|PLAN [--store DIR] [--report FILE] [--json]
+    USAGE: provision apply JOB|PLAN [--store DIR] [--report FILE] [--json] [--refresh]
 
     Given a job file, plans and then applies. Given a plan saved by 'plan --out', applies
     exactly that plan, after checking that neither the job file nor the store changed since.
@@ -83,6 +85,8 @@ enum Help {
 
     OPTIONS:
       --store DIR       The store directory (default: the job's "store", else ./store).
+      --refresh         Revalidate expired content with If-None-Match / If-Modified-Since:
+                        a 304 keeps the stored bytes untouched, a 200 replaces them.
       --report FILE     Also write the JSON report (Jobs/schema/report.schema.json) to FILE.
       --json            Print the JSON report on stdout instead of the text summary.
       --progress MODE   auto (default), json (NDJSON events on stderr) or none.

@@ -10,13 +10,15 @@ struct PlanCommand {
     let store: String?
     let detailedExitCode: Bool
     let out: String?
+    let refresh: Bool
     let options: CommonOptions
     let console: Console
     let environment: [String: String]
 
     func run() throws(CLIError) -> ExitCode {
         let progress = ProgressReporter(console: console, mode: options.progress)
-        let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress)
+        let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress,
+                                                   refresh: refresh)
         let doc = PlanDocument(plan: computed.plan, store: computed.session.store.display, limits: computed.session.input.job.limits)
         if let out {
             let saved = SavedPlan(plan: computed.plan, jobPath: URL(fileURLWithPath: job).standardizedFileURL.path,
@@ -39,7 +41,7 @@ struct PlanCommand {
 
     /// Loads the job, resolves its documents and plans against the store. Shared with apply.
     static func computePlan(job path: String, store storeOption: String?, environment: [String: String],
-                            progress: ProgressReporter,
+                            progress: ProgressReporter, refresh: Bool = false,
                             beforePlanning: (PlanSession) throws(CLIError) -> Void = { _ in }) throws(CLIError)
         -> (plan: Plan, session: PlanSession, lock: LockDocument?, seconds: Double)
     {
@@ -54,9 +56,15 @@ struct PlanCommand {
         let database = try session.openForReading(epoch: epoch)
         defer { try? database?.close() }
         let planInput = try session.resolve(store: database, lock: lock, epoch: epoch)
-        let plan: Plan
+        var plan: Plan
         do {
             plan = try Planner.plan(planInput, store: database)
+            if refresh {
+                // "Now" for expiry is the wall clock: it decides what to ask upstream, never what is stored.
+                let now = Int64(Date().timeIntervalSince1970)
+                let expired = try database?.expiredCounts(before: now) ?? (resources: 0, tiles: 0)
+                plan.refresh = RefreshPlan(before: now, resources: expired.resources, tiles: expired.tiles)
+            }
         } catch let error as PlanError {
             throw CLIError(.invalidJob, error.description)
         } catch {

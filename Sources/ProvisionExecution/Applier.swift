@@ -90,6 +90,11 @@ public final class Applier {
         outcome.missingTiles = stats.missingTiles
         outcome.stopMessage = stats.stopMessage
 
+        if let refresh = plan.refresh {
+            onPhase?("refresh")
+            try revalidate(before: refresh.before, outcome: &outcome)
+        }
+
         onPhase?("links")
         for (index, region) in plan.regions.enumerated() {
             let rowID = rowIDs[index]
@@ -106,6 +111,29 @@ public final class Applier {
         outcome.prunedResources = pruned.resources
         outcome.seconds = Date().timeIntervalSince(started)
         return outcome
+    }
+
+    /// Revalidates expired content with its stored validators: a 304 keeps the bytes and moves
+    /// the expiry on, a 200 replaces them (after verification, as any download).
+    private func revalidate(before now: Int64, outcome: inout ApplyOutcome) throws {
+        let requests = try store.expiredRequests(before: now)
+        guard !requests.isEmpty else { return }
+        let counts = RevalidationCounts()
+        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { [store] items in
+            counts.add(items)
+            try store.write(items)
+        }
+        let stats = try downloader.run(requests)
+        outcome.revalidated += counts.notModified
+        outcome.refreshed += counts.replaced
+        outcome.requested += stats.requested
+        outcome.retries += stats.retries
+        outcome.bytesDownloaded += stats.bytes
+        for failure in stats.failures where outcome.failures.count < 100 {
+            outcome.failures.append(ApplyOutcome.Failure(url: failure.url, reason: failure.failure.description))
+        }
+        outcome.failed += stats.failed
+        for (reason, count) in stats.failureCounts { outcome.failureCounts[reason, default: 0] += count }
     }
 
     /// Writes the styles and TileJSONs the plan was resolved from, unless the store already has
@@ -200,5 +228,20 @@ struct WorkList: IteratorProtocol {
             tileIndex = 0
         }
         return nil
+    }
+}
+
+/// 304 and 200 answers to revalidation, counted on the writer thread.
+final class RevalidationCounts: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var notModified = 0
+    private(set) var replaced = 0
+
+    func add(_ items: [FetchedItem]) {
+        lock.lock()
+        defer { lock.unlock() }
+        for item in items {
+            if item.body.isNotModified { notModified += 1 } else { replaced += 1 }
+        }
     }
 }

@@ -21,6 +21,8 @@ final class CurlTransfer {
     var body = Data()
     /// Set by the write callback when the body would exceed `maxBytes`.
     var overflowed = false
+    /// The If-None-Match / If-Modified-Since headers of the current request, if any.
+    private var conditionalHeaders: UnsafeMutablePointer<curl_slist>?
     let maxBytes: Int
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -44,6 +46,7 @@ final class CurlTransfer {
 
     deinit {
         curl_easy_cleanup(handle)
+        if let conditionalHeaders { curl_slist_free_all(conditionalHeaders) }
         errorBuffer.deallocate()
     }
 
@@ -77,6 +80,23 @@ final class CurlTransfer {
         overflowed = false
         errorBuffer[0] = 0
         provision_curl_easy_setopt_string(handle, CURLOPT_URL, url)
+        // Revalidation headers; a reused handle must not keep the previous request's.
+        if let conditionalHeaders { curl_slist_free_all(conditionalHeaders) }
+        conditionalHeaders = nil
+        if let etag = request.etag { conditionalHeaders = curl_slist_append(conditionalHeaders, "If-None-Match: \(etag)") }
+        if let since = request.modifiedSince {
+            conditionalHeaders = curl_slist_append(conditionalHeaders, "If-Modified-Since: \(Self.httpDate(since))")
+        }
+        provision_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, conditionalHeaders)
+    }
+
+    /// IMF-fixdate of Unix seconds, as HTTP headers want it.
+    static func httpDate(_ seconds: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
     /// What the finished transfer amounts to: a raw body with cache fields, or a failure
@@ -85,6 +105,8 @@ final class CurlTransfer {
         /// A 2xx body with its cache fields and declared Content-Type.
         case body(Data, HTTPCacheFields, contentType: String?)
         case failure(FetchFailure, retryAfter: TimeInterval?)
+        /// A 304 to a conditional request, with the new cache fields.
+        case notModified(HTTPCacheFields)
     }
 
     /// Interprets libcurl's result code, the status and the headers of the finished transfer.
@@ -105,7 +127,7 @@ final class CurlTransfer {
         }
         var status = 0
         provision_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        guard (200..<300).contains(status) else {
+        guard (200..<300).contains(status) || (status == 304 && request?.isConditional == true) else {
             if status == 404 { return .failure(.notFound, retryAfter: nil) }
             var retryAfter: TimeInterval?
             if status == 429 || status == 503 {
@@ -125,7 +147,9 @@ final class CurlTransfer {
             return .failure(.transport("truncated body: received \(body.count) of \(expected) bytes"), retryAfter: nil)
         }
         let fields = HTTPCacheFields(etag: header("ETag"), lastModified: header("Last-Modified"),
-                                     cacheControl: header("Cache-Control"), expires: header("Expires"), now: now)
+                                     cacheControl: header("Cache-Control"), expires: header("Expires"), now: now,
+                                     date: header("Date"))
+        if status == 304 { return .notModified(fields) }
         return .body(body, fields, contentType: header("Content-Type"))
     }
 

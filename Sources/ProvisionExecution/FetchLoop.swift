@@ -193,6 +193,11 @@ struct FetchLoop {
                     FetchedBody(data: $0, etag: fields.etag, modified: fields.modified, expires: fields.expires)
                 }
                 finish(pending, verified, retryAfter: nil)
+            case .notModified(let fields):
+                var body = FetchedBody(data: Data(), etag: fields.etag ?? pending.request.etag, modified: fields.modified,
+                                       expires: fields.expires)
+                body.isNotModified = true
+                finish(pending, .success(body), retryAfter: nil)
             case .failure(.notFound, _) where kind == .tile && configuration.missingTiles == .skip:
                 finish(pending, .success(.missingTile), retryAfter: nil)
             case .failure(let failure, let retryAfter):

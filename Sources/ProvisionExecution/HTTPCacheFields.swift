@@ -18,11 +18,14 @@ public struct HTTPCacheFields: Equatable, Sendable {
     }
 
     /// Reads the fields from raw header values; `now` (Unix seconds) anchors a relative max-age.
-    public init(etag: String?, lastModified: String?, cacheControl: String?, expires: String?, now: Int64) {
+    public init(etag: String?, lastModified: String?, cacheControl: String?, expires: String?, now: Int64,
+                date: String? = nil) {
         self.etag = etag.flatMap { $0.isEmpty ? nil : $0 }
         self.modified = lastModified.flatMap(Self.httpDate)
         if let maxAge = cacheControl.flatMap(Self.maxAge) {
-            self.expires = now + maxAge
+            // Relative to the response's own Date header when it has one: a time from upstream,
+            // not from this machine's clock.
+            self.expires = (date.flatMap(Self.httpDate) ?? now) + maxAge
         } else {
             self.expires = expires.flatMap(Self.httpDate)
         }

@@ -38,6 +38,10 @@ public struct ApplyOutcome: Sendable {
     /// Tiles and resources deleted because no region used them any more.
     public var prunedTiles = 0
     public var prunedResources = 0
+    /// Expired objects the origin confirmed unchanged (304): kept without a rewrite.
+    public var revalidated = 0
+    /// Expired objects the origin sent anew (200): replaced.
+    public var refreshed = 0
     /// Tiles the origin did not have, stored empty under `download.missingTiles: "skip"`.
     public var missingTiles = 0
     /// Why downloading stopped early (an origin refused with 401/403), without secrets.

@@ -43,10 +43,12 @@ public struct Plan: Sendable {
 
     /// Styles and TileJSONs whose bytes differ from the ones the lock pinned.
     public var drift: [DocumentDrift] = []
+    /// With `--refresh`: expired content to revalidate, counted at `before` (Unix seconds).
+    public var refresh: RefreshPlan?
 
     /// Whether applying the plan would change the store.
     public var hasChanges: Bool {
-        !removedRegions.isEmpty || !drift.isEmpty
+        !removedRegions.isEmpty || !drift.isEmpty || (refresh.map { $0.resources + $0.tiles > 0 } ?? false)
             || regions.contains { $0.action != .keep || $0.hasTileChanges || $0.resources.hasChanges }
     }
 
@@ -62,6 +64,21 @@ public struct Plan: Sendable {
     public var tilesToDownload: Int = 0
     /// Estimated bytes to download.
     public var bytesToDownload: Int64 = 0
+}
+
+/// Expired content a `--refresh` apply revalidates with `If-None-Match` / `If-Modified-Since`.
+public struct RefreshPlan: Equatable, Sendable {
+    /// Content whose expiry is before this time (Unix seconds) is revalidated.
+    public var before: Int64
+    /// Region-linked resources and tiles expired at `before`.
+    public var resources: Int
+    public var tiles: Int
+
+    public init(before: Int64, resources: Int, tiles: Int) {
+        self.before = before
+        self.resources = resources
+        self.tiles = tiles
+    }
 }
 
 /// A style or TileJSON that changed upstream since the lock pinned it.

@@ -121,6 +121,9 @@ public protocol ResourceStore: AnyObject {
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
     /// The resource URLs linked to a region, sorted.
     func linkedResources(region rowID: Int64) throws -> [String]
+    /// Revalidation requests (with the stored ETag and Last-Modified) for region-linked content
+    /// that expired before `now`.
+    func expiredRequests(before now: Int64) throws -> [FetchRequest]
     /// Mean stored payload size of tiles of a template at a zoom, or nil when none is stored.
     func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double?
 }

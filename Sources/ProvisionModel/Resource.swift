@@ -63,12 +63,23 @@ public struct FetchRequest: Hashable, Sendable {
     /// which archive origins use to find the tile.
     public var tile: TileID?
 
-    public init(url: String, kind: ResourceKind, tileKey: TileKey? = nil, tile: TileID? = nil) {
+    /// For revalidation: the stored ETag, sent as `If-None-Match`.
+    public var etag: String?
+    /// For revalidation: the stored Last-Modified (Unix seconds), sent as `If-Modified-Since`.
+    public var modifiedSince: Int64?
+
+    public init(url: String, kind: ResourceKind, tileKey: TileKey? = nil, tile: TileID? = nil,
+                etag: String? = nil, modifiedSince: Int64? = nil) {
         self.url = url
         self.kind = kind
         self.tileKey = tileKey
         self.tile = tile
+        self.etag = etag
+        self.modifiedSince = modifiedSince
     }
+
+    /// Whether this is a conditional (revalidation) request.
+    public var isConditional: Bool { etag != nil || modifiedSince != nil }
 }
 
 /// A verified response body with the HTTP cache fields MapLibre's schema keeps.
@@ -84,6 +95,9 @@ public struct FetchedBody: Equatable, Sendable {
     /// that (`download.missingTiles: "skip"`): `data` is empty, and the store records the tile
     /// with NULL data — MapLibre's empty tile — so that plans stop asking for it.
     public var isMissing: Bool
+    /// The origin answered `304 Not Modified` to a revalidation: `data` is empty and the stored
+    /// bytes stay as they are; only the cache fields are new.
+    public var isNotModified: Bool = false
 
     public init(data: Data, etag: String? = nil, modified: Int64? = nil, expires: Int64? = nil,
                 isMissing: Bool = false) {

@@ -43,6 +43,8 @@ public struct ApplyReport: Equatable, Sendable {
                 "bytes": .int(Int(outcome.bytes)),
                 "retries": .int(outcome.retries),
                 "missingTiles": .int(outcome.missingTiles),
+                "revalidated": .int(outcome.revalidated),
+                "refreshed": .int(outcome.refreshed),
                 "stoppedEarly": outcome.stopMessage.map { .string($0) } ?? .null,
             ],
             "failures": .array(outcome.failures.map { ["url": .string($0.url), "reason": .string($0.reason)] }),
@@ -63,6 +65,9 @@ public struct ApplyReport: Equatable, Sendable {
         var out = "Apply \(status): \(outcome.downloaded) of \(outcome.requested) downloads verified and written "
         out += "(\(ByteFormat.string(outcome.bytes))) in \(String(format: "%.1f", outcome.seconds)) s"
         out += outcome.retries > 0 ? ", \(outcome.retries) retries.\n" : ".\n"
+        if outcome.revalidated + outcome.refreshed > 0 {
+            out += "Revalidated expired content: \(outcome.revalidated) unchanged (304, kept as stored), \(outcome.refreshed) replaced.\n"
+        }
         if outcome.removedRegions > 0 || outcome.prunedTiles > 0 || outcome.prunedResources > 0 {
             out += "Removed \(outcome.removedRegions) regions, \(outcome.prunedTiles) tiles and \(outcome.prunedResources) resources no region uses.\n"
         }
@@ -99,6 +104,8 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
     public var isComplete: Bool
     public var missingTiles: Int
     public var stopMessage: String?
+    public var revalidated: Int
+    public var refreshed: Int
 
     public init(_ o: ApplyOutcome) {
         requested = o.requested
@@ -115,5 +122,7 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
         isComplete = o.isComplete
         missingTiles = o.missingTiles
         stopMessage = o.stopMessage
+        revalidated = o.revalidated
+        refreshed = o.refreshed
     }
 }

@@ -32,6 +32,7 @@ public struct PlanDocument: Equatable, Sendable {
     public var bytesToDownload: Int64
     public var limits: Limits
     public var drift: [DocumentDrift]
+    public var refresh: RefreshPlan?
 
     /// The document of `plan` computed against the store at `store`.
     public init(plan: Plan, store: String, limits: Limits) {
@@ -51,6 +52,7 @@ public struct PlanDocument: Equatable, Sendable {
         bytesToDownload = plan.bytesToDownload
         self.limits = limits
         drift = plan.drift
+        refresh = plan.refresh
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -89,6 +91,7 @@ public struct PlanDocument: Equatable, Sendable {
                 "regionsToDelete": .int(removedRegions.count),
             ],
             "limits": .object(limitsObject),
+            "refresh": refresh.map { ["before": .int(Int($0.before)), "resources": .int($0.resources), "tiles": .int($0.tiles)] } ?? .null,
             "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),
             "regions": .array(regions.map { region in
                 [

@@ -21,6 +21,9 @@ public enum PlanRenderer {
             out += "- region \(removed.key ?? "row \(removed.rowID)"): remove\n"
             out += "    tiles: -\(removed.tileCount), resources: -\(removed.resourceCount)\n"
         }
+        if let refresh = doc.refresh, refresh.resources + refresh.tiles > 0 {
+            out += "~ \(refresh.tiles) tiles and \(refresh.resources) resources have expired: apply --refresh revalidates them\n"
+        }
         for drift in doc.drift {
             out += "~ \(drift.url) changed upstream since the last apply (\(drift.pinned.prefix(19))… → \(drift.current.prefix(19))…)\n"
         }

@@ -21,6 +21,13 @@ extension OfflineDatabase {
           etag = excluded.etag, data = excluded.data, compressed = excluded.compressed,
           accessed = excluded.accessed, must_revalidate = 0
         """
+    private static let touchTile = """
+        UPDATE tiles SET expires = ?1, etag = coalesce(?2, etag), modified = coalesce(?3, modified)
+        WHERE url_template = ?4 AND pixel_ratio = ?5 AND z = ?6 AND x = ?7 AND y = ?8
+        """
+    private static let touchResource = """
+        UPDATE resources SET expires = ?1, etag = coalesce(?2, etag), modified = coalesce(?3, modified) WHERE url = ?4
+        """
     static let tileIDSQL = """
         SELECT id FROM tiles WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x = ?4 AND y = ?5
         """
@@ -56,6 +63,18 @@ extension OfflineDatabase {
         rows.reserveCapacity(items.count)
         for item in items {
             let isTile = item.request.kind == .tile || item.request.tileKey != nil
+            if item.body.isNotModified {
+                // A 304: the stored bytes stay; only the cache fields move on.
+                let fields: [SQLiteValue] = [OfflineDatabase.optional(item.body.expires),
+                                             OfflineDatabase.optional(item.body.etag),
+                                             OfflineDatabase.optional(item.body.modified)]
+                if isTile, let key = item.request.tileKey {
+                    rows.append((OfflineDatabase.touchTile, fields + OfflineDatabase.keyValues(key)))
+                } else {
+                    rows.append((OfflineDatabase.touchResource, fields + [.text(item.request.url)]))
+                }
+                continue
+            }
             let payload: [SQLiteValue]
             if isTile && item.body.data.isEmpty {
                 payload = [.null, .int(0)]  // "no content": MapLibre serves an empty tile

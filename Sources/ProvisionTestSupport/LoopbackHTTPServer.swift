@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -96,6 +97,9 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     private var faultCounts: [InjectedFault: Int] = [:]
     /// How long an injected `slowDrip` takes to send its body, in seconds.
     public var dripSeconds: TimeInterval = 0.2
+    /// When set, served files carry `Cache-Control: max-age=N` and an `ETag` (a digest of the
+    /// bytes), and a request whose `If-None-Match` names that ETag gets `304 Not Modified`.
+    public var fileCacheMaxAge: Int?
 
     /// Starts listening on an ephemeral port of 127.0.0.1.
     public init() throws {
@@ -297,7 +301,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             hit = hits[request.path, default: 0]
             hits[request.path] = hit + 1
         } else {
-            behaviour = staticFile(for: request.path)
+            behaviour = staticFile(for: request.path, ifNoneMatch: request.headers["if-none-match"])
         }
         let drip = dripSeconds
         lock.unlock()
@@ -359,7 +363,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     }
 
     /// The behaviour of a path no route claims: a file under a served directory, or 404.
-    private func staticFile(for path: String) -> Behaviour {
+    private func staticFile(for path: String, ifNoneMatch: String?) -> Behaviour {
         for (prefix, directory) in directories.sorted(by: { $0.prefix.count > $1.prefix.count })
         where path.hasPrefix(prefix) {
             let rest = String(path.dropFirst(prefix.count))
@@ -369,7 +373,11 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
                   let data = FileManager.default.contents(atPath: file.path) else { return .status(404, body: "not found") }
-            return .ok(data, contentType: Self.contentType(file.pathExtension))
+            guard let maxAge = fileCacheMaxAge else { return .ok(data, contentType: Self.contentType(file.pathExtension)) }
+            let etag = "\"\(String(SHA256.hex(data).prefix(16)))\""
+            let cache = [Header("ETag", etag), Header("Cache-Control", "max-age=\(maxAge)")]
+            if ifNoneMatch == etag { return .respond(status: 304, headers: cache, body: Data()) }
+            return .ok(data, contentType: Self.contentType(file.pathExtension), headers: cache)
         }
         return .status(404, body: "not found")
     }

@@ -170,4 +170,6 @@ final class InMemoryStore: ResourceStore {
     static func bytesAscending(_ a: String, _ b: String) -> Bool {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }
+
+    func expiredRequests(before now: Int64) throws -> [FetchRequest] { [] }
 }
