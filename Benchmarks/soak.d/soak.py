@@ -374,6 +374,11 @@ class Soak:
             log(f"soak: differs between the soaked and the clean store: {differs}")
         if redownloaded:
             log(f"soak: needlessly re-downloaded after a kill: {redownloaded[:20]}")
+        for before, after in zip(self.kill_points, self.kill_points[1:]):
+            lost = before["tiles"] - after["tiles"]
+            if lost:
+                self.problems.append(f"{len(lost)} committed tiles present after the kill in run {before['run']} "
+                                     f"were gone after the kill in run {after['run']}, e.g. {sorted(lost)[:5]}")
         if grown == 0:
             self.problems.append("no kill happened after the store had grown: the kills were not mid-download")
         if final["extra"] or final["strays"]:
