@@ -21,15 +21,19 @@ public final class Downloader {
         public var maxRecordedFailures: Int
         /// Whether a fatal failure (HTTP 401/403) stops pulling requests (`DownloadStats.stoppedBy`).
         public var stopOnFatal: Bool
+        /// …or when its first item has waited this long (seconds), so a kill loses at most about
+        /// this much finished work: what was committed is never fetched again.
+        public var batchSeconds: Double
 
         /// Creates limits; the defaults suit the offline database writer.
         public init(batchItems: Int = 256, batchBytes: Int = 8 << 20, queueCapacity: Int = 4,
-                    maxRecordedFailures: Int = 100, stopOnFatal: Bool = true) {
+                    maxRecordedFailures: Int = 100, stopOnFatal: Bool = true, batchSeconds: Double = 0.25) {
             self.batchItems = max(1, batchItems)
             self.batchBytes = max(1, batchBytes)
             self.queueCapacity = max(1, queueCapacity)
             self.maxRecordedFailures = max(0, maxRecordedFailures)
             self.stopOnFatal = stopOnFatal
+            self.batchSeconds = max(0, batchSeconds)
         }
     }
 
@@ -70,6 +74,8 @@ public final class Downloader {
         var stats = DownloadStats()
         var batch: [FetchedItem] = []
         var batchBytes = 0
+        var batchStarted: UInt64 = 0
+        let batchNanoseconds = UInt64(configuration.batchSeconds * 1e9)
         let pulled = PullCounter()
         var stoppable = StoppingIterator(base: requests, queue: queue, pulled: pulled)
         let configuration = self.configuration
@@ -80,9 +86,12 @@ public final class Downloader {
                 stats.succeeded += 1
                 if body.isMissing { stats.missingTiles += 1 }
                 stats.bytes += Int64(body.data.count)
+                let now = DispatchTime.now().uptimeNanoseconds
+                if batch.isEmpty { batchStarted = now }
                 batch.append(FetchedItem(request: request, body: body))
                 batchBytes += body.data.count
-                if batch.count >= configuration.batchItems || batchBytes >= configuration.batchBytes {
+                if batch.count >= configuration.batchItems || batchBytes >= configuration.batchBytes
+                    || now - batchStarted >= batchNanoseconds {
                     queue.push(batch)
                     batch = []
                     batchBytes = 0
