@@ -43,6 +43,10 @@ struct ApplyCommand {
         }
         let applier = Applier(store: database, fetcher: session.fetcher)
         applier.shouldStop = { stops.isStopping }
+        applier.onRegion = { key, linked, wanted, complete in
+            progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),
+                                                 ("complete", .bool(complete))]))
+        }
         applier.onPhase = { phase in progress.event("phase", JSONObject([("phase", .string(phase))])) }
         applier.onProgress = { p in
             progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed)

@@ -21,7 +21,7 @@ final class ProgressReporter: @unchecked Sendable {
         switch mode {
         case .none: return
         case .json:
-            var object = JSONObject([("event", .string(name)), ("elapsed", .double(elapsed))])
+            var object = JSONObject([("event", .string(name)), ("elapsed", .double((elapsed * 1000).rounded() / 1000))])
             for (k, v) in fields.members { object[k] = v }
             console.err(JSONValue.object(object).serialized(.compact) + "\n")
         case .auto:

@@ -18,6 +18,9 @@ public final class Applier {
     public var onProgress: ((DownloadProgress) -> Void)?
     /// Called with a short description of each phase.
     public var onPhase: ((String) -> Void)?
+    /// Called after a region row is linked: its key, tiles linked, tiles wanted, and whether it
+    /// is complete.
+    public var onRegion: ((String, Int, Int, Bool) -> Void)?
     /// Polled before each new request: once it returns true no further download starts, the
     /// ones in flight finish and are written, and the apply links what it has and returns.
     public var shouldStop: @Sendable () -> Bool = { false }
@@ -100,6 +103,11 @@ public final class Applier {
             let rowID = rowIDs[index]
             let complete = try link(region, rowID: rowID, outcome: &outcome)
             if !complete { outcome.incompleteRegions.append(region.key) }
+            if let onRegion {
+                let linked = try store.linkedTileCounts(region: rowID).reduce(0) { $0 + $1.count }
+                let wanted = region.zoomChanges.reduce(0) { $0 + $1.counts.add + $1.counts.keep }
+                onRegion(region.key, linked, wanted, complete)
+            }
         }
 
         onPhase?("cleanup")
