@@ -21,7 +21,7 @@ struct AuditCommand {
         let lock = (try? LockFile.read(from: path.lockURL)).flatMap { $0.flatMap(LockDocument.init(json:)) }
         var doc: AuditDocument
         do {
-            let database = try AuditCommand.open(path, epoch: lock?.epoch ?? 0)
+            let database = try path.openForReading(epoch: lock?.epoch ?? 0)
             defer { try? database.close() }
             doc = try AuditCommand.audit(database: database, lock: lock, directory: path)
             if verify { doc.verification = try AuditCommand.verify(database: database, lock: lock) }
@@ -35,19 +35,6 @@ struct AuditCommand {
         }
         console.out(options.format == .json ? doc.json.serialized(.prettySorted) + "\n" : doc.text)
         return doc.isOK ? .success : .failure
-    }
-
-    /// Opens the store read-only; a journal a killed apply left is rolled back first (when no
-    /// apply runs), as the next apply would.
-    static func open(_ path: StoreDirectoryPath, epoch: Int64) throws -> OfflineDatabase {
-        do {
-            return try OfflineDatabase(url: path.databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
-        } catch let error as StoreError where error.code == .hotJournal {
-            let owner = try StoreLock.acquire(directory: path.url)
-            defer { owner.release() }
-            _ = try OfflineDatabase.recoverInterruptedWrite(at: path.databaseURL)
-            return try OfflineDatabase(url: path.databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
-        }
     }
 
     /// Re-reads every row: inflates it, checks it is plausible for its kind, counts expired rows

@@ -82,15 +82,7 @@ final class PlanSession {
     func openForReading(epoch: Int64) throws(CLIError) -> OfflineDatabase? {
         guard FileManager.default.fileExists(atPath: store.databaseURL.path) else { return nil }
         do {
-            do {
-                return try OfflineDatabase(url: store.databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
-            } catch let error as StoreError where error.code == .hotJournal {
-                // A killed apply left a journal: roll it back (when no apply runs) and read again.
-                let owner = try StoreLock.acquire(directory: store.url)
-                defer { owner.release() }
-                _ = try OfflineDatabase.recoverInterruptedWrite(at: store.databaseURL)
-                return try OfflineDatabase(url: store.databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
-            }
+            return try store.openForReading(epoch: epoch)
         } catch let error as StoreError where error.code == .locked {
             throw CLIError(.cannotWriteStore, error.message)
         } catch {
@@ -234,6 +226,19 @@ struct StoreDirectoryPath {
     }
 
     var databaseURL: URL { url.appendingPathComponent(StoreDirectory.databaseName) }
+
+    /// Opens the database read-only; a journal a killed apply left is rolled back first (when
+    /// no apply runs, else `.locked`), as the next apply would.
+    func openForReading(epoch: Int64) throws -> OfflineDatabase {
+        do {
+            return try OfflineDatabase(url: databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
+        } catch let error as StoreError where error.code == .hotJournal {
+            let owner = try StoreLock.acquire(directory: url)
+            defer { owner.release() }
+            _ = try OfflineDatabase.recoverInterruptedWrite(at: databaseURL)
+            return try OfflineDatabase(url: databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
+        }
+    }
     var lockURL: URL { url.appendingPathComponent(StoreDirectory.lockName) }
     /// The path as the user will recognise it.
     var display: String { url.standardizedFileURL.path }
