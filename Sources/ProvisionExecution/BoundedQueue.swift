@@ -38,6 +38,31 @@ final class BoundedQueue<Element> {
         return element
     }
 
+    /// What `pop(waitingAtMost:)` found.
+    enum Popped {
+        case element(Element)
+        /// Nothing arrived in time; the queue is still open.
+        case timedOut
+        /// Finished and drained, or cancelled.
+        case closed
+    }
+
+    /// Removes the oldest element, waiting at most `seconds` for one (forever when `seconds` is 0).
+    func pop(waitingAtMost seconds: Double) -> Popped {
+        guard seconds > 0 else { return pop().map { .element($0) } ?? .closed }
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        while elements.isEmpty && !finished && !cancelled {
+            if !condition.wait(until: deadline) { break }
+        }
+        if cancelled { return .closed }
+        if elements.isEmpty { return finished ? .closed : .timedOut }
+        let element = elements.removeFirst()
+        condition.broadcast()
+        return .element(element)
+    }
+
     /// No more elements will be pushed; the consumer drains what is left.
     func finish() {
         condition.lock()

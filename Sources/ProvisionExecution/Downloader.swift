@@ -21,8 +21,9 @@ public final class Downloader {
         public var maxRecordedFailures: Int
         /// Whether a fatal failure (HTTP 401/403) stops pulling requests (`DownloadStats.stoppedBy`).
         public var stopOnFatal: Bool
-        /// …or when its first item has waited this long (seconds), so a kill loses at most about
-        /// this much finished work: what was committed is never fetched again.
+        /// …and the writer, idle this long (seconds), commits whatever has arrived, so a finished
+        /// download waits at most about this long to be committed: a kill loses little finished work,
+        /// and what was committed is never fetched again.
         public var batchSeconds: Double
 
         /// Creates limits; the defaults suit the offline database writer.
@@ -68,14 +69,11 @@ public final class Downloader {
         let started = DispatchTime.now().uptimeNanoseconds
         let retriesBefore = (fetcher as? RetryCounting)?.retryCount ?? 0
         let queue = BoundedQueue<[FetchedItem]>(capacity: configuration.queueCapacity)
-        let writer = Writer(queue: queue, sink: sink)
+        let pending = PendingBatch()
+        let writer = Writer(queue: queue, pending: pending, idleSeconds: configuration.batchSeconds, sink: sink)
         writer.start()
 
         var stats = DownloadStats()
-        var batch: [FetchedItem] = []
-        var batchBytes = 0
-        var batchStarted: UInt64 = 0
-        let batchNanoseconds = UInt64(configuration.batchSeconds * 1e9)
         let pulled = PullCounter()
         var stoppable = StoppingIterator(base: requests, queue: queue, pulled: pulled)
         let configuration = self.configuration
@@ -86,15 +84,9 @@ public final class Downloader {
                 stats.succeeded += 1
                 if body.isMissing { stats.missingTiles += 1 }
                 stats.bytes += Int64(body.data.count)
-                let now = DispatchTime.now().uptimeNanoseconds
-                if batch.isEmpty { batchStarted = now }
-                batch.append(FetchedItem(request: request, body: body))
-                batchBytes += body.data.count
-                if batch.count >= configuration.batchItems || batchBytes >= configuration.batchBytes
-                    || now - batchStarted >= batchNanoseconds {
-                    queue.push(batch)
-                    batch = []
-                    batchBytes = 0
+                if let full = pending.append(FetchedItem(request: request, body: body), items: configuration.batchItems,
+                                             bytes: configuration.batchBytes) {
+                    queue.push(full)
                 }
             case .failure(let failure):
                 let failure = failure.redacted
@@ -116,7 +108,7 @@ public final class Downloader {
                                          succeeded: stats.succeeded, failed: stats.failed, bytes: stats.bytes))
         }
         requests = stoppable.base
-        if !batch.isEmpty { queue.push(batch) }
+        if let rest = pending.take() { queue.push(rest) }
         queue.finish()
         writer.wait()
         if let error = writer.error { throw error }
@@ -149,23 +141,71 @@ private final class PullCounter {
     var stopped = false
 }
 
-/// The writer thread: pops batches and hands them to the sink until the queue is drained or the sink throws.
+/// The batch being filled by the downloading thread. The writer takes it when it has waited
+/// `idleSeconds` with nothing else to write, so a finished download is committed within that time
+/// even when no further result arrives (a kill then loses at most that much finished work).
+private final class PendingBatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [FetchedItem] = []
+    private var bytes = 0
+
+    /// Adds an item; returns the batch when it reached `items` items or `bytes` payload bytes.
+    func append(_ item: FetchedItem, items limit: Int, bytes byteLimit: Int) -> [FetchedItem]? {
+        lock.lock()
+        defer { lock.unlock() }
+        items.append(item)
+        bytes += item.body.data.count
+        guard items.count >= limit || bytes >= byteLimit else { return nil }
+        return takeLocked()
+    }
+
+    /// The items gathered so far, if any, leaving the batch empty.
+    func take() -> [FetchedItem]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return takeLocked()
+    }
+
+    private func takeLocked() -> [FetchedItem]? {
+        guard !items.isEmpty else { return nil }
+        let batch = items
+        items = []
+        bytes = 0
+        return batch
+    }
+}
+
+/// The writer thread: pops batches and hands them to the sink until the queue is drained or the
+/// sink throws; when idle it commits the partial batch.
 private final class Writer: @unchecked Sendable {
     private let queue: BoundedQueue<[FetchedItem]>
+    private let pending: PendingBatch
+    private let idleSeconds: Double
     private let sink: ([FetchedItem]) throws -> Void
     private let done = DispatchSemaphore(value: 0)
     /// The sink's error; read only after `wait()`.
     private(set) var error: Error?
 
-    init(queue: BoundedQueue<[FetchedItem]>, sink: @escaping ([FetchedItem]) throws -> Void) {
+    init(queue: BoundedQueue<[FetchedItem]>, pending: PendingBatch, idleSeconds: Double,
+         sink: @escaping ([FetchedItem]) throws -> Void) {
         self.queue = queue
+        self.pending = pending
+        self.idleSeconds = idleSeconds
         self.sink = sink
     }
 
     func start() {
         let thread = Thread { [self] in
             defer { done.signal() }
-            while let batch = queue.pop() {
+            while true {
+                let batch: [FetchedItem]
+                switch queue.pop(waitingAtMost: idleSeconds) {
+                case .element(let next): batch = next
+                case .timedOut:
+                    guard let partial = pending.take() else { continue }
+                    batch = partial
+                case .closed: return
+                }
                 do {
                     try sink(batch)
                 } catch {

@@ -38,23 +38,25 @@ public struct SHA256: Sendable {
     /// Feeds bytes.
     public mutating func update(_ data: Data) {
         length &+= UInt64(data.count)
-        data.withUnsafeBytes { raw in
-            var bytes = raw.bindMemory(to: UInt8.self)[...]
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            guard var base = raw.baseAddress else { return }
+            var remaining = raw.count
             if !buffer.isEmpty {
-                let take = min(64 - buffer.count, bytes.count)
-                buffer.append(contentsOf: bytes.prefix(take))
-                bytes = bytes.dropFirst(take)
+                let take = min(64 - buffer.count, remaining)
+                buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: take))
+                base += take
+                remaining -= take
                 if buffer.count == 64 {
-                    let block = buffer
-                    block.withUnsafeBufferPointer { compress($0[...]) }
+                    buffer.withUnsafeBytes { compress($0.baseAddress!) }
                     buffer.removeAll(keepingCapacity: true)
                 }
             }
-            while bytes.count >= 64 {
-                compress(bytes.prefix(64))
-                bytes = bytes.dropFirst(64)
+            while remaining >= 64 {
+                compress(base)
+                base += 64
+                remaining -= 64
             }
-            buffer.append(contentsOf: bytes)
+            if remaining > 0 { buffer.append(contentsOf: UnsafeRawBufferPointer(start: base, count: remaining)) }
         }
     }
 
@@ -68,11 +70,11 @@ public struct SHA256: Sendable {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         for i in (0..<8).reversed() { tail.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
-        tail.withUnsafeBufferPointer { all in
-            var start = 0
-            while start < all.count {
-                compress(all[start..<start + 64])
-                start += 64
+        tail.withUnsafeBytes { all in
+            var offset = 0
+            while offset < all.count {
+                compress(all.baseAddress! + offset)
+                offset += 64
             }
         }
         buffer.removeAll()
@@ -86,32 +88,36 @@ public struct SHA256: Sendable {
         finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    private mutating func compress<C: Collection>(_ block: C) where C.Element == UInt8, C.Index == Int {
-        var w = [UInt32](repeating: 0, count: 64)
-        var i = block.startIndex
-        for t in 0..<16 {
-            w[t] = UInt32(block[i]) << 24 | UInt32(block[i + 1]) << 16 | UInt32(block[i + 2]) << 8 | UInt32(block[i + 3])
-            i += 4
+    /// One 64-byte block at `block` (the message schedule lives on the stack, not the heap).
+    private mutating func compress(_ block: UnsafeRawPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for t in 0..<16 {
+                let b = block + t * 4
+                w[t] = UInt32(b.load(as: UInt8.self)) << 24 | UInt32(b.load(fromByteOffset: 1, as: UInt8.self)) << 16
+                    | UInt32(b.load(fromByteOffset: 2, as: UInt8.self)) << 8 | UInt32(b.load(fromByteOffset: 3, as: UInt8.self))
+            }
+            for t in 16..<64 {
+                let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
+                let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
+                w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+            }
+            var a = state[0], b = state[1], c = state[2], d = state[3]
+            var e = state[4], f = state[5], g = state[6], h = state[7]
+            SHA256.k.withUnsafeBufferPointer { k in
+                for t in 0..<64 {
+                    let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                    let ch = (e & f) ^ (~e & g)
+                    let t1 = h &+ s1 &+ ch &+ k[t] &+ w[t]
+                    let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                    let maj = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ maj
+                    h = g; g = f; f = e; e = d &+ t1
+                    d = c; c = b; b = a; a = t1 &+ t2
+                }
+            }
+            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+            state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
         }
-        for t in 16..<64 {
-            let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)
-            let s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10)
-            w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
-        }
-        var a = state[0], b = state[1], c = state[2], d = state[3]
-        var e = state[4], f = state[5], g = state[6], h = state[7]
-        for t in 0..<64 {
-            let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-            let ch = (e & f) ^ (~e & g)
-            let t1 = h &+ s1 &+ ch &+ SHA256.k[t] &+ w[t]
-            let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-            let maj = (a & b) ^ (a & c) ^ (b & c)
-            let t2 = s0 &+ maj
-            h = g; g = f; f = e; e = d &+ t1
-            d = c; c = b; b = a; a = t1 &+ t2
-        }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
     }
 
     @inline(__always) private func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
