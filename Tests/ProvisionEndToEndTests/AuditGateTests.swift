@@ -37,7 +37,8 @@ final class AuditGateTests: XCTestCase {
         badJSON.expect(1)
         let document = try parseJSON(badJSON.stdout)
         XCTAssertEqual(document["ok"], .bool(false))
-        XCTAssertEqual(document["verification"]?["corrupt"]?.intValue, 1, "exactly one corrupt row: \(badJSON.stdout.prefix(3000))")
+        XCTAssertEqual(document["verification"]?["corrupt"]?.intValue, 1,
+                       "exactly one corrupt row: \(badJSON.stdout.prefix(3000))")
         let rows = document["verification"]?["corruptRows"]?.arrayValue?.compactMap(\.stringValue) ?? []
         XCTAssertEqual(rows.count, 1)
         XCTAssertTrue(rows.first?.contains("\(victim[0])/\(victim[1])/\(victim[2])") == true,

@@ -39,7 +39,8 @@ final class FullDiskTests: XCTestCase {
         let result = try ProvisionProcess.run(Self.mount, ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", point.path], in: ws.root,
                                               environment: ProcessInfo.processInfo.environment, timeout: 10)
         guard result.status == 0 else {
-            throw XCTSkip("cannot mount a tmpfs here (\(result.status)): \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
+            let reason = result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw XCTSkip("cannot mount a tmpfs here (\(result.status)): \(reason)")
         }
         mountPoint = point
         return point

@@ -94,14 +94,17 @@ final class KillResumeTests: XCTestCase {
         XCTAssertEqual(try ws.integrityCheck(), "ok")
 
         // Resume with every tile answering at once.
-        for path in slow.subtracting(fast) { ws.server.setRoute(path, .ok(try bytes(path), contentType: "application/x-protobuf")) }
+        for path in slow.subtracting(fast) {
+            ws.server.setRoute(path, .ok(try bytes(path), contentType: "application/x-protobuf"))
+        }
         let before = ws.tileRequestPaths.count
         try ws.provision("apply", "--quiet", job).expect(0, "apply after the kill")
         let again = Set(ws.tileRequestPaths.dropFirst(before))
         XCTAssertTrue(again.isDisjoint(with: committed), "committed tiles were requested again")
         XCTAssertEqual(try ws.storedTilePaths(), slow)
         let refetched = finished.intersection(again)
-        print("finished before SIGKILL: \(finished.count) tiles, committed: \(committed.count), fetched again: \(refetched.count)")
+        print("finished before SIGKILL: \(finished.count) tiles, committed: \(committed.count), "
+              + "fetched again: \(refetched.count)")
         if !refetched.isEmpty {
             throw XCTSkip("bug: \(refetched.count) of the \(finished.count) tiles whose download had finished before SIGKILL "
                           + "were downloaded again (\(committed.count) were committed): verified downloads wait in memory for "

@@ -65,7 +65,8 @@ final class ReproducibleStoreTests: XCTestCase {
         // (d) a saved plan.
         let d = storeURL("d")
         let planFile = ws.root.appendingPathComponent("plan.json").path
-        try ws.provision("plan", "--quiet", "--store", d.path, "--out", planFile, jobJ, environment: epoch).expect(0, "route d, plan")
+        try ws.provision("plan", "--quiet", "--store", d.path, "--out", planFile, jobJ, environment: epoch)
+            .expect(0, "route d, plan")
         try ws.provision("apply", "--quiet", planFile, environment: epoch).expect(0, "route d, apply the plan")
 
         let expected = digests(a)

@@ -27,13 +27,15 @@ final class UpstreamTests: XCTestCase {
         guard var style = try readJSON(styleFile).objectValue else { return XCTFail("the demo style is not an object") }
         style["name"] = "Demo streets, revised"
         style["metadata"] = ["revision": 2]
-        ws.server.setRoute("/demo/styles/streets.json", .ok(JSONValue.object(style).data(.prettySorted), contentType: "application/json"))
+        let revised = JSONValue.object(style).data(.prettySorted)
+        ws.server.setRoute("/demo/styles/streets.json", .ok(revised, contentType: "application/json"))
 
         let plan = try ws.provision("plan", "--detailed-exitcode", "--json", job)
         plan.expect(2, "a style changed upstream is a change")
         let document = try parseJSON(plan.stdout)
         let drift = document["drift"]?.arrayValue ?? []
-        XCTAssertEqual(drift.compactMap { $0["url"]?.stringValue }, [Demo.styleURL], "drift names the style: \(plan.stdout.prefix(2000))")
+        XCTAssertEqual(drift.compactMap { $0["url"]?.stringValue }, [Demo.styleURL],
+                       "drift names the style: \(plan.stdout.prefix(2000))")
         XCTAssertEqual(document["hasChanges"], .bool(true))
         XCTAssertEqual(document["summary"]?["tilesToDownload"]?.intValue, 0, "no tile changes with the style")
         let text = try ws.provision("plan", job)
@@ -46,16 +48,19 @@ final class UpstreamTests: XCTestCase {
         after.expect(0, "no drift once the new style is applied")
         XCTAssertEqual(try parseJSON(after.stdout)["drift"], .array([]))
         if try SQLiteShell.canInflate() {
-            let revised = try ws.sqlite.int("SELECT instr(CAST(\(SQLiteShell.inflatedData) AS TEXT), 'Demo streets, revised') > 0 "
-                                            + "FROM resources WHERE url = '\(Demo.styleURL)'")
-            XCTAssertEqual(revised, 1, "the store holds the new style")
+            let holdsRevised = try ws.sqlite.int(
+                "SELECT instr(CAST(\(SQLiteShell.inflatedData) AS TEXT), 'Demo streets, revised') > 0 "
+                    + "FROM resources WHERE url = '\(Demo.styleURL)'")
+            XCTAssertEqual(holdsRevised, 1, "the store holds the new style")
         }
     }
 
     func testUnauthorizedTilesStopTheApplyEarlyWith69() throws {
         // Every tile of New York answers 401, as a host does for a missing or wrong token.
         let tiles = Demo.newYork.tiles
-        for tile in tiles { ws.server.setRoute(ws.tilePath(tile), .status(401, body: "{\"message\":\"Not Authorized - No Token\"}")) }
+        for tile in tiles {
+            ws.server.setRoute(ws.tilePath(tile), .status(401, body: "{\"message\":\"Not Authorized - No Token\"}"))
+        }
         let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
 
         let started = Date()
