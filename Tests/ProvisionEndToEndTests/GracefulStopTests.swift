@@ -1,0 +1,92 @@
+import Foundation
+import ProvisionModel
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Issue 3 #5: SIGINT and SIGTERM stop an apply gracefully: what was downloaded is committed,
+/// the lock marks the region incomplete, the report is written, the exit status is 130 or 143,
+/// and the next apply fetches only what is still missing.
+final class GracefulStopTests: XCTestCase {
+    private var ws: Workspace!
+
+    override func setUpWithError() throws {
+        ws = try Workspace()
+        try ws.serveTiles()
+    }
+
+    override func tearDown() {
+        ws?.tearDown()
+        ws = nil
+    }
+
+    func testSIGINTStopsWith130AndTheNextApplyResumes() throws {
+        try stopAndResume(signal: SIGINT, expected: 130)
+    }
+
+    func testSIGTERMStopsWith143AndTheNextApplyResumes() throws {
+        try stopAndResume(signal: SIGTERM, expected: 143)
+    }
+
+    private func stopAndResume(signal: Int32, expected: Int32, file: StaticString = #filePath, line: UInt = #line) throws {
+        let city = Demo.manhattan
+        let slow = try ws.serveSlowTiles([city], delay: 0.15)
+        XCTAssertEqual(slow.count, 120)
+        let job = try ws.write(ws.job([city], tiles: .http)).path
+        let reportURL = ws.root.appendingPathComponent("report.json")
+
+        let run = try ws.start("apply", "--progress", "json", "--report", reportURL.path, job)
+        XCTAssertTrue(run.waitUntil(timeout: 20) { ws.tileRequestPaths.count >= 24 }, "tiles are being requested")
+        run.send(signal)
+        let stopped = run.wait(timeout: 20)
+        stopped.expect(expected, "apply stopped by signal \(signal)", file: file, line: line)
+        XCTAssertFalse(run.endedBySignal, "the process exits by itself, it is not killed by the signal", file: file, line: line)
+        let requestedBeforeStop = Set(ws.tileRequestPaths)
+        XCTAssertLessThan(requestedBeforeStop.count, slow.count, "the stop came before every tile was requested",
+                          file: file, line: line)
+
+        // Progress events: one JSON object per line, per the schema, with the stop announced.
+        let schema = try SchemaSubset(named: "events.schema.json")
+        let events = stopped.stderr.split(separator: "\n").map(String.init)
+        for event in events {
+            guard let value = try? JSONValue.parse(Data(event.utf8)) else {
+                XCTFail("stderr line is not JSON: \(event)", file: file, line: line)
+                continue
+            }
+            XCTAssertEqual(schema.problems(value), [], event, file: file, line: line)
+        }
+        XCTAssertTrue(events.contains { $0.contains("\"event\":\"stopping\"") }, stopped.stderr, file: file, line: line)
+
+        // The store opens and is sound; the owner file is released; the lock marks the region incomplete.
+        XCTAssertEqual(try ws.integrityCheck(), "ok", file: file, line: line)
+        XCTAssertEqual(try ws.storeEntries(), ["offline.db", "provision.lock.json"], file: file, line: line)
+        XCTAssertEqual(try ws.lockCompleteness(), ["manhattan/streets": false], file: file, line: line)
+        let report = try readJSON(reportURL)
+        XCTAssertEqual(report["kind"], "apply-report", file: file, line: line)
+        XCTAssertNotEqual(report["status"], "complete", file: file, line: line)
+        XCTAssertEqual(report["regions"]?.arrayValue?.first?["complete"], .bool(false), file: file, line: line)
+
+        // The downloads in flight were finished and committed: what was requested is stored.
+        let stored = try ws.storedTilePaths()
+        XCTAssertFalse(stored.isEmpty, "tiles downloaded before the stop are kept", file: file, line: line)
+        XCTAssertEqual(stored, requestedBeforeStop, "every tile requested before the stop was finished and committed",
+                       file: file, line: line)
+
+        // The next apply completes and requests none of the stored tiles.
+        let before = ws.tileRequestPaths.count
+        let resumed = try ws.provision("apply", "--quiet", job, file: file, line: line)
+        resumed.expect(0, "apply after the stop", file: file, line: line)
+        let again = Array(ws.tileRequestPaths.dropFirst(before))
+        XCTAssertTrue(Set(again).isDisjoint(with: stored),
+                      "tiles stored before the stop were requested again: \(Set(again).intersection(stored).sorted())",
+                      file: file, line: line)
+        XCTAssertEqual(again.count, Set(again).count, "each missing tile requested once", file: file, line: line)
+        XCTAssertEqual(Set(again).union(stored), slow, file: file, line: line)
+        XCTAssertEqual(try ws.storedTilePaths(), slow, file: file, line: line)
+        XCTAssertEqual(try ws.lockCompleteness(), ["manhattan/streets": true], file: file, line: line)
+        XCTAssertEqual(try ws.storeEntries(), ["offline.db", "provision.lock.json"], file: file, line: line)
+    }
+}
