@@ -73,7 +73,10 @@ struct ApplyCommand {
         } catch {
             progress.finish()
             try? database.close()
-            throw CLIError(.cannotWriteStore, "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
+            let explained = (error as? StoreError)?.code == .diskFull  // its message already says what is kept
+            throw CLIError(.cannotWriteStore,
+                           explained ? describe(error)
+                               : "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
                            cause: String(describing: error))
         }
 

@@ -53,7 +53,7 @@ final class CLIOutputSchemaTests: XCTestCase {
         let events = try plan.events() + apply.events()
         for event in events { try assertValid(event, against: "events", event.serialized()) }
         XCTAssertEqual(Set(events.compactMap { $0["event"]?.stringValue }),
-                       ["plan-started", "plan-finished", "phase", "progress", "apply-finished"])
+                       ["plan-started", "plan-finished", "phase", "progress", "region", "apply-finished"])
 
         let replan = try run(["plan", job, "--store", store, "--json"])
         try assertValid(replan.json(), against: "plan", "plan after apply")
