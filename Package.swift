@@ -17,11 +17,13 @@ let package = Package(
                        providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
 
         .target(name: "TileMath"),
         .target(name: "ProvisionModel", dependencies: ["TileMath"]),
         .target(name: "ProvisionPlanning", dependencies: ["ProvisionModel", "TileMath"]),
-        .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "CSQLite", "CZlib"]),
+        .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "CSQLite", "CZlib", "CCrypto"]),
         .target(name: "ProvisionExecution", dependencies: ["ProvisionModel", "TileMath", "CCurl", "CZlib"]),
         .target(name: "ProvisionReports", dependencies: ["ProvisionModel", "TileMath"]),
         .target(name: "ProvisionCLI", dependencies: [

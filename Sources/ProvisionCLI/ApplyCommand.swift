@@ -62,10 +62,20 @@ struct ApplyCommand {
             } else {
                 try database.finish()
             }
-            let final = try OfflineDatabase(url: directory.databaseURL, epoch: plan.epoch,
-                                            options: .init(readOnly: true, create: false))
-            defer { try? final.close() }
-            lock = try ApplyCommand.lockDocument(plan: plan, outcome: outcome, database: final)
+            let changed = plan.hasChanges || outcome.downloaded > 0
+            let content: ContentDigest
+            if !changed, let previous = session.lock {
+                // Nothing was written: the content is what the lock already recorded.
+                content = ContentDigest(tileCount: previous.tileCount, resourceCount: previous.resourceCount,
+                                        byteCount: previous.byteCount,
+                                        digest: String(previous.contentDigest.dropFirst("sha256:".count)))
+            } else {
+                let final = try OfflineDatabase(url: directory.databaseURL, epoch: plan.epoch,
+                                                options: .init(readOnly: true, create: false))
+                defer { try? final.close() }
+                content = try final.contentDigest()
+            }
+            lock = ApplyCommand.lockDocument(plan: plan, outcome: outcome, content: content)
             let lockBytes = lock.json.data(.prettySorted) + Data("\n".utf8)
             if (try? Data(contentsOf: directory.lockURL)) != lockBytes {
                 try LockFile.writeAtomically(lockBytes, to: directory.lockURL)
@@ -170,8 +180,7 @@ struct ApplyCommand {
     }
 
     /// The lock recording what this apply left in the store.
-    static func lockDocument(plan: Plan, outcome: ApplyOutcome, database: OfflineDatabase) throws -> LockDocument {
-        let content = try database.contentDigest()
+    static func lockDocument(plan: Plan, outcome: ApplyOutcome, content: ContentDigest) -> LockDocument {
         let incomplete = Set(outcome.incompleteRegions)
         let regions = plan.regions.compactMap { region -> LockDocument.RegionEntry? in
             guard let rowID = outcome.regionRows[region.key] else { return nil }

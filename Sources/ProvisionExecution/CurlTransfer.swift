@@ -58,7 +58,10 @@ final class CurlTransfer {
         provision_curl_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
         provision_curl_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         // "" = every encoding this libcurl can decode; the body we receive is decoded.
-        provision_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "")
+        // Ask for gzip and keep the body as it came: a gzip tile is rewrapped into the zlib form
+        // the offline database stores, instead of being inflated here and deflated again.
+        provision_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "gzip")
+        provision_curl_easy_setopt_long(handle, CURLOPT_HTTP_CONTENT_DECODING, 0)
         provision_curl_easy_setopt_string(handle, CURLOPT_USERAGENT, options.userAgent)
         provision_curl_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Int(options.timeout * 1000)))
         // A stall: under 1 byte/s for stallTimeout seconds.
@@ -135,7 +138,15 @@ final class CurlTransfer {
             }
             return .failure(.status(status), retryAfter: retryAfter)
         }
-        // Content-Length counts the bytes on the wire (before content decoding), as does SIZE_DOWNLOAD.
+        if let encoding = header("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+           !encoding.isEmpty, encoding != "identity", encoding != "gzip", encoding != "x-gzip" {
+            return .failure(.invalidBody("unsupported Content-Encoding \"\(encoding)\" (only gzip is accepted)"), retryAfter: nil)
+        }
+        if let encoding = header("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
+           encoding == "gzip" || encoding == "x-gzip", !Gzip.isGzip(body) {
+            return .failure(.invalidBody("the body does not match its declared Content-Encoding \"\(encoding)\""), retryAfter: nil)
+        }
+        // Content-Length counts the bytes on the wire, as does SIZE_DOWNLOAD.
         var expected: curl_off_t = -1
         provision_curl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &expected)
         var received: curl_off_t = -1

@@ -189,8 +189,10 @@ struct FetchLoop {
             let kind = pending.request.kind
             switch outcome {
             case .body(let data, let fields, let contentType):
-                let verified = fetcher.verifier.verify(data, kind: kind, contentType: contentType).map {
-                    FetchedBody(data: $0, etag: fields.etag, modified: fields.modified, expires: fields.expires)
+                let verified = fetcher.verifier.verifiedBody(data, kind: kind, contentType: contentType).map { body in
+                    var body = body
+                    (body.etag, body.modified, body.expires) = (fields.etag, fields.modified, fields.expires)
+                    return body
                 }
                 finish(pending, verified, retryAfter: nil)
             case .notModified(let fields):

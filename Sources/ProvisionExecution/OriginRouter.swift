@@ -104,7 +104,7 @@ public final class OriginRouter: Fetcher, RetryCounting {
             onResult(request, .success(.missingTile))
             return true
         }
-        let result = read.flatMap { verifier.verify($0, kind: request.kind) }.map { FetchedBody(data: $0) }
+        let result = read.flatMap { verifier.verifiedBody($0, kind: request.kind) }
         onResult(request, result.mapError(\.redacted))
         return true
     }

@@ -25,6 +25,16 @@ public struct Verifier: Sendable {
         return verify(data, kind: kind)
     }
 
+    /// `verify(data, kind:contentType:)` as the body to store: the payload, with its zlib form
+    /// when `data` was one gzip layer around it (rewrapped, not recompressed).
+    public func verifiedBody(_ data: Data, kind: ResourceKind, contentType: String? = nil) -> Result<FetchedBody, FetchFailure> {
+        verify(data, kind: kind, contentType: contentType).map { payload in
+            var body = FetchedBody(data: payload)
+            if Gzip.isGzip(data) && !Gzip.isGzip(payload) { body.zlibData = ZlibRewrap.zlib(fromGzip: data, payload: payload) }
+            return body
+        }
+    }
+
     /// The media type of a Content-Type header value when it is an HTML one, else nil.
     static func htmlMediaType(_ contentType: String) -> String? {
         let media = contentType.split(separator: ";", maxSplits: 1).first
@@ -35,9 +45,10 @@ public struct Verifier: Sendable {
     /// Verifies `data` as a body of `kind`; on success returns the payload (gunzipped when it was gzip-wrapped).
     public func verify(_ data: Data, kind: ResourceKind) -> Result<Data, FetchFailure> {
         var payload = data
-        if Gzip.isGzip(data) {
+        // Up to two layers: a gzip tile sent with Content-Encoding: gzip arrives wrapped twice.
+        for _ in 0..<2 where Gzip.isGzip(payload) {
             do {
-                payload = try Gzip.inflate(data, limit: maxInflatedBytes)
+                payload = try Gzip.inflate(payload, limit: maxInflatedBytes)
             } catch {
                 return .failure(.invalidBody(error.description))
             }

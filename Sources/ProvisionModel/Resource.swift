@@ -98,6 +98,9 @@ public struct FetchedBody: Equatable, Sendable {
     /// The origin answered `304 Not Modified` to a revalidation: `data` is empty and the stored
     /// bytes stay as they are; only the cache fields are new.
     public var isNotModified: Bool = false
+    /// The payload as a zlib stream (RFC 1950) when the origin delivered it deflated (gzip):
+    /// the same compressed bytes rewrapped, so the store can keep them without compressing again.
+    public var zlibData: Data?
 
     public init(data: Data, etag: String? = nil, modified: Int64? = nil, expires: Int64? = nil,
                 isMissing: Bool = false) {

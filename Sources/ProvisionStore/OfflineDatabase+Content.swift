@@ -39,6 +39,15 @@ extension OfflineDatabase {
         return deflated.count < data.count ? (deflated, true) : (data, false)
     }
 
+    /// How a fetched body is stored. A body that arrived compressed keeps its DEFLATE data
+    /// (rewrapped as zlib by the fetcher) when that is smaller; a tile that arrived raw is stored
+    /// raw, as it came: deflating every tile again would cost more CPU than the whole download.
+    /// Resources (styles, TileJSON, glyphs, sprites: few and small) are deflated as MapLibre does.
+    static func storedForm(of body: FetchedBody, isTile: Bool) throws -> (data: Data, compressed: Bool) {
+        if let zlib = body.zlibData { return zlib.count < body.data.count ? (zlib, true) : (body.data, false) }
+        return isTile ? (body.data, false) : try storedForm(of: body.data)
+    }
+
     /// The parameters identifying a tile key (?1...?5 of `tileIDSQL`).
     static func keyValues(_ key: TileKey) -> [SQLiteValue] {
         [.text(key.urlTemplate), .int(Int64(key.pixelRatio)),
@@ -79,7 +88,7 @@ extension OfflineDatabase {
             if isTile && item.body.data.isEmpty {
                 payload = [.null, .int(0)]  // "no content": MapLibre serves an empty tile
             } else {
-                let stored = try OfflineDatabase.storedForm(of: item.body.data)
+                let stored = try OfflineDatabase.storedForm(of: item.body, isTile: isTile)
                 payload = [.blob(stored.data), .int(stored.compressed ? 1 : 0)]
             }
             let cache: [SQLiteValue] = [

@@ -17,7 +17,7 @@ final class ModuleImportsTests: XCTestCase {
             "TileMath": [],
             "ProvisionModel": ["TileMath"],
             "ProvisionPlanning": ["ProvisionModel", "TileMath"],
-            "ProvisionStore": ["ProvisionModel", "TileMath", "CSQLite", "CZlib"],
+            "ProvisionStore": ["ProvisionModel", "TileMath", "CSQLite", "CZlib", "CCrypto"],
             "ProvisionExecution": ["ProvisionModel", "TileMath", "CCurl", "CZlib"],
             "ProvisionReports": ["ProvisionModel", "TileMath"],
             "ProvisionCLI": provision,

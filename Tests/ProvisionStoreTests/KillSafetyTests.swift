@@ -189,8 +189,9 @@ final class KillSafetyTests: XCTestCase {
             let count = try reader.summary().tileCount
             XCTAssertEqual(count % Self.batchSize, 0, "round \(round): a torn batch (\(count) tiles)")
             let batches = count / Self.batchSize
-            XCTAssertTrue((lastReported + 1)...(lastReported + 2) ~= batches,
-                          "round \(round): \(batches) batches stored, \(lastReported + 1) reported committed")
+            // Reporting lags committing, so more may be stored than was reported, never less.
+            XCTAssertGreaterThanOrEqual(batches, lastReported + 1,
+                                        "round \(round): \(batches) batches stored, \(lastReported + 1) reported committed")
             let lastIndex = count - 1
             XCTAssertEqual(try reader.tileData(Self.key(lastIndex)), Self.payload(lastIndex), "round \(round)")
             XCTAssertEqual(try reader.storedTiles(among: [Self.key(count)]), [], "round \(round)")
