@@ -161,7 +161,7 @@ public struct DownloadSettings: Equatable, Sendable {
     public var retries: Int
     /// Seconds one request may take.
     public var timeoutSeconds: Double
-    /// Connections (and so requests in flight) per host, 1…256.
+    /// Connections (and so requests in flight) per host, 1…256; the concurrency when not set.
     public var perHost: Int
     /// Requests started per second over all hosts, retries included; nil for no limit.
     public var requestsPerSecond: Double?
@@ -174,13 +174,13 @@ public struct DownloadSettings: Equatable, Sendable {
     /// The User-Agent header sent; nil for the built-in one.
     public var userAgent: String?
 
-    public init(concurrency: Int = 16, retries: Int = 3, timeoutSeconds: Double = 30, perHost: Int = 8,
+    public init(concurrency: Int = 16, retries: Int = 3, timeoutSeconds: Double = 30, perHost: Int? = nil,
                 requestsPerSecond: Double? = nil, maxResponseBytes: Int = 64 << 20, stallSeconds: Double = 15,
                 missingTiles: MissingTilePolicy = .fail, userAgent: String? = nil) {
         self.concurrency = concurrency
         self.retries = retries
         self.timeoutSeconds = timeoutSeconds
-        self.perHost = perHost
+        self.perHost = perHost ?? concurrency
         self.requestsPerSecond = requestsPerSecond
         self.maxResponseBytes = maxResponseBytes
         self.stallSeconds = stallSeconds

@@ -32,6 +32,7 @@ extension JobValidator {
         integer("retries", in: 0...20) { $0.retries = $1 }
         seconds("timeoutSeconds", what: "a number of seconds") { $0.timeoutSeconds = $1 }
         integer("perHost", in: 1...256) { $0.perHost = $1 }
+        if object["perHost"] == nil { settings.perHost = settings.concurrency }
         seconds("requestsPerSecond", what: "a number of requests per second") { $0.requestsPerSecond = $1 }
         integer("maxResponseBytes", in: Self.maxResponseBytesRange) { $0.maxResponseBytes = $1 }
         seconds("stallSeconds", what: "a number of seconds") { $0.stallSeconds = $1 }

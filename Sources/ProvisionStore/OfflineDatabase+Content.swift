@@ -110,19 +110,50 @@ extension OfflineDatabase {
         }
     }
 
-    /// The subset of `keys` stored as tiles (empty "no content" tiles included): one indexed
-    /// lookup per key, in one read transaction.
+    /// The subset of `keys` stored as tiles (empty "no content" tiles included).
+    ///
+    /// Why range queries: planners and appliers ask in batches of neighbouring tiles (one
+    /// template, ratio and zoom, sorted by column). One query over the batch's rectangle reads
+    /// the unique index once instead of probing it per key; a sparse batch falls back to probes.
     public func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> {
         guard !keys.isEmpty else { return [] }
         return try db.inTransaction(.deferred) {
             var found = Set<TileKey>()
-            for key in keys where try db.queryFirst(OfflineDatabase.tileIDSQL, OfflineDatabase.keyValues(key),
-                                                    { _ in true }) != nil {
-                found.insert(key)
+            let groups = Dictionary(grouping: keys) { GroupKey(template: $0.urlTemplate, ratio: $0.pixelRatio, z: $0.tile.z) }
+            for (group, members) in groups {
+                let xs = members.map(\.tile.x), ys = members.map(\.tile.y)
+                guard let minX = xs.min(), let maxX = xs.max(), let minY = ys.min(), let maxY = ys.max() else { continue }
+                let area = (maxX - minX + 1) * (maxY - minY + 1)
+                if members.count >= 16 && area <= members.count * 4 {
+                    var stored = Set<TileID>()
+                    for tile in try db.query(OfflineDatabase.tilesInRectangleSQL, [
+                        .text(group.template), .int(Int64(group.ratio)), .int(Int64(group.z)),
+                        .int(Int64(minX)), .int(Int64(maxX)), .int(Int64(minY)), .int(Int64(maxY)),
+                    ], { TileID(z: group.z, x: Int($0.int64(0)), y: Int($0.int64(1))) }) {
+                        stored.insert(tile)
+                    }
+                    for key in members where stored.contains(key.tile) { found.insert(key) }
+                } else {
+                    for key in members where try db.queryFirst(OfflineDatabase.tileIDSQL, OfflineDatabase.keyValues(key),
+                                                               { _ in true }) != nil {
+                        found.insert(key)
+                    }
+                }
             }
             return found
         }
     }
+
+    private struct GroupKey: Hashable {
+        var template: String
+        var ratio: Int
+        var z: Int
+    }
+
+    private static let tilesInRectangleSQL = """
+        SELECT x, y FROM tiles
+        WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x BETWEEN ?4 AND ?5 AND y BETWEEN ?6 AND ?7
+        """
 
     /// The subset of `urls` stored as resources.
     public func storedResources(among urls: [String]) throws -> Set<String> {

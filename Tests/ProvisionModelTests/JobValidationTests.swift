@@ -333,7 +333,9 @@ final class JobValidationTests: XCTestCase {
         let base = try makeTemporaryDirectory(self)
         let defaults = try XCTUnwrap(validate(baseJob.setting("/download", to: nil), base: base).job).download
         XCTAssertEqual(defaults, DownloadSettings())
-        XCTAssertEqual(defaults.perHost, 8)
+        XCTAssertEqual(defaults.perHost, defaults.concurrency, "perHost defaults to the concurrency")
+        let only = try XCTUnwrap(validate(baseJob.setting("/download", to: ["concurrency": 64]), base: base).job).download
+        XCTAssertEqual(only.perHost, 64)
         XCTAssertNil(defaults.requestsPerSecond)
         XCTAssertEqual(defaults.maxResponseBytes, 64 << 20)
         XCTAssertEqual(defaults.stallSeconds, 15)
