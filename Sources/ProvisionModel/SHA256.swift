@@ -85,7 +85,19 @@ public struct SHA256: Sendable {
 
     /// `finalize()` as lower-case hex.
     public mutating func finalizeHex() -> String {
-        finalize().map { String(format: "%02x", $0) }.joined()
+        SHA256.hexString(finalize())
+    }
+
+    /// Lower-case hex of bytes (a table lookup per nibble: this runs once per stored row).
+    public static func hexString<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// One 64-byte block at `block`. The schedule lives in a fixed-size stack buffer and the

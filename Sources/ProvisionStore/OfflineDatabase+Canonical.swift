@@ -28,39 +28,51 @@ extension OfflineDatabase {
                 SELECT o.new_id, r.definition, r.description
                 FROM src.regions r JOIN temp.region_order o ON o.old_id = r.id ORDER BY o.new_id
                 """)
+            // New ids are positions in key order, assigned once in temporary maps keyed by the old
+            // ids, so the link tables are rebuilt by integer joins rather than key lookups.
             try target.exec("""
-                INSERT INTO main.resources (url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate)
-                SELECT r.url, r.kind, r.expires, r.modified, r.etag, r.data, r.compressed, r.accessed, r.must_revalidate
+                CREATE TEMP TABLE resource_map (old_id INTEGER PRIMARY KEY, new_id INTEGER NOT NULL);
+                INSERT INTO temp.resource_map (old_id, new_id)
+                SELECT r.id, row_number() OVER (ORDER BY r.url)
                 FROM src.resources r
-                WHERE r.id IN (SELECT rr.resource_id FROM src.region_resources rr JOIN temp.region_order o ON o.old_id = rr.region_id)
-                ORDER BY r.url
+                WHERE r.id IN (SELECT rr.resource_id FROM src.region_resources rr JOIN temp.region_order o ON o.old_id = rr.region_id);
+                CREATE TEMP TABLE tile_map (old_id INTEGER PRIMARY KEY, new_id INTEGER NOT NULL);
+                INSERT INTO temp.tile_map (old_id, new_id)
+                SELECT t.id, row_number() OVER (ORDER BY t.url_template, t.pixel_ratio, t.z, t.x, t.y)
+                FROM src.tiles t
+                WHERE t.id IN (SELECT rt.tile_id FROM src.region_tiles rt JOIN temp.region_order o ON o.old_id = rt.region_id);
                 """)
             try target.exec("""
-                INSERT INTO main.tiles (url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed, accessed, must_revalidate)
-                SELECT t.url_template, t.pixel_ratio, t.z, t.x, t.y, t.expires, t.modified, t.etag, t.data, t.compressed, t.accessed, t.must_revalidate
-                FROM src.tiles t
-                WHERE t.id IN (SELECT rt.tile_id FROM src.region_tiles rt JOIN temp.region_order o ON o.old_id = rt.region_id)
-                ORDER BY t.url_template, t.pixel_ratio, t.z, t.x, t.y
+                INSERT INTO main.resources (id, url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate)
+                SELECT m.new_id, r.url, r.kind, r.expires, r.modified, r.etag, r.data, r.compressed, r.accessed, r.must_revalidate
+                FROM temp.resource_map m JOIN src.resources r ON r.id = m.old_id
+                ORDER BY m.new_id
+                """)
+            try target.exec("""
+                INSERT INTO main.tiles (id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed,
+                                        accessed, must_revalidate)
+                SELECT m.new_id, t.url_template, t.pixel_ratio, t.z, t.x, t.y, t.expires, t.modified, t.etag, t.data,
+                       t.compressed, t.accessed, t.must_revalidate
+                FROM temp.tile_map m JOIN src.tiles t ON t.id = m.old_id
+                ORDER BY m.new_id
                 """)
             try target.exec("""
                 INSERT INTO main.region_resources (region_id, resource_id)
-                SELECT o.new_id, m.id
+                SELECT o.new_id, m.new_id
                 FROM src.region_resources rr
                 JOIN temp.region_order o ON o.old_id = rr.region_id
-                JOIN src.resources s ON s.id = rr.resource_id
-                JOIN main.resources m ON m.url = s.url
-                ORDER BY o.new_id, m.id
+                JOIN temp.resource_map m ON m.old_id = rr.resource_id
+                ORDER BY o.new_id, m.new_id
                 """)
             try target.exec("""
                 INSERT INTO main.region_tiles (region_id, tile_id)
-                SELECT o.new_id, m.id
+                SELECT o.new_id, m.new_id
                 FROM src.region_tiles rt
                 JOIN temp.region_order o ON o.old_id = rt.region_id
-                JOIN src.tiles s ON s.id = rt.tile_id
-                JOIN main.tiles m ON m.url_template = s.url_template AND m.pixel_ratio = s.pixel_ratio
-                    AND m.z = s.z AND m.x = s.x AND m.y = s.y
-                ORDER BY o.new_id, m.id
+                JOIN temp.tile_map m ON m.old_id = rt.tile_id
+                ORDER BY o.new_id, m.new_id
                 """)
+            try target.exec("DROP TABLE temp.resource_map; DROP TABLE temp.tile_map")
             try target.exec("DROP TABLE temp.region_order")
         }
         try target.exec("DETACH DATABASE src")

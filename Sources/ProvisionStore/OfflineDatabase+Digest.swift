@@ -9,7 +9,7 @@ public struct ContentDigest: Equatable, Sendable {
     public var resourceCount: Int
     /// Stored bytes of all rows (as written: compressed where the row is).
     public var byteCount: Int64
-    /// sha256 over every row's key, `compressed` flag and stored bytes, in key order.
+    /// sha256 over every row's key, `compressed` flag, length and stored bytes, in key order.
     public var digest: String
 
     public init(tileCount: Int, resourceCount: Int, byteCount: Int64, digest: String) {
@@ -37,7 +37,8 @@ extension OfflineDatabase {
             let stored = resources.optionalData(2) ?? Data()
             result.resourceCount += 1
             result.byteCount += Int64(stored.count)
-            hash.update("R \(resources.text(0)) \(resources.int64(1)) \(resources.int64(3)) \(try StoreHasher.hex(stored))\n")
+            hash.update("R \(resources.text(0)) \(resources.int64(1)) \(resources.int64(3)) \(stored.count)\n")
+            hash.update(stored)
         }
         let tiles = try db.prepare(
             "SELECT url_template, pixel_ratio, z, x, y, data, compressed FROM tiles ORDER BY url_template, pixel_ratio, z, x, y")
@@ -47,7 +48,8 @@ extension OfflineDatabase {
             result.tileCount += 1
             result.byteCount += Int64(stored.count)
             hash.update("T \(tiles.text(0)) \(tiles.int64(1)) \(tiles.int64(2)) \(tiles.int64(3)) \(tiles.int64(4)) "
-                        + "\(tiles.int64(6)) \(try StoreHasher.hex(stored))\n")
+                        + "\(tiles.int64(6)) \(stored.count)\n")
+            hash.update(stored)
         }
         result.digest = hash.finalizeHex()
         return result

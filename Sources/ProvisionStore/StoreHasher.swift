@@ -1,5 +1,6 @@
 import CCrypto
 import Foundation
+import ProvisionModel
 
 /// SHA-256 through OpenSSL's libcrypto, for hashing whole stores.
 ///
@@ -35,7 +36,7 @@ struct StoreHasher {
         var length: UInt32 = 0
         _ = EVP_DigestFinal_ex(context, &digest, &length)
         EVP_MD_CTX_free(context)
-        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return SHA256.hexString(digest.prefix(Int(length)))
     }
 
     /// The hex SHA-256 of `data`.
