@@ -113,8 +113,8 @@ enum Help {
       --store DIR       The store directory (default ./store).
       --json            Print a JSON document (Jobs/schema/audit.schema.json).
       --verify          Re-read every tile and resource: inflate it, check it is plausible for
-                        its kind (MVT, PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and
-                        compare the content digest with the lock's.
+                        its kind (MVT, PNG/JPEG/WebP, JSON, glyph PBF), count expired and
+                        orphaned rows, and compare the content digest with the lock's.
       --manifest JOB    Also plan JOB against the store and report every difference.
 
     EXIT CODES: 0 the store is whole, 1 something is missing or broken, 66 no store there.

@@ -63,9 +63,13 @@ public final class Applier {
         onPhase?("tiles")
         let groups = plan.tileGroups
         var missing: [[TileID]] = []
+        let refetch = Set(plan.refetchTemplates)
         for group in groups {
             var tiles: [TileID] = []
-            try group.forEachMissingTile(store: store) { tiles.append($0) }
+            let all = refetch.contains(group.tileSet.urlTemplate)  // its TileJSON changed upstream
+            try group.forEachTile(store: store) { tile, isStored in
+                if !isStored || all { tiles.append(tile) }
+            }
             missing.append(tiles)
         }
         var requests = WorkList(resources: resourceRequests, groups: groups, missing: missing, shouldStop: shouldStop)

@@ -43,6 +43,8 @@ public struct Plan: Sendable {
 
     /// Styles and TileJSONs whose bytes differ from the ones the lock pinned.
     public var drift: [DocumentDrift] = []
+    /// Tile templates whose source's TileJSON drifted: every tile of these is fetched again.
+    public var refetchTemplates: [String] = []
     /// With `--refresh`: expired content to revalidate, counted at `before` (Unix seconds).
     public var refresh: RefreshPlan?
 

@@ -148,6 +148,15 @@ public enum Planner {
 
         // Downloads: each tile once, however many rows want it. The same pass counts the
         // distinct tiles the store will hold, which is what limits.maxTiles and maxBytes cap.
+        // Tiles of a source whose TileJSON changed upstream are all fetched again, so the store
+        // never mixes tiles of two versions of a source (a resumed apply included: the lock keeps
+        // the old digest until an apply completes).
+        let drift = input.documents.keys.sorted().compactMap { url -> DocumentDrift? in
+            guard let pinned = input.pinnedDigests[url], let body = input.documents[url] else { return nil }
+            let current = "sha256:" + SHA256.hex(body.data)
+            return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
+        }
+        let refetch = refetchTemplates(drift: drift, input: input)
         var toDownload = 0
         var bytes: Int64 = 0
         var distinct = 0
@@ -158,9 +167,10 @@ public enum Planner {
             let mean = try meanSize(group.tileSet.urlTemplate, group.zoom)
             var missing = 0
             var inGroup = 0
+            let refetchAll = refetch.contains(group.tileSet.urlTemplate)
             try group.forEachTile(store: store) { _, isStored in
                 inGroup += 1
-                if !isStored { missing += 1 }
+                if !isStored || refetchAll { missing += 1 }
             }
             distinct += inGroup
             if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
@@ -196,12 +206,29 @@ public enum Planner {
                         documents: input.documents, assumedTileBytes: input.assumedTileBytes)
         plan.tilesToDownload = toDownload
         plan.bytesToDownload = bytes
-        plan.drift = input.documents.keys.sorted().compactMap { url in
-            guard let pinned = input.pinnedDigests[url], let body = input.documents[url] else { return nil }
-            let current = "sha256:" + SHA256.hex(body.data)
-            return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
-        }
+        plan.drift = drift
+        plan.refetchTemplates = refetch.sorted()
         return plan
+    }
+
+    /// The tile templates of sources whose TileJSON drifted.
+    static func refetchTemplates(drift: [DocumentDrift], input: PlanInput) -> Set<String> {
+        let drifted = Set(drift.map(\.url))
+        guard !drifted.isEmpty else { return [] }
+        var templates = Set<String>()
+        for pack in input.packs.values {
+            for source in pack.summaries where source.tileJSONURL.map(drifted.contains) == true {
+                templates.insert(source.urlTemplate)
+            }
+        }
+        for region in input.job.regions {
+            guard let resolved = input.regionTilesets[region.id] else { continue }
+            for (url, source) in zip(region.tilesets.filter { !$0.contains("{z}") && !$0.contains("{quadkey}") },
+                                     resolved.tileSources) where drifted.contains(url) {
+                templates.insert(source.template)
+            }
+        }
+        return templates
     }
 
     // MARK: - Desired rows

@@ -120,6 +120,9 @@ public struct AuditDocument: Equatable, Sendable {
             if v.corruptCount > v.corrupt.count { out.append("corrupt: … and \(v.corruptCount - v.corrupt.count) more rows") }
             if v.expired > 0 { out.append("\(v.expired) rows have expired (their Cache-Control/Expires time has passed)") }
             if v.digestMatchesLock == false { out.append("the content digest differs from the one the lock recorded") }
+            if orphanTiles + orphanResources > 0 {
+                out.append("\(orphanTiles) tiles and \(orphanResources) resources are orphaned (linked to no region)")
+            }
         }
         out += (manifestDifferences ?? []).map { "differs from the job: \($0)" }
         return out

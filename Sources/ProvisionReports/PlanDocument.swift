@@ -33,6 +33,7 @@ public struct PlanDocument: Equatable, Sendable {
     public var limits: Limits
     public var drift: [DocumentDrift]
     public var refresh: RefreshPlan?
+    public var refetchTemplates: [String]
 
     /// The document of `plan` computed against the store at `store`.
     public init(plan: Plan, store: String, limits: Limits) {
@@ -53,6 +54,7 @@ public struct PlanDocument: Equatable, Sendable {
         self.limits = limits
         drift = plan.drift
         refresh = plan.refresh
+        refetchTemplates = plan.refetchTemplates
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -92,6 +94,7 @@ public struct PlanDocument: Equatable, Sendable {
             ],
             "limits": .object(limitsObject),
             "refresh": refresh.map { ["before": .int(Int($0.before)), "resources": .int($0.resources), "tiles": .int($0.tiles)] } ?? .null,
+            "refetchTemplates": .array(refetchTemplates.map { .string($0) }),
             "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),
             "regions": .array(regions.map { region in
                 [

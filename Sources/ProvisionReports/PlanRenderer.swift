@@ -27,6 +27,9 @@ public enum PlanRenderer {
         for drift in doc.drift {
             out += "~ \(drift.url) changed upstream since the last apply (\(drift.pinned.prefix(19))… → \(drift.current.prefix(19))…)\n"
         }
+        for template in doc.refetchTemplates {
+            out += "~ every tile of \(template) is fetched again: its TileJSON changed upstream\n"
+        }
         if !doc.stylePacks.isEmpty { out += "\n" }
         for pack in doc.stylePacks {
             let kinds = pack.resources.reduce(into: [ResourceKind: Int]()) { $0[$1.kind, default: 0] += 1 }

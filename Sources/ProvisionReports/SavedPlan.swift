@@ -59,6 +59,8 @@ public struct SavedPlan: Sendable {
                  "missing": .array(pack.missing.map(Self.refJSON)),
                  "sources": .array(pack.sources.map(sourceJSON))]
             }),
+            "refetchTemplates": .array(plan.refetchTemplates.map { .string($0) }),
+            "refresh": plan.refresh.map { ["before": .int(Int($0.before)), "resources": .int($0.resources), "tiles": .int($0.tiles)] } ?? .null,
             "documents": .object(JSONObject(plan.documents.sorted { $0.key < $1.key }.map { url, body in
                 (url, ["data": .string(body.data.base64EncodedString()), "etag": body.etag.map { .string($0) } ?? .null,
                        "modified": body.modified.map { .int(Int($0)) } ?? .null,
@@ -215,6 +217,11 @@ public struct SavedPlan: Sendable {
         var plan = Plan(jobName: jobName, jobDigest: jobDigest, epoch: Int64(epoch), regions: regions, removedRegions: removed,
                         stylePacks: packs, documents: documents, countsArePrecise: json["countsArePrecise"] != .bool(false),
                         assumedTileBytes: json["assumedTileBytes"]?.intValue ?? 15_000)
+        plan.refetchTemplates = (json["refetchTemplates"]?.arrayValue ?? []).compactMap(\.stringValue)
+        if let refresh = json["refresh"], let before = refresh["before"]?.intValue {
+            plan.refresh = RefreshPlan(before: Int64(before), resources: refresh["resources"]?.intValue ?? 0,
+                                       tiles: refresh["tiles"]?.intValue ?? 0)
+        }
         plan.tilesToDownload = json["tilesToDownload"]?.intValue ?? 0
         plan.bytesToDownload = Int64(json["bytesToDownload"]?.intValue ?? 0)
         self.init(plan: plan, jobPath: jobPath, storePath: storePath, storeDigest: storeDigest)

@@ -78,4 +78,27 @@ final class RevalidationTests: XCTestCase {
             "SELECT hex(data), compressed FROM tiles WHERE z = \(other.z) AND x = \(other.x) AND y = \(other.y)")
         XCTAssertEqual(stored, otherRow, "the changed tile now holds the new upstream bytes")
     }
+
+    /// A TileJSON that changed upstream makes every tile of its source a change: the next apply
+    /// fetches them all again, so the store never mixes tiles of two versions (issue 4, point 7).
+    func testChangedTileJSONRefetchesEveryTileOfItsSource() throws {
+        let job = try ws.write(ws.job([Demo.paris], tiles: .http)).path
+        try ws.provision("apply", "--quiet", job).expect(0)
+        let tileJSONURL = Demo.directory.appendingPathComponent("tilesets/streets.json")
+        guard case .object(var tileJSON) = try readJSON(tileJSONURL) else { return XCTFail("TileJSON is not an object") }
+        tileJSON["version"] = "2.0.0"
+        ws.server.setRoute("/demo/tilesets/streets.json", .ok(JSONValue.object(tileJSON).data(), contentType: "application/json"))
+
+        let plan = try ws.provision("plan", "--json", "--detailed-exitcode", job)
+        plan.expect(2)
+        let doc = try parseJSON(plan.stdout)
+        XCTAssertEqual(doc["refetchTemplates"]?.arrayValue?.count, 1)
+        XCTAssertEqual(doc["summary"]?["tilesToDownload"]?.intValue, Demo.paris.tiles.count)
+        XCTAssertEqual(doc["drift"]?.arrayValue?.first?["url"]?.stringValue, Demo.canonicalBase + "tilesets/streets.json")
+
+        let before = ws.requests(under: "/tiles/").count
+        try ws.provision("apply", "--quiet", job).expect(0)
+        XCTAssertEqual(ws.requests(under: "/tiles/").count - before, Demo.paris.tiles.count, "every tile fetched again")
+        try ws.provision("plan", "--detailed-exitcode", job).expect(0, "the new TileJSON is now pinned")
+    }
 }
