@@ -168,9 +168,15 @@ public enum Planner {
             var missing = 0
             var inGroup = 0
             let refetchAll = refetch.contains(group.tileSet.urlTemplate)
-            try group.forEachTile(store: store) { _, isStored in
-                inGroup += 1
-                if !isStored || refetchAll { missing += 1 }
+            if store == nil && group.areas.count == 1 {
+                // Nothing stored and nothing to merge: the count is arithmetic (a planet at z22 too).
+                inGroup = TileCover.count(group.areas[0], zoom: group.zoom)
+                missing = inGroup
+            } else {
+                try group.forEachTile(store: store) { _, isStored in
+                    inGroup += 1
+                    if !isStored || refetchAll { missing += 1 }
+                }
             }
             distinct += inGroup
             if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
