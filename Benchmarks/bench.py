@@ -326,8 +326,24 @@ class Peers:
         store = os.path.join(out_dir, "store")
         report = os.path.join(self.work, "logs", f"provision-{case}-{rep}.report.json")
         out, err = self.logs("provision", case, rep)
-        m = run_measured([self.args.provision, "apply", job, "--store", store, "--report", report, "--quiet"],
-                         stdout_path=out, stderr_path=err)
+        m = run_measured([self.args.provision, "apply", job, "--store", store, "--report", report,
+                          "--progress", "json"], stdout_path=out, stderr_path=err)
+        phases = {}
+        with open(err, errors="replace") as f:
+            for line in f:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                if event.get("event") == "phase":
+                    phases[event["phase"]] = event["elapsed"]
+                elif event.get("event") == "apply-finished":
+                    phases["finished"] = event["elapsed"]
+        if "tiles" in phases and "links" in phases:
+            m["tilesPhaseSeconds"] = phases["links"] - phases["tiles"]
+        if "canonical-copy" in phases and "finished" in phases:
+            m["finishSeconds"] = phases["finished"] - phases["canonical-copy"]
+        m["phases"] = phases
         got = 0
         db = os.path.join(store, "offline.db")
         if m["rc"] == 0 and os.path.exists(db):
@@ -358,16 +374,23 @@ class Peers:
                 for rep in range(n):
                     m, tiles, note = runner(case, server, conns, rep)
                     m["tiles"] = tiles
-                    m["note"] = note
+                    m["note"] = f"{tool}, {label}: {note}" if note else ""
                     m["tilesPerSecond"] = tiles / m["wall"] if tiles and m["wall"] > 0 else 0.0
                     m["cpuPer10k"] = m["cpu"] / tiles * 10000 if tiles else None
                     runs.append(m)
+                    extra = ""
+                    if m.get("tilesPhaseSeconds"):
+                        extra = f", tiles phase {m['tilesPhaseSeconds']:.2f} s, finish {m.get('finishSeconds', 0):.2f} s"
                     log(f"{case:8} {tool:15} rep {rep + 1}/{n}: {tiles} tiles in {m['wall']:.2f} s = "
-                        f"{m['tilesPerSecond']:,.0f}/s, cpu {m['cpu']:.2f} s, rss {m['rssMB']:.0f} MB"
+                        f"{m['tilesPerSecond']:,.0f}/s, cpu {m['cpu']:.2f} s, rss {m['rssMB']:.0f} MB{extra}"
                         + (f"  [{note}]" if note else ""))
                 ok = [r for r in runs if r["tiles"]]
                 entry = {"runs": runs, "ok": len(ok) == len(runs),
                          "note": "; ".join(sorted({r["note"] for r in runs if r["note"]}))}
+                phase = [r["tiles"] / r["tilesPhaseSeconds"] for r in ok if r.get("tilesPhaseSeconds")]
+                if phase:
+                    entry["tilesPhaseTilesPerSecond"] = statistics.median(phase)
+                    entry["finishSeconds"] = statistics.median(r.get("finishSeconds", 0) for r in ok)
                 if ok:
                     entry["tilesPerSecond"] = statistics.median(r["tilesPerSecond"] for r in ok)
                     entry["cpuPer10k"] = statistics.median(r["cpuPer10k"] for r in ok)

@@ -48,6 +48,15 @@ def peers_table(peers):
             rss.append(entry["peakRSSMB"])
         cpu = f"{min(cpus):.1f}–{max(cpus):.1f}" if cpus else "—"
         lines.append(f"| {TOOL_LABELS[tool]} | " + " | ".join(cells) + f" | {cpu} | {max(rss) if rss else 0:.0f} |")
+        if tool == "provision" and any("tilesPhaseTilesPerSecond" in e for e in tools[tool].values()):
+            phase = []
+            for case, _, _, _ in CASES:
+                e = tools[tool].get(case, {})
+                if "tilesPhaseTilesPerSecond" in e:
+                    phase.append(f"{fmt_rate(e['tilesPhaseTilesPerSecond'])} (+{e['finishSeconds']:.1f} s to finish)")
+                else:
+                    phase.append("—")
+            lines.append("| ↳ provision, download-and-write phase only | " + " | ".join(phase) + " | | |")
     notes = sorted({e["note"] for t in tools.values() for e in t.values() if e.get("note")})
     notes += peers.get("notes", [])
     if notes:
