@@ -170,10 +170,9 @@ public final class Applier {
         for set in region.tileSets {
             for z in set.zooms {
                 wantedSets.insert("\(z) \(set.urlTemplate)")
-                let cover = TileCover(region.area, zoom: z)
                 var batch: [TileKey] = []
                 batch.reserveCapacity(TileGroup.lookupBatch)
-                for tile in cover {
+                for tile in TileCover(region.area, zoom: z) {
                     batch.append(set.key(for: tile))
                     if batch.count == TileGroup.lookupBatch {
                         outcome.linkedTiles += try store.linkTiles(batch, toRegion: rowID)
@@ -181,9 +180,13 @@ public final class Applier {
                     }
                 }
                 if !batch.isEmpty { outcome.linkedTiles += try store.linkTiles(batch, toRegion: rowID) }
-
-                // Unlink what the row no longer wants: tiles outside the cover, or at another ratio.
-                let linked = try store.linkedTileKeys(region: rowID, urlTemplate: set.urlTemplate, zoom: z)
+            }
+            // Then, in one pass over the row's links of this template: unlink what the row no
+            // longer wants (tiles outside the cover, or at another ratio) and check completeness.
+            let linkedByZoom = try store.linkedTileKeysByZoom(region: rowID, urlTemplate: set.urlTemplate)
+            for z in set.zooms {
+                let cover = TileCover(region.area, zoom: z)
+                let linked = linkedByZoom[z] ?? []
                 let stale = linked.filter { key in
                     let geographic = set.isTMS ? TileID(z: key.tile.z, x: key.tile.x, y: key.tile.tmsY) : key.tile
                     return key.pixelRatio != set.pixelRatio || !cover.contains(geographic)
@@ -193,7 +196,7 @@ public final class Applier {
             }
         }
         for count in try store.linkedTileCounts(region: rowID) where !wantedSets.contains("\(count.zoom) \(count.urlTemplate)") {
-            let linked = try store.linkedTileKeys(region: rowID, urlTemplate: count.urlTemplate, zoom: count.zoom)
+            let linked = try store.linkedTileKeysByZoom(region: rowID, urlTemplate: count.urlTemplate)[count.zoom] ?? []
             try store.unlinkTiles(linked, fromRegion: rowID)
         }
 

@@ -114,9 +114,9 @@ public protocol ResourceStore: AnyObject {
     /// Removes every resource link of a region not in `keeping`.
     func unlinkResources(fromRegion rowID: Int64, keeping urls: Set<String>) throws
 
-    /// The keys of the tiles linked to a region for one template and zoom (every pixel ratio),
-    /// sorted by x, then y, then pixel ratio.
-    func linkedTileKeys(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileKey]
+    /// The keys of the tiles linked to a region for one template, every zoom and pixel ratio,
+    /// in no particular order: one pass over the region's links (callers group them by zoom).
+    func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey]
     /// Linked tile counts of a region by template and zoom.
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
     /// The resource URLs linked to a region, sorted.
@@ -142,9 +142,19 @@ public struct TileCount: Equatable, Sendable {
 }
 
 extension ResourceStore {
+    /// The keys of the tiles linked to a region for one template, by zoom, each sorted by x, y,
+    /// then pixel ratio.
+    public func linkedTileKeysByZoom(region rowID: Int64, urlTemplate: String) throws -> [Int: [TileKey]] {
+        var byZoom = Dictionary(grouping: try linkedTileKeys(region: rowID, urlTemplate: urlTemplate)) { $0.tile.z }
+        for (z, keys) in byZoom {
+            byZoom[z] = keys.sorted { ($0.tile.x, $0.tile.y, $0.pixelRatio) < ($1.tile.x, $1.tile.y, $1.pixelRatio) }
+        }
+        return byZoom
+    }
+
     /// The tiles linked to a region for one template and zoom, sorted by x then y (a tile
     /// linked at two pixel ratios appears twice).
     public func linkedTiles(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileID] {
-        try linkedTileKeys(region: rowID, urlTemplate: urlTemplate, zoom: zoom).map(\.tile)
+        try (linkedTileKeysByZoom(region: rowID, urlTemplate: urlTemplate)[zoom] ?? []).map(\.tile)
     }
 }

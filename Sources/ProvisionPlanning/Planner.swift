@@ -168,10 +168,17 @@ public enum Planner {
             var missing = 0
             var inGroup = 0
             let refetchAll = refetch.contains(group.tileSet.urlTemplate)
-            if store == nil && group.areas.count == 1 {
-                // Nothing stored and nothing to merge: the count is arithmetic (a planet at z22 too).
+            let addedByOnlyRow = group.rows.count == 1 ? rows[group.rows[0]].zoomChanges.first {
+                $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom
+            }?.counts.add : nil
+            if group.areas.count == 1 && (store == nil || refetchAll) {
+                // Nothing stored (or everything refetched) and nothing to merge: the count is
+                // arithmetic, a planet at z22 included.
                 inGroup = TileCover.count(group.areas[0], zoom: group.zoom)
                 missing = inGroup
+            } else if group.areas.count == 1 && addedByOnlyRow == 0 {
+                // The one row wanting these tiles already links every one of them: all stored.
+                inGroup = TileCover.count(group.areas[0], zoom: group.zoom)
             } else {
                 try group.forEachTile(store: store) { _, isStored in
                     inGroup += 1
@@ -363,6 +370,9 @@ public enum Planner {
     static func diffTiles(_ row: inout Row, store: ResourceStore?) throws {
         var changes: [ZoomChange] = []
         for set in row.plan.tileSets {
+            let linkedByZoom = try row.rowID.flatMap { rowID in
+                try store?.linkedTileKeysByZoom(region: rowID, urlTemplate: set.urlTemplate)
+            } ?? [:]
             for z in set.zooms {
                 guard let rowID = row.rowID, let store else {
                     changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
@@ -370,7 +380,7 @@ public enum Planner {
                     continue
                 }
                 // Links at another pixel ratio (a pack that went from 1x to 2x) are removals.
-                let keys = try store.linkedTileKeys(region: rowID, urlTemplate: set.urlTemplate, zoom: z)
+                let keys = linkedByZoom[z] ?? []
                 var linked = keys.filter { $0.pixelRatio == set.pixelRatio }.map(\.tile)
                 if set.isTMS {
                     linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted()

@@ -128,10 +128,9 @@ final class InMemoryStore: ResourceStore {
         rows[rowID]?.resources = row.resources.filter { urls.contains($0) }
     }
 
-    func linkedTileKeys(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileKey] {
+    func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
         guard let row = rows[rowID] else { return [] }
-        return row.tiles.filter { $0.urlTemplate == urlTemplate && $0.tile.z == zoom }
-            .sorted { ($0.tile.x, $0.tile.y, $0.pixelRatio) < ($1.tile.x, $1.tile.y, $1.pixelRatio) }
+        return row.tiles.filter { $0.urlTemplate == urlTemplate }.shuffled()  // no order is promised
     }
 
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
