@@ -70,6 +70,7 @@ struct ApplyCommand {
                                         byteCount: previous.byteCount,
                                         digest: String(previous.contentDigest.dropFirst("sha256:".count)))
             } else {
+                progress.event("phase", JSONObject([("phase", .string("digest"))]))
                 let final = try OfflineDatabase(url: directory.databaseURL, epoch: plan.epoch,
                                                 options: .init(readOnly: true, create: false))
                 defer { try? final.close() }
