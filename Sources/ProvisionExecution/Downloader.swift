@@ -27,7 +27,7 @@ public final class Downloader {
         public var batchSeconds: Double
 
         /// Creates limits; the defaults suit the offline database writer.
-        public init(batchItems: Int = 256, batchBytes: Int = 4 << 20, queueCapacity: Int = 4,
+        public init(batchItems: Int = 256, batchBytes: Int = 2 << 20, queueCapacity: Int = 4,
                     maxRecordedFailures: Int = 100, stopOnFatal: Bool = true, batchSeconds: Double = 0.1) {
             self.batchItems = max(1, batchItems)
             self.batchBytes = max(1, batchBytes)

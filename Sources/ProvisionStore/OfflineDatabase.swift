@@ -92,11 +92,11 @@ public final class OfflineDatabase: ResourceStore {
     // MARK: Lifecycle
 
     /// Trades durability on power loss for speed during a long apply (`synchronous = NORMAL`,
-    /// a 16 MiB page cache, in-memory temp storage). Still atomic if the process is killed;
+    /// an 8 MiB page cache, in-memory temp storage). Still atomic if the process is killed;
     /// `finish()` restores the defaults. The file format is unchanged.
     public func tuneForBulkWrites() throws {
         try db.exec("PRAGMA synchronous = NORMAL")
-        try db.exec("PRAGMA cache_size = -16384")
+        try db.exec("PRAGMA cache_size = -8192")
         try db.exec("PRAGMA temp_store = MEMORY")
     }
 
