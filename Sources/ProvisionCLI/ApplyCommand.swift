@@ -56,13 +56,13 @@ struct ApplyCommand {
         do {
             outcome = try applier.apply(plan)
             progress.finish()
-            if plan.hasChanges || outcome.downloaded > 0 {
+            let changed = plan.hasChanges || outcome.downloaded > 0
+            if changed {
                 progress.event("phase", JSONObject([("phase", .string("canonical-copy"))]))
                 outcome.regionRows = try ApplyCommand.canonicalize(database, plan: plan, outcome: outcome, directory: directory)
             } else {
                 try database.finish()
             }
-            let changed = plan.hasChanges || outcome.downloaded > 0
             let content: ContentDigest
             if !changed, let previous = session.lock {
                 // Nothing was written: the content is what the lock already recorded.

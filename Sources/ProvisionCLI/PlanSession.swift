@@ -150,19 +150,19 @@ final class PlanSession {
 
         var regionTilesets: [String: ResolvedTilesets] = [:]
         for region in job.regions where !region.tilesets.isEmpty {
-            var resolved = ResolvedTilesets(resources: [], tileSources: [])
+            var resolved = ResolvedTilesets()
             for tileset in region.tilesets {
                 if Self.isTemplate(tileset) {
-                    resolved.tileSources.append(TileSource(template: tileset))
+                    resolved.append(TileSource(template: tileset), tileJSONURL: nil)
                     continue
                 }
                 let json = try parseDocument(tileJSONs[tileset]?.data ?? Data(), url: tileset)
                 do {
-                    resolved.tileSources.append(try TileSource.from(tileJSON: json, sourceURL: tileset, type: .vector, tileSize: 512))
+                    resolved.append(try TileSource.from(tileJSON: json, sourceURL: tileset, type: .vector, tileSize: 512),
+                                    tileJSONURL: tileset)
                 } catch {
                     throw CLIError(.invalidJob, "tileset \(tileset) of region '\(region.id)' cannot be used: \(describe(error))")
                 }
-                resolved.resources.append(ResourceRef(url: tileset, kind: .source))
             }
             regionTilesets[region.id] = resolved
         }

@@ -23,13 +23,6 @@ public struct TileGroup: Sendable {
         SortedUnion(areas.map { TileCover($0, zoom: zoom) })
     }
 
-    /// Calls `body` with each tile of the group (ascending, each once) not yet stored.
-    public func forEachMissingTile(store: ResourceStore?, _ body: (TileID) throws -> Void) throws {
-        try forEachTile(store: store) { tile, isStored in
-            if !isStored { try body(tile) }
-        }
-    }
-
     /// Calls `body` with each tile of the group (ascending, each once) and whether the store
     /// already holds it (under any region, or as an unlinked row a killed apply left).
     public func forEachTile(store: ResourceStore?, _ body: (TileID, Bool) throws -> Void) throws {

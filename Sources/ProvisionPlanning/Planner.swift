@@ -25,10 +25,20 @@ public struct ResolvedTilesets: Sendable {
     /// The TileJSON resources (empty for bare URL templates).
     public var resources: [ResourceRef]
     public var tileSources: [TileSource]
+    /// For each of `tileSources`, the TileJSON URL it was read from (nil for a bare template).
+    public var tileJSONURLs: [String?]
 
-    public init(resources: [ResourceRef], tileSources: [TileSource]) {
+    public init(resources: [ResourceRef] = [], tileSources: [TileSource] = [], tileJSONURLs: [String?]? = nil) {
         self.resources = resources
         self.tileSources = tileSources
+        self.tileJSONURLs = tileJSONURLs ?? tileSources.map { _ in nil }
+    }
+
+    /// Adds a source read from `tileJSONURL`, or a bare template when it is nil.
+    public mutating func append(_ source: TileSource, tileJSONURL: String?) {
+        tileSources.append(source)
+        tileJSONURLs.append(tileJSONURL)
+        if let tileJSONURL { resources.append(ResourceRef(url: tileJSONURL, kind: .source)) }
     }
 }
 
@@ -163,7 +173,7 @@ public enum Planner {
         var totalEstimate: Double = 0
         var perRowBytes = [Int64](repeating: 0, count: rows.count)
         let tileLimit = input.job.limits.maxTiles ?? defaultMaxTiles
-        for group in Plan.tileGroups(rows.map(\.plan)) {
+        for group in Plan.tileGroups(rows) {
             let mean = try meanSize(group.tileSet.urlTemplate, group.zoom)
             var missing = 0
             var inGroup = 0
@@ -215,7 +225,7 @@ public enum Planner {
         }
 
         var plan = Plan(jobName: input.job.name, jobDigest: input.jobDigest, epoch: input.epoch,
-                        regions: rows.map(\.plan), removedRegions: removed, stylePacks: packPlans,
+                        regions: rows, removedRegions: removed, stylePacks: packPlans,
                         documents: input.documents, assumedTileBytes: input.assumedTileBytes)
         plan.tilesToDownload = toDownload
         plan.bytesToDownload = bytes
@@ -234,10 +244,8 @@ public enum Planner {
                 templates.insert(source.urlTemplate)
             }
         }
-        for region in input.job.regions {
-            guard let resolved = input.regionTilesets[region.id] else { continue }
-            for (url, source) in zip(region.tilesets.filter { !$0.contains("{z}") && !$0.contains("{quadkey}") },
-                                     resolved.tileSources) where drifted.contains(url) {
+        for resolved in input.regionTilesets.values {
+            for (source, url) in zip(resolved.tileSources, resolved.tileJSONURLs) where url.map(drifted.contains) == true {
                 templates.insert(source.template)
             }
         }
@@ -246,32 +254,10 @@ public enum Planner {
 
     // MARK: - Desired rows
 
-    struct Row {
-        var plan: RegionPlan
-        var key: String { plan.key }
-        var definition: Data { plan.definition }
-        var description: Data { plan.description }
-        var rowID: Int64? {
-            get { plan.rowID }
-            set { plan.rowID = newValue }
-        }
-        var action: PlanAction {
-            get { plan.action }
-            set { plan.action = newValue }
-        }
-        var zoomChanges: [ZoomChange] { plan.zoomChanges }
-        var hasTileChanges: Bool { plan.hasTileChanges }
-        var resources: ResourceChanges { plan.resources }
-        var estimatedBytes: Int64 {
-            get { plan.estimatedBytes }
-            set { plan.estimatedBytes = newValue }
-        }
-    }
-
-    static func desiredRows(_ input: PlanInput) throws -> [Row] {
-        var rows: [Row] = []
+    static func desiredRows(_ input: PlanInput) throws -> [RegionPlan] {
+        var rows: [RegionPlan] = []
         for region in input.job.regions {
-            let extra = input.regionTilesets[region.id] ?? ResolvedTilesets(resources: [], tileSources: [])
+            let extra = input.regionTilesets[region.id] ?? ResolvedTilesets()
             if region.stylePacks.isEmpty {
                 let styleURL = region.tilesets.first ?? ""
                 rows.append(makeRow(region, packID: nil, styleURL: styleURL, pixelRatio: 1, includeIdeographs: false,
@@ -291,7 +277,7 @@ public enum Planner {
     }
 
     static func makeRow(_ region: Region, packID: String?, styleURL: String, pixelRatio: Int, includeIdeographs: Bool,
-                        sources: [TileSource], resources: [ResourceRef]) -> Row {
+                        sources: [TileSource], resources: [ResourceRef]) -> RegionPlan {
         var tileSets: [PlannedTileSet] = []
         for source in sources {
             guard let zooms = source.zoomRange(regionMin: region.minZoom, regionMax: region.maxZoom) else { continue }
@@ -300,14 +286,13 @@ public enum Planner {
             if !tileSets.contains(set) { tileSets.append(set) }
         }
         let wanted = Array(Set(resources)).sorted()
-        let plan = RegionPlan(
+        return RegionPlan(
             regionID: region.id, name: region.name, stylePackID: packID, rowID: nil, action: .create,
             definition: RegionDefinition.json(region: region, styleURL: styleURL, pixelRatio: pixelRatio,
                                               includeIdeographs: includeIdeographs),
             description: RegionDefinition.description(region: region), area: region.area.coverArea,
             tileSets: tileSets, zoomChanges: [], staleTileCounts: [],
             resources: ResourceChanges(wanted: wanted, add: wanted, remove: []), estimatedBytes: 0)
-        return Row(plan: plan)
     }
 
     /// Refuses a job that certainly covers more tiles than its limit, by arithmetic alone.
@@ -316,17 +301,17 @@ public enum Planner {
     /// merged. For each template and zoom, the largest single region's count is a lower bound;
     /// summed zoom by zoom from z0, it passes any limit a planet-sized job exceeds within a few
     /// zooms, so such a job is refused in milliseconds. The exact count is checked while planning.
-    static func checkTileLimit(_ rows: [Row], job: Job) throws {
+    static func checkTileLimit(_ rows: [RegionPlan], job: Job) throws {
         let limit = job.limits.maxTiles ?? defaultMaxTiles
-        let zooms = rows.flatMap { $0.plan.tileSets.flatMap { Array($0.zooms) } }
+        let zooms = rows.flatMap { $0.tileSets.flatMap { Array($0.zooms) } }
         guard let lowest = zooms.min(), let highest = zooms.max() else { return }
         var lowerBound = 0
         for z in lowest...highest {
             var largest: [String: Int] = [:]
             for row in rows {
-                for set in row.plan.tileSets where set.zooms.contains(z) {
+                for set in row.tileSets where set.zooms.contains(z) {
                     let key = "\(set.urlTemplate)\u{0}\(set.pixelRatio)"
-                    largest[key] = max(largest[key] ?? 0, TileCover.count(row.plan.area, zoom: z))
+                    largest[key] = max(largest[key] ?? 0, TileCover.count(row.area, zoom: z))
                 }
             }
             lowerBound += largest.values.reduce(0, +)
@@ -335,15 +320,15 @@ public enum Planner {
     }
 
     /// Refuses a region over its own `limits`: its tiles over all its rows, and their estimated bytes.
-    static func checkRegionLimits(_ rows: [Row], job: Job, meanSize: (String, Int) throws -> Double) throws {
+    static func checkRegionLimits(_ rows: [RegionPlan], job: Job, meanSize: (String, Int) throws -> Double) throws {
         for region in job.regions where region.limits.maxTiles != nil || region.limits.maxBytes != nil {
             var tiles = 0
             var bytes: Double = 0
             var counted = Set<String>()
-            for row in rows where row.plan.regionID == region.id {
-                for set in row.plan.tileSets {
+            for row in rows where row.regionID == region.id {
+                for set in row.tileSets {
                     for z in set.zooms where counted.insert("\(z) \(set.urlTemplate) \(set.pixelRatio)").inserted {
-                        let count = TileCover.count(row.plan.area, zoom: z)
+                        let count = TileCover.count(row.area, zoom: z)
                         tiles += count
                         bytes += Double(count) * (try meanSize(set.urlTemplate, z))
                     }
@@ -367,16 +352,16 @@ public enum Planner {
 
     // MARK: - Tile diff
 
-    static func diffTiles(_ row: inout Row, store: ResourceStore?) throws {
+    static func diffTiles(_ row: inout RegionPlan, store: ResourceStore?) throws {
         var changes: [ZoomChange] = []
-        for set in row.plan.tileSets {
+        for set in row.tileSets {
             let linkedByZoom = try row.rowID.flatMap { rowID in
                 try store?.linkedTileKeysByZoom(region: rowID, urlTemplate: set.urlTemplate)
             } ?? [:]
             for z in set.zooms {
                 guard let rowID = row.rowID, let store else {
                     changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
-                                              counts: ChangeCounts(add: TileCover.count(row.plan.area, zoom: z))))
+                                              counts: ChangeCounts(add: TileCover.count(row.area, zoom: z))))
                     continue
                 }
                 // Links at another pixel ratio (a pack that went from 1x to 2x) are removals.
@@ -385,15 +370,15 @@ public enum Planner {
                 if set.isTMS {
                     linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted()
                 }
-                var counts = mergeCounts(desired: TileCover(row.plan.area, zoom: z), linked: linked)
+                var counts = mergeCounts(desired: TileCover(row.area, zoom: z), linked: linked)
                 counts.remove += keys.count - linked.count
                 changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z, counts: counts))
             }
         }
-        row.plan.zoomChanges = changes
+        row.zoomChanges = changes
         if let rowID = row.rowID, let store {
-            let wanted = Set(row.plan.tileSets.flatMap { set in set.zooms.map { "\($0) \(set.urlTemplate)" } })
-            row.plan.staleTileCounts = try store.linkedTileCounts(region: rowID).filter {
+            let wanted = Set(row.tileSets.flatMap { set in set.zooms.map { "\($0) \(set.urlTemplate)" } })
+            row.staleTileCounts = try store.linkedTileCounts(region: rowID).filter {
                 !wanted.contains("\($0.zoom) \($0.urlTemplate)")
             }
         }
@@ -419,13 +404,13 @@ public enum Planner {
         return counts
     }
 
-    static func diffResources(_ row: inout Row, store: ResourceStore?) throws {
+    static func diffResources(_ row: inout RegionPlan, store: ResourceStore?) throws {
         guard let rowID = row.rowID, let store else { return }
         let linked = try store.linkedResources(region: rowID)
         let linkedSet = Set(linked)
-        let wanted = row.plan.resources.wanted
+        let wanted = row.resources.wanted
         let wantedURLs = Set(wanted.map(\.url))
-        row.plan.resources = ResourceChanges(wanted: wanted, add: wanted.filter { !linkedSet.contains($0.url) },
+        row.resources = ResourceChanges(wanted: wanted, add: wanted.filter { !linkedSet.contains($0.url) },
                                              remove: linked.filter { !wantedURLs.contains($0) })
     }
 }

@@ -64,8 +64,10 @@ final class PlannerTests: XCTestCase {
             }
         }
         for group in plan.tileGroups {
-            try group.forEachMissingTile(store: store) { tile in
-                items.append(FetchedItem(request: group.tileSet.request(for: tile), body: FetchedBody(data: tilePayload)))
+            try group.forEachTile(store: store) { tile, isStored in
+                if !isStored {
+                    items.append(FetchedItem(request: group.tileSet.request(for: tile), body: FetchedBody(data: tilePayload)))
+                }
             }
         }
         try store.write(items)
@@ -404,6 +406,28 @@ final class PlannerTests: XCTestCase {
         XCTAssertNoThrow(try Planner.plan(Self.input([berlin]), store: nil))
         berlin.limits = Limits(maxBytes: Int64(count * Planner.defaultTileBytes) - 1)
         XCTAssertThrowsError(try Planner.plan(Self.input([berlin]), store: nil))
+    }
+
+    func testDriftedTileJSONRefetchesOnlyItsOwnSource() throws {
+        // A region with a bare template listed before a TileJSON: the drifted TileJSON's source,
+        // and only it, is fetched again, however the two are ordered in the job.
+        let bare = TileSource(template: "https://bare.example.com/{z}/{x}/{y}.pbf", maxZoom: 14)
+        let fromJSON = TileSource(template: "https://json.example.com/{z}/{x}/{y}.pbf", maxZoom: 14)
+        let url = "https://json.example.com/tiles.json"
+        var extra = ResolvedTilesets()
+        extra.append(bare, tileJSONURL: nil)
+        extra.append(fromJSON, tileJSONURL: url)
+        var region = Self.region("berlin", zooms: 0...3)
+        region.stylePacks = []
+        region.tilesets = [bare.template, url]
+        var input = Self.input([region])
+        input.regionTilesets = ["berlin": extra]
+        input.documents = [url: FetchedBody(data: Data("{\"tiles\":[]}".utf8))]
+        input.pinnedDigests = [url: "sha256:" + SHA256.hex("an older TileJSON")]
+        let plan = try Planner.plan(input, store: nil)
+        XCTAssertEqual(plan.drift.map(\.url), [url])
+        XCTAssertEqual(plan.refetchTemplates, [fromJSON.template])
+        XCTAssertEqual(extra.resources, [ResourceRef(url: url, kind: .source)])
     }
 
     func testMaxTilesCountsSharedTilesOnce() throws {
