@@ -53,28 +53,34 @@ struct ApplyCommand {
         }
         var outcome: ApplyOutcome
         let lock: LockDocument
+        var builder: CanonicalStoreWriter?
         do {
-            outcome = try applier.apply(plan)
+            // A plan that changes nothing leaves every byte of the store as it is.
+            if plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty {
+                builder = try CanonicalStoreWriter(url: ApplyCommand.canonicalURL(directory), epoch: plan.epoch)
+            }
+            outcome = try applier.apply(plan, building: builder)
             progress.finish()
-            let changed = plan.hasChanges || outcome.downloaded > 0
-            if changed {
-                progress.event("phase", JSONObject([("phase", .string("canonical-copy"))]))
-                outcome.regionRows = try ApplyCommand.canonicalize(database, plan: plan, outcome: outcome, directory: directory)
+            let content: ContentDigest
+            if let builder {
+                progress.event("phase", JSONObject([("phase", .string("flush"))]))
+                content = try builder.finish()
+                try database.close()
+                try LockFile.replace(directory.databaseURL, with: builder.url)
             } else {
                 try database.finish()
-            }
-            let content: ContentDigest
-            if !changed, let previous = session.lock {
-                // Nothing was written: the content is what the lock already recorded.
-                content = ContentDigest(tileCount: previous.tileCount, resourceCount: previous.resourceCount,
-                                        byteCount: previous.byteCount,
-                                        digest: String(previous.contentDigest.dropFirst("sha256:".count)))
-            } else {
-                progress.event("phase", JSONObject([("phase", .string("digest"))]))
-                let final = try OfflineDatabase(url: directory.databaseURL, epoch: plan.epoch,
-                                                options: .init(readOnly: true, create: false))
-                defer { try? final.close() }
-                content = try final.contentDigest()
+                if let previous = session.lock {
+                    // Nothing was written: the content is what the lock already recorded.
+                    content = ContentDigest(tileCount: previous.tileCount, resourceCount: previous.resourceCount,
+                                            byteCount: previous.byteCount,
+                                            digest: String(previous.contentDigest.dropFirst("sha256:".count)))
+                } else {
+                    progress.event("phase", JSONObject([("phase", .string("digest"))]))
+                    let final = try OfflineDatabase(url: directory.databaseURL, epoch: plan.epoch,
+                                                    options: .init(readOnly: true, create: false))
+                    defer { try? final.close() }
+                    content = try final.contentDigest()
+                }
             }
             lock = ApplyCommand.lockDocument(plan: plan, outcome: outcome, content: content)
             let lockBytes = lock.json.data(.prettySorted) + Data("\n".utf8)
@@ -83,6 +89,13 @@ struct ApplyCommand {
             }
         } catch {
             progress.finish()
+            if let builder {
+                // What the new file committed goes back into the store (unless the disk is full);
+                // the file itself is deleted either way.
+                builder.abandon()
+                _ = try? database.takeInPartialBuild(at: builder.url)
+                for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: builder.url.path + suffix) }
+            }
             try? database.close()
             let explained = (error as? StoreError)?.code == .diskFull  // its message already says what is kept
             throw CLIError(.cannotWriteStore,
@@ -127,8 +140,18 @@ struct ApplyCommand {
             if FileManager.default.fileExists(atPath: directory.databaseURL.path) {
                 _ = try OfflineDatabase.recoverInterruptedWrite(at: directory.databaseURL)
             }
-            try? FileManager.default.removeItem(at: directory.url.appendingPathComponent(StoreDirectory.databaseName + ".canonical"))
-            try? FileManager.default.removeItem(at: directory.url.appendingPathComponent(StoreDirectory.databaseName + ".canonical-journal"))
+            let partial = canonicalURL(directory)
+            if FileManager.default.fileExists(atPath: partial.path) {
+                // A killed apply's canonical file: its tiles go back into the store, unlinked, so
+                // the next plan counts them as stored and nothing committed is fetched again.
+                let store = try OfflineDatabase(url: directory.databaseURL, epoch: 0)
+                defer { try? store.close() }
+                let taken = try store.takeInPartialBuild(at: partial)
+                if taken > 0 {
+                    progress.event("phase", JSONObject([("phase", .string("recover"))]),
+                                   text: "Took back \(taken) tiles a killed apply had written.")
+                }
+            }
             return owner
         } catch let error as StoreError {
             throw CLIError(.cannotWriteStore, error.message, cause: String(describing: error))
@@ -167,17 +190,9 @@ struct ApplyCommand {
         return (computed.plan, computed.session, computed.seconds)
     }
 
-    /// Rewrites the database canonically (regions numbered in job order, content in key order)
-    /// beside the store and renames it into place; returns the new row ids by key.
-    static func canonicalize(_ database: OfflineDatabase, plan: Plan, outcome: ApplyOutcome,
-                             directory: StoreDirectory) throws -> [String: Int64] {
-        let keys = plan.regions.map(\.key).filter { outcome.regionRows[$0] != nil }
-        let order = keys.compactMap { outcome.regionRows[$0] }
-        let staging = directory.url.appendingPathComponent(StoreDirectory.databaseName + ".canonical")
-        try database.writeCanonicalCopy(to: staging, regionOrder: order)
-        try database.close()
-        try LockFile.replace(directory.databaseURL, with: staging)
-        return Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($0.element, Int64($0.offset + 1)) })
+    /// Where an apply writes the store's next `offline.db` before renaming it into place.
+    static func canonicalURL(_ directory: StoreDirectory) -> URL {
+        directory.url.appendingPathComponent(StoreDirectory.databaseName + ".canonical")
     }
 
     /// The lock recording what this apply left in the store.

@@ -2,15 +2,17 @@ import Foundation
 import ProvisionModel
 import TileMath
 
-/// Carries out a plan against a store: downloads what is missing, links region rows to their
-/// tiles and resources, removes what the job dropped. It never re-plans: every tile it touches
-/// comes from the plan's covers.
+/// Carries out a plan against a store: downloads what is missing and assembles the store's
+/// canonical file: the regions, and the tiles and resources they want, in key order. It never
+/// re-plans: every tile it touches comes from the plan's covers.
 ///
-/// Order matters for kill safety. Content is written before it is linked, and rows are removed
-/// last, so a store killed at any point holds a committed state: downloaded-but-unlinked tiles
-/// are ambient rows the next apply finds and links without fetching them again.
+/// Order matters for kill safety. The staging store (the previous `offline.db`) gets the region
+/// rows and the resources first; every finished tile download is then committed within about
+/// 100 ms, to the canonical file or (when it had to wait) to the staging store. The staging
+/// store is replaced only by renaming the finished canonical file over it, so a store killed at
+/// any point holds a committed state, and the next apply takes back what the killed one wrote.
 public final class Applier {
-    private let store: ResourceStore
+    private let store: StagingStore
     private let fetcher: Fetcher
     private let configuration: Downloader.Configuration
 
@@ -18,38 +20,39 @@ public final class Applier {
     public var onProgress: ((DownloadProgress) -> Void)?
     /// Called with a short description of each phase.
     public var onPhase: ((String) -> Void)?
-    /// Called after a region row is linked: its key, tiles linked, tiles wanted, and whether it
-    /// is complete.
+    /// Called after the links are written, per region: its key, tiles linked, tiles wanted, and
+    /// whether it is complete.
     public var onRegion: ((String, Int, Int, Bool) -> Void)?
     /// Polled before each new request: once it returns true no further download starts, the
     /// ones in flight finish and are written, and the apply links what it has and returns.
     public var shouldStop: @Sendable () -> Bool = { false }
 
-    /// An applier writing to `store` and downloading through `fetcher`.
-    public init(store: ResourceStore, fetcher: Fetcher, configuration: Downloader.Configuration = Downloader.Configuration()) {
+    /// An applier staging into `store` and downloading through `fetcher`.
+    public init(store: StagingStore, fetcher: Fetcher, configuration: Downloader.Configuration = Downloader.Configuration()) {
         self.store = store
         self.fetcher = fetcher
         self.configuration = configuration
     }
 
-    /// Applies `plan`. Failed downloads do not stop the apply: they leave their regions
-    /// incomplete, which the outcome reports. Store errors are thrown.
-    public func apply(_ plan: Plan) throws -> ApplyOutcome {
+    /// Applies `plan`, writing the new store through `builder` (nil when the plan changes
+    /// nothing: then only what is missing is fetched into the staging store). Failed downloads
+    /// do not stop the apply: they leave their regions incomplete, which the outcome reports.
+    /// Store errors are thrown.
+    public func apply(_ plan: Plan, building builder: CanonicalStoreBuilder?) throws -> ApplyOutcome {
         let started = Date()
         var outcome = ApplyOutcome()
 
         onPhase?("regions")
-        var rowIDs: [Int64] = []
         for region in plan.regions {
             if let rowID = region.rowID {
                 if region.action == .update {
                     try store.updateRegion(rowID, definition: region.definition, description: region.description)
                 }
-                rowIDs.append(rowID)
+                outcome.regionRows[region.key] = rowID
             } else {
-                rowIDs.append(try store.insertRegion(definition: region.definition, description: region.description))
+                outcome.regionRows[region.key] = try store.insertRegion(definition: region.definition,
+                                                                        description: region.description)
             }
-            outcome.regionRows[region.key] = rowIDs.last
         }
 
         onPhase?("resources")
@@ -60,8 +63,7 @@ public final class Applier {
         let resourceRequests = wanted.values.filter { !stored.contains($0.url) }.sorted()
             .map { FetchRequest(url: $0.url, kind: $0.kind) }
 
-        onPhase?("tiles")
-        let groups = plan.tileGroups
+        let groups = CanonicalAssembler.canonicalOrder(plan.tileGroups)
         var missing: [[TileID]] = []
         let refetch = Set(plan.refetchTemplates)
         for group in groups {
@@ -72,57 +74,86 @@ public final class Applier {
             }
             missing.append(tiles)
         }
-        var requests = WorkList(resources: resourceRequests, groups: groups, missing: missing, shouldStop: shouldStop)
-        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { [store] items in
-            try store.write(items)
-        }
-        let total = requests.count
-        let report = onProgress
-        downloader.onProgress = { progress in
-            var progress = progress
-            progress.requested = total
-            report?(progress)
-        }
-        let stats = try downloader.run(&requests)
-        outcome.requested = stats.requested
-        outcome.downloaded = stats.succeeded
-        outcome.bytesDownloaded = stats.bytes
-        outcome.retries = stats.retries
-        for failure in stats.failures {
-            outcome.failures.append(ApplyOutcome.Failure(url: failure.url, reason: failure.failure.description))
-        }
-        outcome.failed = stats.failed
-        outcome.failureCounts = stats.failureCounts
-        outcome.stopped = shouldStop()
-        outcome.missingTiles = stats.missingTiles
-        outcome.stopMessage = stats.stopMessage
+        let total = resourceRequests.count + missing.reduce(0) { $0 + $1.count }
+        var done = DownloadProgress(requested: total, completed: 0, succeeded: 0, failed: 0, bytes: 0)
+        try download(resourceRequests.makeIterator(), into: &outcome, progress: &done) { [store] items in try store.write(items) }
 
-        if let refresh = plan.refresh {
-            onPhase?("refresh")
-            try revalidate(before: refresh.before, outcome: &outcome)
+        onPhase?("tiles")
+        let tiles = WorkList(groups: groups, missing: missing, shouldStop: shouldStop)
+        // Streaming into the canonical file needs the staging store final before the walk reads
+        // it; a refresh rewrites staged rows afterwards, so then the file is assembled once the
+        // downloads are done, all from the staging store.
+        let streams = plan.refresh == nil
+        let assembler = builder.map {
+            CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
+                               downloads: streams ? missing : groups.map { _ in [] })
         }
+        if let assembler, streams {
+            try assembler.begin()
+            try download(tiles, into: &outcome, progress: &done, onFailure: { assembler.noteFailure($0) }) { items in
+                try assembler.receive(items)
+            }
+        } else {
+            try download(tiles, into: &outcome, progress: &done) { [store] items in try store.write(items) }
+            if let refresh = plan.refresh {
+                onPhase?("refresh")
+                try revalidate(before: refresh.before, outcome: &outcome)
+            }
+            try assembler?.begin()
+        }
+        outcome.stopped = shouldStop()
 
         onPhase?("links")
-        for (index, region) in plan.regions.enumerated() {
-            let rowID = rowIDs[index]
-            let complete = try link(region, rowID: rowID, outcome: &outcome)
-            if !complete { outcome.incompleteRegions.append(region.key) }
-            if let onRegion {
-                let linked = try store.linkedTileCounts(region: rowID).reduce(0) { $0 + $1.count }
-                let wanted = region.zoomChanges.reduce(0) { $0 + $1.counts.add + $1.counts.keep }
-                onRegion(region.key, linked, wanted, complete)
+        outcome.removedRegions = plan.removedRegions.count
+        if let assembler {
+            let summary = try assembler.finish()
+            let counts = try store.rowCounts()
+            outcome.prunedTiles = max(0, counts.tiles - summary.stagingTilesUsed)
+            outcome.prunedResources = max(0, counts.resources - summary.resourcesWritten)
+            outcome.linkedTiles = summary.linkedTiles.reduce(0, +)
+            for (index, region) in plan.regions.enumerated() {
+                if summary.incomplete[index] { outcome.incompleteRegions.append(region.key) }
+                // The new file numbers region rows in plan order.
+                outcome.regionRows[region.key] = Int64(index + 1)
+                onRegion?(region.key, summary.linkedTiles[index],
+                          region.zoomChanges.reduce(0) { $0 + $1.counts.add + $1.counts.keep }, !summary.incomplete[index])
             }
         }
-
-        onPhase?("cleanup")
-        let removed = plan.removedRegions.map(\.rowID)
-        if !removed.isEmpty { try store.deleteRegions(removed) }
-        outcome.removedRegions = removed.count
-        let pruned = try store.pruneOrphans()
-        outcome.prunedTiles = pruned.tiles
-        outcome.prunedResources = pruned.resources
         outcome.seconds = Date().timeIntervalSince(started)
         return outcome
+    }
+
+    /// Runs one download and adds its statistics to the outcome; progress counts on from `progress`.
+    private func download<I: IteratorProtocol>(_ requests: I, into outcome: inout ApplyOutcome, progress: inout DownloadProgress,
+                                               onFailure: ((FetchRequest) -> Void)? = nil,
+                                               sink: @escaping ([FetchedItem]) throws -> Void) throws
+        where I.Element == FetchRequest {
+        var requests = requests
+        let downloader = Downloader(fetcher: fetcher, configuration: configuration, sink: sink)
+        let base = progress
+        let report = onProgress
+        downloader.onProgress = { step in
+            report?(DownloadProgress(requested: base.requested, completed: base.completed + step.completed,
+                                     succeeded: base.succeeded + step.succeeded, failed: base.failed + step.failed,
+                                     bytes: base.bytes + step.bytes))
+        }
+        if let onFailure { downloader.onFailure = { request, _ in onFailure(request) } }
+        let stats = try downloader.run(&requests)
+        progress.completed += stats.succeeded + stats.failed
+        progress.succeeded += stats.succeeded
+        progress.failed += stats.failed
+        progress.bytes += stats.bytes
+        outcome.requested += stats.requested
+        outcome.downloaded += stats.succeeded
+        outcome.bytesDownloaded += stats.bytes
+        outcome.retries += stats.retries
+        for failure in stats.failures where outcome.failures.count < configuration.maxRecordedFailures {
+            outcome.failures.append(ApplyOutcome.Failure(url: failure.url, reason: failure.failure.description))
+        }
+        outcome.failed += stats.failed
+        for (reason, count) in stats.failureCounts { outcome.failureCounts[reason, default: 0] += count }
+        outcome.missingTiles += stats.missingTiles
+        if outcome.stopMessage == nil { outcome.stopMessage = stats.stopMessage }
     }
 
     /// Revalidates expired content with its stored validators: a 304 keeps the bytes and moves
@@ -161,79 +192,24 @@ public final class Applier {
         }
         if !items.isEmpty { try store.write(items) }
     }
-
-    /// Links a row to every stored tile and resource it wants and unlinks what it no longer
-    /// wants; returns whether everything it wants is linked.
-    private func link(_ region: RegionPlan, rowID: Int64, outcome: inout ApplyOutcome) throws -> Bool {
-        var complete = true
-        var wantedSets = Set<String>()
-        for set in region.tileSets {
-            for z in set.zooms {
-                wantedSets.insert("\(z) \(set.urlTemplate)")
-                var batch: [TileKey] = []
-                batch.reserveCapacity(TileGroup.lookupBatch)
-                for tile in TileCover(region.area, zoom: z) {
-                    batch.append(set.key(for: tile))
-                    if batch.count == TileGroup.lookupBatch {
-                        outcome.linkedTiles += try store.linkTiles(batch, toRegion: rowID)
-                        batch.removeAll(keepingCapacity: true)
-                    }
-                }
-                if !batch.isEmpty { outcome.linkedTiles += try store.linkTiles(batch, toRegion: rowID) }
-            }
-            // Then, in one pass over the row's links of this template: unlink what the row no
-            // longer wants (tiles outside the cover, or at another ratio) and check completeness.
-            let linkedByZoom = try store.linkedTileKeysByZoom(region: rowID, urlTemplate: set.urlTemplate)
-            for z in set.zooms {
-                let cover = TileCover(region.area, zoom: z)
-                let linked = linkedByZoom[z] ?? []
-                let stale = linked.filter { key in
-                    let geographic = set.isTMS ? TileID(z: key.tile.z, x: key.tile.x, y: key.tile.tmsY) : key.tile
-                    return key.pixelRatio != set.pixelRatio || !cover.contains(geographic)
-                }
-                if !stale.isEmpty { try store.unlinkTiles(stale, fromRegion: rowID) }
-                if linked.count - stale.count < cover.count { complete = false }
-            }
-        }
-        for count in try store.linkedTileCounts(region: rowID) where !wantedSets.contains("\(count.zoom) \(count.urlTemplate)") {
-            let linked = try store.linkedTileKeysByZoom(region: rowID, urlTemplate: count.urlTemplate)[count.zoom] ?? []
-            try store.unlinkTiles(linked, fromRegion: rowID)
-        }
-
-        let urls = region.resources.wanted.map(\.url)
-        try store.linkResources(urls, toRegion: rowID)
-        try store.unlinkResources(fromRegion: rowID, keeping: Set(urls))
-        if try store.linkedResources(region: rowID).count < Set(urls).count { complete = false }
-        return complete
-    }
 }
 
-/// The requests of an apply, produced lazily: resources first, then each group's missing tiles.
+/// The tile requests of an apply, produced lazily: each group's missing tiles in turn.
 struct WorkList: IteratorProtocol {
-    let resources: [FetchRequest]
     let groups: [TileGroup]
     let missing: [[TileID]]
     let shouldStop: @Sendable () -> Bool
-    private var resourceIndex = 0
     private var groupIndex = 0
     private var tileIndex = 0
 
-    init(resources: [FetchRequest], groups: [TileGroup], missing: [[TileID]], shouldStop: @escaping @Sendable () -> Bool) {
-        self.resources = resources
+    init(groups: [TileGroup], missing: [[TileID]], shouldStop: @escaping @Sendable () -> Bool) {
         self.groups = groups
         self.missing = missing
         self.shouldStop = shouldStop
     }
 
-    /// The total number of requests.
-    var count: Int { resources.count + missing.reduce(0) { $0 + $1.count } }
-
     mutating func next() -> FetchRequest? {
         if shouldStop() { return nil }
-        if resourceIndex < resources.count {
-            resourceIndex += 1
-            return resources[resourceIndex - 1]
-        }
         while groupIndex < groups.count {
             if tileIndex < missing[groupIndex].count {
                 tileIndex += 1

@@ -47,7 +47,8 @@ public final class Downloader {
     /// Called on the downloading thread for every request that failed after its retries.
     public var onFailure: ((FetchRequest, FetchFailure) -> Void)?
 
-    /// Creates a downloader; `sink` runs on the writer thread, one batch at a time, in order.
+    /// Creates a downloader; `sink` runs on the writer thread, one batch at a time, in order, and
+    /// also with an empty batch each time the writer has been idle for `batchSeconds`.
     public init(fetcher: Fetcher, configuration: Configuration = Configuration(),
                 sink: @escaping ([FetchedItem]) throws -> Void) {
         self.fetcher = fetcher
@@ -176,7 +177,7 @@ private final class PendingBatch: @unchecked Sendable {
 }
 
 /// The writer thread: pops batches and hands them to the sink until the queue is drained or the
-/// sink throws; when idle it commits the partial batch.
+/// sink throws; when idle it hands over the partial batch, or an empty one.
 private final class Writer: @unchecked Sendable {
     private let queue: BoundedQueue<[FetchedItem]>
     private let pending: PendingBatch
@@ -202,8 +203,8 @@ private final class Writer: @unchecked Sendable {
                 switch queue.pop(waitingAtMost: idleSeconds) {
                 case .element(let next): batch = next
                 case .timedOut:
-                    guard let partial = pending.take() else { continue }
-                    batch = partial
+                    // Idle: the partial batch, or nothing (the sink may have work of its own to commit).
+                    batch = pending.take() ?? []
                 case .closed: return
                 }
                 do {

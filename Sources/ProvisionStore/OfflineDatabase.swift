@@ -18,11 +18,14 @@ public final class OfflineDatabase: ResourceStore {
         public var readOnly: Bool
         /// Create the file when missing (ignored when read-only).
         public var create: Bool
+        /// The page size of a file this creates (SQLite's default when nil); an existing file keeps its own.
+        public var pageSize: Int?
 
         /// Creates options; the default is read-write, creating the file when missing.
-        public init(readOnly: Bool = false, create: Bool = true) {
+        public init(readOnly: Bool = false, create: Bool = true, pageSize: Int? = nil) {
             self.readOnly = readOnly
             self.create = create
+            self.pageSize = pageSize
         }
     }
 
@@ -51,7 +54,7 @@ public final class OfflineDatabase: ResourceStore {
                 throw StoreError(.schemaMismatch, "empty database opened read-only; no offline schema to read",
                                  path: path)
             }
-            try createSchema()
+            try createSchema(pageSize: options.pageSize)
         } else if version == 0 {
             throw StoreError(.schemaMismatch,
                              "not a MapLibre offline database: it has \(tableCount) tables and user_version 0; "
@@ -75,7 +78,8 @@ public final class OfflineDatabase: ResourceStore {
         try? db.close()
     }
 
-    private func createSchema() throws {
+    private func createSchema(pageSize: Int?) throws {
+        if let pageSize { try db.exec("PRAGMA page_size = \(pageSize)") }
         try db.exec("PRAGMA auto_vacuum = INCREMENTAL")
         try setDurablePragmas()
         try db.inTransaction {

@@ -47,7 +47,7 @@ final class KillResumeTests: XCTestCase {
 
         // The store opens (a reader that can write rolls a hot journal back) and is sound.
         XCTAssertEqual(try ws.integrityCheck(), "ok")
-        let committed = try ws.storedTilePaths()
+        let committed = try ws.committedTilePaths()
         XCTAssertFalse(committed.isEmpty, "some batches were committed before the kill")
         XCTAssertTrue(committed.isSubset(of: Set(requestedBeforeKill.map(\.path))))
 
@@ -90,7 +90,7 @@ final class KillResumeTests: XCTestCase {
         XCTAssertTrue(run.endedBySignal)
         let finished = Set(ws.tileRequestPaths).intersection(fast)
         XCTAssertFalse(finished.isEmpty, "some fast tiles were downloaded before the kill")
-        let committed = try ws.storedTilePaths()
+        let committed = try ws.committedTilePaths()
         XCTAssertEqual(try ws.integrityCheck(), "ok")
 
         // Resume with every tile answering at once.

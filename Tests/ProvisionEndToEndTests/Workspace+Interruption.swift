@@ -38,6 +38,14 @@ extension Workspace {
         return Set(rows.compactMap { row in row.count == 3 ? "/tiles/\(row[0])/\(row[1])/\(row[2]).pbf" : nil })
     }
 
+    /// The tiles a killed apply committed: those in `offline.db` and those in the new file it was
+    /// writing (`offline.db.canonical`), which the next apply takes back into the store.
+    func committedTilePaths() throws -> Set<String> {
+        let partial = URL(fileURLWithPath: database.path + ".canonical")
+        guard FileManager.default.fileExists(atPath: partial.path) else { return try storedTilePaths() }
+        return try storedTilePaths().union(storedTilePaths(in: partial))
+    }
+
     /// `PRAGMA integrity_check` through the sqlite3 shell (rolling back a hot journal first).
     func integrityCheck(_ database: URL? = nil) throws -> String {
         try WritableSQLite(database: database ?? self.database).rows("PRAGMA integrity_check")

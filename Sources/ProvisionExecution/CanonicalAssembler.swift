@@ -1,0 +1,360 @@
+import Foundation
+import ProvisionModel
+import TileMath
+
+/// Assembles the canonical file of an apply while its tiles download: walks every tile the
+/// regions want in key order and hands each to the builder once, from memory when it was just
+/// downloaded, else from the staging store (kept from before, or downloaded earlier and spilled).
+///
+/// Why: the canonical file (row ids and pages in key order, so every history gives the same
+/// bytes) used to be a copy of the finished staging file, which wrote and read every byte of the
+/// store twice more after the downloads. Downloads are requested in key order and finish nearly
+/// in that order, so most go straight into the canonical file.
+///
+/// Kill safety: the builder commits after every batch, and a body that cannot be written yet (a
+/// tile before it is still downloading) is kept in memory at most `spillSeconds`, or until
+/// `spillBytes` are waiting, and is then written to the staging store. So a finished download
+/// is committed to one of the two files within that time; `ProvisionStore` takes a killed
+/// apply's canonical file back into the store (`takeInPartialBuild`), and the next apply finds
+/// every committed tile stored.
+///
+/// Not thread-safe: `receive` and `finish` run on the writer thread; `noteFailure` may be
+/// called from any thread.
+final class CanonicalAssembler {
+    /// How long and how much finished downloads may wait in memory before they are spilled.
+    struct Limits {
+        var spillSeconds: Double = 0.1
+        var spillBytes: Int = 16 << 20
+    }
+
+    /// What the walk did, for the outcome.
+    struct Summary {
+        /// Tile links written per region (plan order).
+        var linkedTiles: [Int] = []
+        /// Regions (plan order) missing a tile or resource they want.
+        var incomplete: [Bool] = []
+        var tilesWritten = 0
+        var resourcesWritten = 0
+        /// Staging rows that went into the file (or were replaced by a new download).
+        var stagingTilesUsed = 0
+        var spilledTiles = 0
+    }
+
+    private enum Resolution {
+        case body(FetchedItem)
+        case spilled
+        case failed
+    }
+
+    /// One tile of the walk, in stored-key order.
+    private struct Entry {
+        var tile: TileID
+        var key: TileKey
+        var isDownload: Bool
+    }
+
+    private let builder: CanonicalStoreBuilder
+    private let staging: StagingStore
+    private let plan: Plan
+    private let groups: [TileGroup]
+    private let downloads: [[TileID]]
+    private let limits: Limits
+    private let failures = FailureInbox()
+
+    private var regionIDs: [Int64] = []
+    private var resourceIDs: [String: Int64] = [:]
+    private var tileLinks: [[Int64]]
+    private var linkedCounts: [[String: Int]]
+    private(set) var summary = Summary()
+
+    // The walk.
+    private var groupIndex = -1
+    private var tiles: SortedUnion<TileCover>.Iterator?
+    private var lookahead: TileID?
+    private var downloadIndex = 0
+    private var column: [Entry] = []
+    private var columnIndex = 0
+    private var covers: [TileCover] = []
+    private var walkedTo: (x: Int, y: Int)?
+
+    // The staging rows of the current group, read ahead in chunks.
+    private var stagingRows: [StoredTileRow] = []
+    private var stagingIndex = 0
+    private var stagingAfter: (x: Int, y: Int)?
+    private var stagingDone = false
+
+    // Finished downloads not yet written.
+    private var resolved: [TileKey: Resolution] = [:]
+    private var waiting: [(key: TileKey, since: UInt64)] = []
+    private var waitingHead = 0
+    private var waitingBytes = 0
+    private var uncommitted = false
+
+    /// An assembler of `groups` (in canonical order), of which the tiles in `downloads` (per
+    /// group, ascending) are being downloaded.
+    init(builder: CanonicalStoreBuilder, staging: StagingStore, plan: Plan, groups: [TileGroup], downloads: [[TileID]],
+         limits: Limits = Limits()) {
+        self.builder = builder
+        self.staging = staging
+        self.plan = plan
+        self.groups = groups
+        self.downloads = downloads
+        self.limits = limits
+        tileLinks = Array(repeating: [], count: plan.regions.count)
+        linkedCounts = Array(repeating: [:], count: plan.regions.count)
+    }
+
+    /// The groups of a plan in canonical key order: template (bytes), pixel ratio, zoom.
+    static func canonicalOrder(_ groups: [TileGroup]) -> [TileGroup] {
+        groups.sorted { a, b in
+            if a.tileSet.urlTemplate != b.tileSet.urlTemplate {
+                return a.tileSet.urlTemplate.utf8.lexicographicallyPrecedes(b.tileSet.urlTemplate.utf8)
+            }
+            return (a.tileSet.pixelRatio, a.zoom) < (b.tileSet.pixelRatio, b.zoom)
+        }
+    }
+
+    /// Writes the region rows (ids in plan order) and the stored resources they want.
+    func begin() throws {
+        for region in plan.regions {
+            regionIDs.append(try builder.addRegion(definition: region.definition, description: region.description))
+        }
+        let wanted = Set(plan.regions.flatMap { $0.resources.wanted.map(\.url) })
+        for row in try staging.resourceRows(urls: Array(wanted)) {
+            resourceIDs[row.url] = try builder.addResource(row)
+        }
+        summary.resourcesWritten = resourceIDs.count
+        try builder.commit()
+    }
+
+    /// Notes a download that failed for good (any thread).
+    func noteFailure(_ request: FetchRequest) {
+        if let key = request.tileKey { failures.add(key) }
+    }
+
+    /// Takes a batch of finished downloads (possibly empty: the writer was idle), writes what
+    /// the walk can, spills what waited too long, and commits.
+    func receive(_ items: [FetchedItem]) throws {
+        let now = DispatchTime.now().uptimeNanoseconds
+        for item in items {
+            guard let key = item.request.tileKey else { continue }
+            resolved[key] = .body(item)
+            waiting.append((key, now))
+            waitingBytes += item.body.data.count + (item.body.zlibData?.count ?? 0)
+        }
+        for key in failures.drain() where resolved[key] == nil { resolved[key] = .failed }
+        try walk(finishing: false)
+        try spillIfDue(now: now)
+        if uncommitted {
+            try builder.commit()
+            uncommitted = false
+        }
+    }
+
+    /// Finishes the walk (a download never answered counts as failed), writes the links and
+    /// returns what was done.
+    func finish() throws -> Summary {
+        for key in failures.drain() where resolved[key] == nil { resolved[key] = .failed }
+        try walk(finishing: true)
+        for (index, region) in plan.regions.enumerated() {
+            let ids = Set(region.resources.wanted.compactMap { resourceIDs[$0.url] }).sorted()
+            try builder.linkResources(ids, toRegion: regionIDs[index])
+            var complete = ids.count == Set(region.resources.wanted.map(\.url)).count
+            for set in region.tileSets {
+                for z in set.zooms where linkedCounts[index][countKey(set, z)] ?? 0 < TileCover.count(region.area, zoom: z) {
+                    complete = false
+                }
+            }
+            summary.incomplete.append(!complete)
+        }
+        for (index, ids) in tileLinks.enumerated() {
+            try builder.linkTiles(ids, toRegion: regionIDs[index])
+            summary.linkedTiles.append(ids.count)
+        }
+        tileLinks = []
+        return summary
+    }
+
+    // MARK: The walk
+
+    /// Writes tiles in key order until one still downloading is reached (or, finishing, to the end).
+    private func walk(finishing: Bool) throws {
+        while let entry = try currentEntry() {
+            var fresh: FetchedItem?
+            if entry.isDownload {
+                switch resolved[entry.key] {
+                case .body(let item):
+                    fresh = item
+                    waitingBytes -= item.body.data.count + (item.body.zlibData?.count ?? 0)
+                case nil where !finishing:
+                    return
+                default:
+                    break
+                }
+                resolved[entry.key] = nil
+            }
+            let stored = try stagingRow(at: entry.key.tile)
+            var id: Int64?
+            if let fresh {
+                id = try builder.addTile(entry.key, body: fresh.body)
+            } else if let stored {
+                id = try builder.addTile(stored)
+            }
+            if stored != nil { summary.stagingTilesUsed += 1 }
+            if let id { link(entry, id: id) }
+            walkedTo = (entry.key.tile.x, entry.key.tile.y)
+            columnIndex += 1
+        }
+    }
+
+    /// The next tile of the walk, moving on to the next column or group when needed; nil at the end.
+    private func currentEntry() throws -> Entry? {
+        while columnIndex >= column.count {
+            if !loadColumn() {
+                groupIndex += 1
+                guard groupIndex < groups.count else { return nil }
+                startGroup()
+            }
+        }
+        return column[columnIndex]
+    }
+
+    private func startGroup() {
+        let group = groups[groupIndex]
+        var iterator = group.tiles.makeIterator()
+        lookahead = iterator.next()
+        tiles = iterator
+        downloadIndex = 0
+        covers = group.rows.count > 1 ? group.areas.map { TileCover($0, zoom: group.zoom) } : []
+        walkedTo = nil
+        stagingRows = []
+        stagingIndex = 0
+        stagingAfter = nil
+        stagingDone = false
+    }
+
+    /// Reads the next column of the current group (its tiles in stored order: a TMS set stores
+    /// y from the south, so its columns are walked bottom-up); false when the group is done.
+    private func loadColumn() -> Bool {
+        column.removeAll(keepingCapacity: true)
+        columnIndex = 0
+        guard groupIndex >= 0, let first = lookahead else { return false }
+        let group = groups[groupIndex]
+        let wanted = downloads[groupIndex]
+        var tile = first
+        while true {
+            var isDownload = false
+            if downloadIndex < wanted.count && wanted[downloadIndex] == tile {
+                isDownload = true
+                downloadIndex += 1
+            }
+            column.append(Entry(tile: tile, key: group.tileSet.key(for: tile), isDownload: isDownload))
+            lookahead = tiles?.next()
+            guard let next = lookahead, next.x == first.x else { break }
+            tile = next
+        }
+        if group.tileSet.isTMS { column.reverse() }
+        return true
+    }
+
+    /// The staging row at stored tile `tile` of the current group, if there is one; rows before
+    /// it are passed over (they belong to no region now and are left out).
+    private func stagingRow(at tile: TileID) throws -> StoredTileRow? {
+        let group = groups[groupIndex]
+        while true {
+            if stagingIndex == stagingRows.count {
+                if stagingDone { return nil }
+                stagingRows = try staging.tileRows(urlTemplate: group.tileSet.urlTemplate, pixelRatio: group.tileSet.pixelRatio,
+                                                   zoom: group.zoom, after: stagingAfter, limit: 512)
+                stagingIndex = 0
+                stagingDone = stagingRows.count < 512
+                if let last = stagingRows.last { stagingAfter = (last.key.tile.x, last.key.tile.y) }
+                if stagingRows.isEmpty { return nil }
+            }
+            let row = stagingRows[stagingIndex]
+            let rowKey = (row.key.tile.x, row.key.tile.y), wanted = (tile.x, tile.y)
+            if rowKey > wanted { return nil }
+            stagingIndex += 1
+            if rowKey == wanted { return row }
+        }
+    }
+
+    private func link(_ entry: Entry, id: Int64) {
+        let group = groups[groupIndex]
+        summary.tilesWritten += 1
+        uncommitted = true
+        for (index, row) in group.rows.enumerated() {
+            if !covers.isEmpty && !covers[index].contains(entry.tile) { continue }
+            if tileLinks[row].last == id { continue }  // a row listing the same tile set twice
+            tileLinks[row].append(id)
+            linkedCounts[row][countKey(group.tileSet, group.zoom), default: 0] += 1
+        }
+    }
+
+    private func countKey(_ set: PlannedTileSet, _ z: Int) -> String {
+        "\(z)\u{0}\(set.pixelRatio)\u{0}\(set.urlTemplate)"
+    }
+
+    // MARK: Spilling
+
+    /// Writes the downloads still waiting to the staging store when the oldest has waited
+    /// `spillSeconds` or they hold `spillBytes`.
+    private func spillIfDue(now: UInt64) throws {
+        while waitingHead < waiting.count, !isWaiting(waiting[waitingHead].key) { waitingHead += 1 }
+        guard waitingHead < waiting.count else {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+            return
+        }
+        let age = Double(now &- waiting[waitingHead].since) / 1e9
+        guard age >= limits.spillSeconds || waitingBytes >= limits.spillBytes else {
+            if waitingHead > 4096 {
+                waiting.removeFirst(waitingHead)
+                waitingHead = 0
+            }
+            return
+        }
+        var items: [FetchedItem] = []
+        for (key, _) in waiting[waitingHead...] {
+            if case .body(let item) = resolved[key] {
+                items.append(item)
+                resolved[key] = .spilled
+            }
+        }
+        try staging.write(items)
+        summary.spilledTiles += items.count
+        waiting.removeAll(keepingCapacity: true)
+        waitingHead = 0
+        waitingBytes = 0
+        // The staging rows read ahead may lack what was just written: read again from here.
+        stagingRows = []
+        stagingIndex = 0
+        stagingAfter = walkedTo
+        stagingDone = false
+    }
+
+    private func isWaiting(_ key: TileKey) -> Bool {
+        if case .body = resolved[key] { return true }
+        return false
+    }
+}
+
+/// Keys of downloads that failed, handed from the downloading thread to the writer thread.
+private final class FailureInbox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var keys: [TileKey] = []
+
+    func add(_ key: TileKey) {
+        lock.lock()
+        keys.append(key)
+        lock.unlock()
+    }
+
+    func drain() -> [TileKey] {
+        lock.lock()
+        defer { lock.unlock() }
+        let drained = keys
+        keys = []
+        return drained
+    }
+}

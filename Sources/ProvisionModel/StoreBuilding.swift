@@ -1,0 +1,87 @@
+import Foundation
+import TileMath
+
+/// A tile row as stored, read back to be carried into a new file unchanged.
+public struct StoredTileRow: Sendable {
+    public var key: TileKey
+    public var expires: Int64?
+    public var modified: Int64?
+    public var etag: String?
+    /// The stored bytes (zlib when `compressed`); nil for a "no content" tile.
+    public var data: Data?
+    public var compressed: Bool
+    public var accessed: Int64
+    public var mustRevalidate: Bool
+
+    public init(key: TileKey, expires: Int64?, modified: Int64?, etag: String?, data: Data?, compressed: Bool,
+                accessed: Int64, mustRevalidate: Bool) {
+        self.key = key
+        self.expires = expires
+        self.modified = modified
+        self.etag = etag
+        self.data = data
+        self.compressed = compressed
+        self.accessed = accessed
+        self.mustRevalidate = mustRevalidate
+    }
+}
+
+/// A resource row as stored.
+public struct StoredResourceRow: Sendable {
+    public var url: String
+    public var kind: Int64
+    public var expires: Int64?
+    public var modified: Int64?
+    public var etag: String?
+    public var data: Data?
+    public var compressed: Bool
+    public var accessed: Int64
+    public var mustRevalidate: Bool
+
+    public init(url: String, kind: Int64, expires: Int64?, modified: Int64?, etag: String?, data: Data?,
+                compressed: Bool, accessed: Int64, mustRevalidate: Bool) {
+        self.url = url
+        self.kind = kind
+        self.expires = expires
+        self.modified = modified
+        self.etag = etag
+        self.data = data
+        self.compressed = compressed
+        self.accessed = accessed
+        self.mustRevalidate = mustRevalidate
+    }
+}
+
+/// The store an apply stages into (the previous `offline.db`): besides `ResourceStore`, it reads
+/// its rows back in key order so the canonical file can be assembled from them.
+public protocol StagingStore: ResourceStore {
+    /// Up to `limit` tile rows of one template, ratio and zoom whose stored (x, y) comes after
+    /// `after` (all when nil), ascending by x then y.
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow]
+    /// The stored ones of `urls`, ascending by URL (byte order).
+    func resourceRows(urls: [String]) throws -> [StoredResourceRow]
+    /// How many tile and resource rows the store holds.
+    func rowCounts() throws -> (tiles: Int, resources: Int)
+}
+
+/// Writes a store's canonical file: regions, then resources by URL, then tiles by key, then
+/// the links, each given in that order; row ids are positions (1, 2, …). Implemented by
+/// ProvisionStore; the applier decides what goes in, so the same calls in the same order give the
+/// same bytes whatever the history of the store they came from.
+public protocol CanonicalStoreBuilder: AnyObject {
+    /// Adds a region row with the next id.
+    func addRegion(definition: Data, description: Data?) throws -> Int64
+    /// Adds a resource row (copied as stored) with the next id.
+    func addResource(_ row: StoredResourceRow) throws -> Int64
+    /// Adds a tile row copied as stored, with the next id.
+    func addTile(_ row: StoredTileRow) throws -> Int64
+    /// Adds a freshly downloaded tile with the next id (stored as the staging store would).
+    func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64
+    /// Links resources to a region (ids ascending).
+    func linkResources(_ ids: [Int64], toRegion region: Int64) throws
+    /// Links tiles to a region (ids ascending).
+    func linkTiles(_ ids: [Int64], toRegion region: Int64) throws
+    /// Makes what was added so far survive a kill (the file is not the store until finished).
+    func commit() throws
+}

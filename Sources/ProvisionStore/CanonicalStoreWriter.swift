@@ -1,0 +1,165 @@
+import Foundation
+import ProvisionModel
+
+/// Writes a store's canonical file (`offline.db.canonical` beside the store) through the calls
+/// of `CanonicalStoreBuilder`, hashing the content as it goes, and leaves it ready to be renamed
+/// over the store.
+///
+/// Why a builder and not a copy of the finished staging file: an apply hands it each tile once,
+/// in key order, while the downloads run (most straight from memory), so the store is written
+/// once and no second pass over it is needed, neither to copy nor to hash.
+///
+/// Why the bytes do not depend on when `commit()` is called: every row goes in by appending in
+/// id order, so SQLite allocates the same pages in the same order whatever the transaction
+/// boundaries; the two header fields that count transactions (the change counter and the
+/// version-valid-for number) are set to 1 when the file is finished.
+public final class CanonicalStoreWriter: CanonicalStoreBuilder {
+    /// The page size of every file provision creates. Why 32 KiB rather than SQLite's 4 KiB:
+    /// tiles are blobs of 2–60 KB; with 32 KiB pages most fit in one page instead of a chain of
+    /// overflow pages, which cuts the write system calls of an apply several times.
+    public static let pageSize = 32_768
+
+    /// Where the file is written.
+    public let url: URL
+    private let database: OfflineDatabase
+    private let hasher: StoreHasher
+    private var content = ContentDigest(tileCount: 0, resourceCount: 0, byteCount: 0, digest: "")
+    private var nextRegion: Int64 = 1
+    private var nextResource: Int64 = 1
+    private var nextTile: Int64 = 1
+    private var finished = false
+
+    /// Creates the file at `url` (replacing any left there) with the offline schema.
+    public init(url: URL, epoch: Int64) throws {
+        self.url = url
+        for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        do {
+            database = try OfflineDatabase(url: url, epoch: epoch, options: .init(pageSize: CanonicalStoreWriter.pageSize))
+            hasher = try StoreHasher()
+            // Atomic if the process is killed (rollback journal); the file is fsynced once, when finished.
+            try database.db.exec("PRAGMA synchronous = OFF")
+            try database.db.exec("PRAGMA cache_size = -8192")
+            try database.db.exec("BEGIN IMMEDIATE")
+        } catch {
+            for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            throw error
+        }
+    }
+
+    private static let insertRegion = "INSERT INTO regions (id, definition, description) VALUES (?1, ?2, ?3)"
+    private static let insertResource = """
+        INSERT INTO resources (id, url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        """
+    private static let insertTile = """
+        INSERT INTO tiles (id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed, accessed,
+                           must_revalidate)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+        """
+
+    public func addRegion(definition: Data, description: Data?) throws -> Int64 {
+        let id = nextRegion
+        try database.db.run(CanonicalStoreWriter.insertRegion, [.int(id), .textBytes(definition), description.map { .blob($0) } ?? .null])
+        nextRegion += 1
+        return id
+    }
+
+    public func addResource(_ row: StoredResourceRow) throws -> Int64 {
+        let id = nextResource
+        let stored = row.data ?? Data()
+        try database.db.run(CanonicalStoreWriter.insertResource, [
+            .int(id), .text(row.url), .int(row.kind), optional(row.expires), optional(row.modified),
+            row.etag.map { .text($0) } ?? .null, row.data.map { .blob($0) } ?? .null, .int(row.compressed ? 1 : 0),
+            .int(row.accessed), .int(row.mustRevalidate ? 1 : 0),
+        ])
+        content.resourceCount += 1
+        content.byteCount += Int64(stored.count)
+        hasher.update("R \(row.url) \(row.kind) \(row.compressed ? 1 : 0) \(stored.count)\n")
+        hasher.update(stored)
+        nextResource += 1
+        return id
+    }
+
+    public func addTile(_ row: StoredTileRow) throws -> Int64 {
+        let id = nextTile
+        let key = row.key
+        let stored = row.data ?? Data()
+        try database.db.run(CanonicalStoreWriter.insertTile, [
+            .int(id), .text(key.urlTemplate), .int(Int64(key.pixelRatio)), .int(Int64(key.tile.z)),
+            .int(Int64(key.tile.x)), .int(Int64(key.tile.y)), optional(row.expires), optional(row.modified),
+            row.etag.map { .text($0) } ?? .null, row.data.map { .blob($0) } ?? .null, .int(row.compressed ? 1 : 0),
+            .int(row.accessed), .int(row.mustRevalidate ? 1 : 0),
+        ])
+        content.tileCount += 1
+        content.byteCount += Int64(stored.count)
+        hasher.update("T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y) "
+                      + "\(row.compressed ? 1 : 0) \(stored.count)\n")
+        hasher.update(stored)
+        nextTile += 1
+        return id
+    }
+
+    public func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64 {
+        try addTile(try database.tileRow(key, body: body))
+    }
+
+    public func linkResources(_ ids: [Int64], toRegion region: Int64) throws {
+        for id in ids {
+            try database.db.run("INSERT INTO region_resources (region_id, resource_id) VALUES (?1, ?2)", [.int(region), .int(id)])
+        }
+    }
+
+    public func linkTiles(_ ids: [Int64], toRegion region: Int64) throws {
+        for id in ids {
+            try database.db.run("INSERT INTO region_tiles (region_id, tile_id) VALUES (?1, ?2)", [.int(region), .int(id)])
+        }
+    }
+
+    public func commit() throws {
+        try database.db.exec("COMMIT")
+        try database.db.exec("BEGIN IMMEDIATE")
+    }
+
+    /// Commits, closes the file in the form MapLibre opens (rollback journal, no `-journal`
+    /// beside it), sets the transaction counters in its header to 1 and returns the digest of
+    /// what was added. The caller flushes and renames the file.
+    public func finish() throws -> ContentDigest {
+        precondition(!finished, "finish() called twice")
+        finished = true
+        try database.db.exec("COMMIT")
+        try database.finish()
+        try CanonicalStoreWriter.resetTransactionCounters(path: url.path)
+        var result = content
+        result.digest = hasher.finalizeHex()
+        return result
+    }
+
+    /// Stops writing (an apply that failed): rolls back what was not committed and closes the
+    /// file, which keeps what was. The caller takes it into the store or deletes it.
+    public func abandon() {
+        finished = true
+        if database.db.isOpen {
+            try? database.db.exec("ROLLBACK")
+            try? database.close()
+        }
+    }
+
+    /// Sets the file change counter (header offset 24) and the version-valid-for number (offset
+    /// 92) to 1. SQLite increments both at every committed transaction, so they record how many
+    /// there were; everything else in the file follows from its content. Equal values keep the
+    /// in-header database size valid.
+    static func resetTransactionCounters(path: String) throws {
+        let fd = open(path, O_WRONLY)
+        guard fd >= 0 else { throw StoreError(.io, "cannot open \(path): \(String(cString: strerror(errno)))", path: path) }
+        defer { _ = Foundation.close(fd) }
+        let one: [UInt8] = [0, 0, 0, 1]
+        for offset in [24, 92] {
+            let written = one.withUnsafeBytes { pwrite(fd, $0.baseAddress, 4, off_t(offset)) }
+            guard written == 4 else {
+                throw StoreError(.io, "cannot write the header of \(path): \(String(cString: strerror(errno)))", path: path)
+            }
+        }
+    }
+
+    private func optional(_ value: Int64?) -> SQLiteValue { value.map { .int($0) } ?? .null }
+}
