@@ -58,9 +58,19 @@ struct FetchLoop {
             }
             var running: Int32 = 0
             curl_multi_perform(fetcher.multi, &running)
-            if collectFinished() == 0 {
+            let done = collectFinished()
+            if done.isEmpty {
                 curl_multi_poll(fetcher.multi, nil, 0, pollTimeout(now: Self.now), nil)
+                continue
             }
+            // The freed slots are refilled and the new requests sent before the answers are
+            // verified and handed on: transfers finish in bursts (connections started together
+            // stay in step), and a burst handled first would hold every new request back.
+            let refill = Self.now
+            startWaiting(now: refill)
+            pull(&requests, now: refill)
+            curl_multi_perform(fetcher.multi, &running)
+            for (pending, outcome) in done { handle(pending, outcome) }
         }
     }
 
@@ -167,16 +177,15 @@ struct FetchLoop {
         fetcher.active[transfer.handle] = transfer
     }
 
-    /// Reads libcurl's completion messages; returns how many transfers finished.
-    private mutating func collectFinished() -> Int {
-        var finished = 0
+    /// Reads libcurl's completion messages and frees their slots; returns what each answered.
+    private mutating func collectFinished() -> [(Pending, CurlTransfer.Outcome)] {
+        var done: [(Pending, CurlTransfer.Outcome)] = []
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(fetcher.multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                   let transfer = fetcher.active.removeValue(forKey: handle) else { continue }
             let code = message.pointee.data.result
             curl_multi_remove_handle(fetcher.multi, handle)
-            finished += 1
             hostActive[transfer.host, default: 1] -= 1
             let outcome = transfer.outcome(code, now: configuration.now())
             let pending = transfer.request.map {
@@ -185,28 +194,32 @@ struct FetchLoop {
             transfer.request = nil
             transfer.body = Data()
             fetcher.idle.append(transfer)
-            guard let pending else { continue }
-            let kind = pending.request.kind
-            switch outcome {
-            case .body(let data, let fields, let contentType):
-                let verified = fetcher.verifier.verifiedBody(data, kind: kind, contentType: contentType).map { body in
-                    var body = body
-                    (body.etag, body.modified, body.expires) = (fields.etag, fields.modified, fields.expires)
-                    return body
-                }
-                finish(pending, verified, retryAfter: nil)
-            case .notModified(let fields):
-                var body = FetchedBody(data: Data(), etag: fields.etag ?? pending.request.etag, modified: fields.modified,
-                                       expires: fields.expires)
-                body.isNotModified = true
-                finish(pending, .success(body), retryAfter: nil)
-            case .failure(.notFound, _) where kind == .tile && configuration.missingTiles == .skip:
-                finish(pending, .success(.missingTile), retryAfter: nil)
-            case .failure(let failure, let retryAfter):
-                finish(pending, .failure(failure), retryAfter: retryAfter)
-            }
+            if let pending { done.append((pending, outcome)) }
         }
-        return finished
+        return done
+    }
+
+    /// Verifies an answer and reports it (or schedules a retry).
+    private mutating func handle(_ pending: Pending, _ outcome: CurlTransfer.Outcome) {
+        let kind = pending.request.kind
+        switch outcome {
+        case .body(let data, let fields, let contentType):
+            let verified = fetcher.verifier.verifiedBody(data, kind: kind, contentType: contentType).map { body in
+                var body = body
+                (body.etag, body.modified, body.expires) = (fields.etag, fields.modified, fields.expires)
+                return body
+            }
+            finish(pending, verified, retryAfter: nil)
+        case .notModified(let fields):
+            var body = FetchedBody(data: Data(), etag: fields.etag ?? pending.request.etag, modified: fields.modified,
+                                   expires: fields.expires)
+            body.isNotModified = true
+            finish(pending, .success(body), retryAfter: nil)
+        case .failure(.notFound, _) where kind == .tile && configuration.missingTiles == .skip:
+            finish(pending, .success(.missingTile), retryAfter: nil)
+        case .failure(let failure, let retryAfter):
+            finish(pending, .failure(failure), retryAfter: retryAfter)
+        }
     }
 
     /// Schedules a retry, or reports the result (stopping the run after a fatal failure).
