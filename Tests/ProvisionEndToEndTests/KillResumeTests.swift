@@ -109,6 +109,39 @@ final class KillResumeTests: XCTestCase {
                       + "before SIGKILL were downloaded again (\(committed.count) were committed)")
     }
 
+    /// Tiles are written into the new file in key order as they arrive; one that finished while
+    /// a tile before it is still downloading waits in memory at most ~100 ms and is then written
+    /// to the staging store. Here the first tile in key order never answers before the kill, so
+    /// every other finished tile can only have been committed that way: offline.db holds them.
+    /// After the resume the store is byte-identical to one built without any wait.
+    func testFinishedTilesWaitingBehindASlowOneAreCommittedToTheStagingStore() throws {
+        let all = Demo.newYork.tiles
+        let first = try XCTUnwrap(all.min())
+        let slow = try ws.serveSlowTiles([Demo.newYork], delay: 20)
+        let fast = slow.subtracting([ws.tilePath(first)])
+        for path in fast { ws.server.setRoute(path, .ok(try bytes(path), contentType: "application/x-protobuf")) }
+        let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
+        let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
+
+        let run = try ws.start("apply", "--quiet", job, environment: epoch)
+        XCTAssertTrue(run.waitUntil(timeout: 30) { Set(ws.tileRequestPaths) == slow }, "every tile was requested")
+        Thread.sleep(forTimeInterval: 1)  // well past the 100 ms a finished tile may wait
+        run.send(SIGKILL)
+        run.wait(timeout: 10)
+        XCTAssertTrue(run.endedBySignal)
+        XCTAssertEqual(try ws.storedTilePaths(), fast, "every finished tile is in the staging store, the slow one is not")
+
+        ws.server.setRoute(ws.tilePath(first), .ok(try bytes(ws.tilePath(first)), contentType: "application/x-protobuf"))
+        let before = ws.tileRequestPaths.count
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0, "apply after the kill")
+        XCTAssertEqual(Array(ws.tileRequestPaths.dropFirst(before)), [ws.tilePath(first)], "only the slow tile is fetched again")
+        let resumed = ws.sha256(ws.database)
+
+        let fresh = ws.root.appendingPathComponent("fresh")
+        try ws.provision("apply", "--quiet", "--store", fresh.path, job, environment: epoch).expect(0, "a fresh apply")
+        XCTAssertEqual(resumed, ws.sha256(fresh.appendingPathComponent("offline.db")))
+    }
+
     /// The bytes of a served tile path.
     private func bytes(_ path: String) throws -> Data {
         let parts = path.dropFirst("/tiles/".count).dropLast(".pbf".count).split(separator: "/").compactMap { Int($0) }
