@@ -38,7 +38,7 @@ let package = Package(
         .testTarget(name: "ProvisionPlanningTests", dependencies: ["ProvisionPlanning", "ProvisionModel"]),
         .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel"]),
         .testTarget(name: "ProvisionExecutionTests", dependencies: [
-            "ProvisionExecution", "ProvisionModel", "ProvisionTestSupport",
+            "ProvisionExecution", "ProvisionModel", "ProvisionStore", "ProvisionTestSupport",
         ]),
         .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel"]),

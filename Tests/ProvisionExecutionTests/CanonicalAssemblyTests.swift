@@ -1,0 +1,177 @@
+import Foundation
+import ProvisionModel
+import ProvisionStore
+import TileMath
+import XCTest
+@testable import ProvisionExecution
+
+/// The applier writes the new file in key order while downloads finish in any order: whatever
+/// the order (and whether a finished tile waited long enough to be spilled to the staging store),
+/// the file has the same bytes, ids ascend in key order, and every region links its cover.
+final class CanonicalAssemblyTests: XCTestCase {
+    // "a…" sorts before "b…": the TMS set comes first in key order though it starts a zoom later.
+    private static let tms = PlannedTileSet(urlTemplate: "https://a.example.com/{z}/{x}/{y}.pbf", pixelRatio: 1, isTMS: true,
+                                            zooms: 4...5)
+    private static let xyz = PlannedTileSet(urlTemplate: "https://b.example.com/{z}/{x}/{y}.pbf", pixelRatio: 1, isTMS: false,
+                                            zooms: 3...5)
+    private static let styleURL = "https://s.example.com/style.json"
+    private static let west = BoundingBox(west: -20, south: -10, east: 30, north: 40)
+    private static let east = BoundingBox(west: 10, south: 0, east: 60, north: 50)
+
+    private func region(_ id: String, _ box: BoundingBox) -> RegionPlan {
+        let sets = [Self.tms, Self.xyz]
+        let changes = sets.flatMap { set in
+            set.zooms.map { ZoomChange(urlTemplate: set.urlTemplate, zoom: $0,
+                                       counts: ChangeCounts(add: TileCover.count(.bbox(box), zoom: $0))) }
+        }
+        let style = ResourceRef(url: Self.styleURL, kind: .style)
+        return RegionPlan(regionID: id, name: id, stylePackID: "p", rowID: nil, action: .create,
+                          definition: Data("{\"id\":\"\(id)\"}".utf8), description: Data(id.utf8), area: .bbox(box),
+                          tileSets: sets, zoomChanges: changes, staleTileCounts: [],
+                          resources: ResourceChanges(wanted: [style], add: [style], remove: []), estimatedBytes: 0)
+    }
+
+    private func plan() -> Plan {
+        Plan(jobName: "t", jobDigest: "d", epoch: 1_700_000_000, regions: [region("west", Self.west), region("east", Self.east)],
+             removedRegions: [], stylePacks: [], documents: [Self.styleURL: FetchedBody(data: Data(#"{"version":8}"#.utf8))],
+             assumedTileBytes: 1_000)
+    }
+
+    /// The body a tile answers with: sizes vary, so rows straddle pages.
+    static func body(_ key: TileKey) -> FetchedBody {
+        let seed = key.urlTemplate.utf8.count * 1_000_003 + key.tile.z * 10_007 + key.tile.x * 101 + key.tile.y
+        let size = 200 + (seed * 7_919) % 40_000
+        var bytes = [UInt8](repeating: 0, count: size)
+        var state = UInt64(seed) | 1
+        for i in 0..<size {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            bytes[i] = UInt8(truncatingIfNeeded: state)
+        }
+        return FetchedBody(data: Data(bytes), etag: "\"\(seed)\"", modified: 1_600_000_000 + Int64(seed % 1000))
+    }
+
+    /// Applies the plan into a new store at `dir`; returns the new file's bytes and the outcome.
+    private func apply(in dir: URL, fetcher: Fetcher, staged: [TileKey] = []) throws -> (Data, ApplyOutcome, ContentDigest) {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let staging = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 1_700_000_000)
+        defer { try? staging.close() }
+        try staging.write(staged.map { FetchedItem(request: FetchRequest(url: "x", kind: .tile, tileKey: $0), body: Self.body($0)) })
+        let builder = try CanonicalStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
+        let outcome = try Applier(store: staging, fetcher: fetcher).apply(plan(), building: builder)
+        let digest = try builder.finish()
+        return (try Data(contentsOf: builder.url), outcome, digest)
+    }
+
+    func testAnyCompletionOrderGivesTheSameFileInKeyOrder() throws {
+        let root = try makeTemporaryDirectory()
+        let (inOrder, outcome, digest) = try apply(in: root.appendingPathComponent("in-order"), fetcher: ScramblingFetcher(seed: nil))
+        XCTAssertEqual(outcome.incompleteRegions, [])
+        let cover = { (box: BoundingBox) in (4...5).reduce(0) { $0 + TileCover.count(.bbox(box), zoom: $1) }
+            + (3...5).reduce(0) { $0 + TileCover.count(.bbox(box), zoom: $1) } }
+        // Scrambled, and with the first tiles held back long enough for the rest to be spilled.
+        for seed: UInt64 in [1, 2] {
+            let fetcher = ScramblingFetcher(seed: seed, holdFirst: seed == 2 ? 3 : 0)
+            let (bytes, scrambled, _) = try apply(in: root.appendingPathComponent("seed-\(seed)"), fetcher: fetcher)
+            XCTAssertEqual(bytes, inOrder, "seed \(seed): the same file whatever the completion order")
+            XCTAssertEqual(scrambled.downloaded, outcome.downloaded)
+            // Tiles that waited behind the held ones were spilled: the staging store has them.
+            let staging = try OfflineDatabase(url: root.appendingPathComponent("seed-\(seed)/offline.db"), epoch: 0)
+            if seed == 2 { XCTAssertGreaterThan(try staging.rowCounts().tiles, 0) }
+            try staging.close()
+        }
+
+        let file = try OfflineDatabase(url: root.appendingPathComponent("in-order/offline.db.canonical"), epoch: 0,
+                                       options: .init(readOnly: true, create: false))
+        defer { try? file.close() }
+        XCTAssertEqual(try file.contentDigest(), digest)
+        let counts = try file.linkedTileCounts(region: 1).reduce(0) { $0 + $1.count }
+        XCTAssertEqual(counts, cover(Self.west))
+        XCTAssertEqual(try file.linkedTileCounts(region: 2).reduce(0) { $0 + $1.count }, cover(Self.east))
+        XCTAssertEqual(try file.linkedResources(region: 2), [Self.styleURL])
+        XCTAssertEqual(try file.regions().map(\.definition), [Data(#"{"id":"west"}"#.utf8), Data(#"{"id":"east"}"#.utf8)])
+        // Ids are positions in key order, TMS rows stored with y from the south.
+        let keys = try file.linkedTileKeys(region: 1, urlTemplate: Self.tms.urlTemplate)
+            + file.linkedTileKeys(region: 2, urlTemplate: Self.xyz.urlTemplate)
+        XCTAssertTrue(keys.contains(Self.tms.key(for: TileID(z: 4, x: 7, y: 7))))
+        let order = try tilesOutOfKeyOrder(root.appendingPathComponent("in-order/offline.db.canonical"))
+        XCTAssertEqual(order.misplaced, 0)
+        XCTAssertEqual(order.tiles, Int64(digest.tileCount))
+    }
+
+    func testStagedTilesAndFailedDownloadsAreTakenFromTheStagingStore() throws {
+        let root = try makeTemporaryDirectory()
+        let (fresh, _, _) = try apply(in: root.appendingPathComponent("fresh"), fetcher: ScramblingFetcher(seed: 3))
+        // Half the tiles already staged (a killed apply, or another job): only the rest is fetched,
+        // and the file is the same.
+        let all = plan().tileGroups.flatMap { group in group.tiles.map { group.tileSet.key(for: $0) } }
+        let staged = all.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        let fetcher = ScramblingFetcher(seed: 4)
+        let (bytes, outcome, _) = try apply(in: root.appendingPathComponent("staged"), fetcher: fetcher, staged: staged)
+        XCTAssertEqual(outcome.downloaded, all.count - staged.count)
+        XCTAssertEqual(bytes, fresh)
+
+        // A tile that fails is left out, and the one region that wants it is incomplete.
+        let failing = Self.xyz.key(for: TileID(z: 5, x: 14, y: 13))
+        let (_, failed, digest) = try apply(in: root.appendingPathComponent("failed"),
+                                            fetcher: ScramblingFetcher(seed: 5, failing: [failing]))
+        XCTAssertEqual(failed.failed, 1)
+        XCTAssertEqual(failed.incompleteRegions, ["west/p"])
+        XCTAssertEqual(digest.tileCount, Set(all).count - 1)
+    }
+}
+
+/// Answers every request it pulls, in a seeded random order (or in order when `seed` is nil);
+/// the first `holdFirst` in request order answer last, after a pause longer than the 100 ms a
+/// finished download may wait in memory. `failing` keys fail.
+private final class ScramblingFetcher: Fetcher {
+    private let seed: UInt64?
+    private let holdFirst: Int
+    private let failing: Set<TileKey>
+
+    init(seed: UInt64?, holdFirst: Int = 0, failing: Set<TileKey> = []) {
+        self.seed = seed
+        self.holdFirst = holdFirst
+        self.failing = failing
+    }
+
+    func fetchAll<I: IteratorProtocol>(_ requests: inout I, onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void)
+        where I.Element == FetchRequest {
+        var pulled: [FetchRequest] = []
+        while let request = requests.next() { pulled.append(request) }
+        let held = Array(pulled.prefix(holdFirst))
+        var rest = Array(pulled.dropFirst(holdFirst))
+        if var state = seed {
+            for i in stride(from: rest.count - 1, to: 0, by: -1) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                rest.swapAt(i, Int(state >> 33) % (i + 1))
+            }
+        }
+        func answer(_ request: FetchRequest) {
+            guard let key = request.tileKey else {
+                return onResult(request, .success(FetchedBody(data: Data("resource".utf8))))
+            }
+            onResult(request, failing.contains(key) ? .failure(.status(500)) : .success(CanonicalAssemblyTests.body(key)))
+        }
+        rest.forEach(answer)
+        if !held.isEmpty { Thread.sleep(forTimeInterval: 0.4) }
+        held.forEach(answer)
+    }
+}
+
+/// Tile rows whose id is not their position in (url_template, pixel_ratio, z, x, y) order, and
+/// the tile count.
+private func tilesOutOfKeyOrder(_ url: URL) throws -> (misplaced: Int64, tiles: Int64) {
+    let db = try SQLiteDatabase(path: url.path, options: .init(readOnly: true))
+    defer { try? db.close() }
+    let misplaced = try db.queryFirst("""
+        SELECT count(*) FROM (SELECT id, row_number() OVER (ORDER BY url_template, pixel_ratio, z, x, y) AS position
+                              FROM tiles) WHERE id != position
+        """) { $0.int64(0) } ?? -1
+    return (misplaced, try db.queryFirst("SELECT count(*) FROM tiles") { $0.int64(0) } ?? 0)
+}
+
+private func makeTemporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("provision-assembly-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
