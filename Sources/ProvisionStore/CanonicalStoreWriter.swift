@@ -28,6 +28,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     private var nextResource: Int64 = 1
     private var nextTile: Int64 = 1
     private var finished = false
+    private let writeback: BackgroundWriteback
 
     /// Creates the file at `url` (replacing any left there) with the offline schema.
     public init(url: URL, epoch: Int64) throws {
@@ -36,6 +37,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         do {
             database = try OfflineDatabase(url: url, epoch: epoch, options: .init(pageSize: CanonicalStoreWriter.pageSize))
             hasher = try StoreHasher()
+            writeback = BackgroundWriteback(path: url.path)
             // Atomic if the process is killed (rollback journal); the file is fsynced once, when finished.
             try database.db.exec("PRAGMA synchronous = OFF")
             try database.db.exec("PRAGMA cache_size = -8192")
@@ -118,6 +120,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     public func commit() throws {
         try database.db.exec("COMMIT")
         try database.db.exec("BEGIN IMMEDIATE")
+        writeback.committed(upTo: content.byteCount)
     }
 
     /// Commits, closes the file in the form MapLibre opens (rollback journal, no `-journal`
@@ -128,6 +131,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         finished = true
         try database.db.exec("COMMIT")
         try database.finish()
+        writeback.wait()
         try CanonicalStoreWriter.resetTransactionCounters(path: url.path)
         var result = content
         result.digest = hasher.finalizeHex()
@@ -138,6 +142,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     /// file, which keeps what was. The caller takes it into the store or deletes it.
     public func abandon() {
         finished = true
+        writeback.wait()
         if database.db.isOpen {
             try? database.db.exec("ROLLBACK")
             try? database.close()
@@ -162,4 +167,50 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     }
 
     private func optional(_ value: Int64?) -> SQLiteValue { value.map { .int($0) } ?? .null }
+}
+
+/// Flushes the file being written in the background every `step` bytes of committed content.
+///
+/// Why: the finished file is flushed before it is renamed over the store; flushing it as it
+/// grows, off the writer thread, while downloads keep the writer waiting anyway, leaves little
+/// for that last flush, which every apply otherwise waits for at the end.
+private final class BackgroundWriteback: @unchecked Sendable {
+    private let path: String
+    private let step: Int64
+    private let queue = DispatchQueue(label: "provision.writeback")
+    private let group = DispatchGroup()
+    private let lock = NSLock()
+    private var running = false
+    private var flushedAt: Int64 = 0
+
+    init(path: String, step: Int64 = 32 << 20) {
+        self.path = path
+        self.step = step
+    }
+
+    /// Called after each commit with the content bytes committed so far.
+    func committed(upTo bytes: Int64) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !running, bytes - flushedAt >= step else { return }
+        running = true
+        flushedAt = bytes
+        group.enter()
+        queue.async { [self] in
+            let fd = open(path, O_RDONLY)
+            if fd >= 0 {
+                _ = fsync(fd)
+                _ = close(fd)
+            }
+            lock.lock()
+            running = false
+            lock.unlock()
+            group.leave()
+        }
+    }
+
+    /// Waits for a flush in progress.
+    func wait() {
+        group.wait()
+    }
 }
