@@ -341,8 +341,8 @@ class Peers:
                     phases["finished"] = event["elapsed"]
         if "tiles" in phases and "links" in phases:
             m["tilesPhaseSeconds"] = phases["links"] - phases["tiles"]
-        if "canonical-copy" in phases and "finished" in phases:
-            m["finishSeconds"] = phases["finished"] - phases["canonical-copy"]
+        if "links" in phases and "finished" in phases:
+            m["finishSeconds"] = phases["finished"] - phases["links"]
         m["phases"] = phases
         got = 0
         db = os.path.join(store, "offline.db")

@@ -79,7 +79,9 @@ public final class Applier {
         try download(resourceRequests.makeIterator(), into: &outcome, progress: &done) { [store] items in try store.write(items) }
 
         onPhase?("tiles")
-        let tiles = WorkList(groups: groups, missing: missing, shouldStop: shouldStop)
+        // A fatal answer (401/403) to a resource stops the run before any tile is requested.
+        let halted = outcome.stopMessage != nil, stop = shouldStop
+        let tiles = WorkList(groups: groups, missing: missing, shouldStop: { halted || stop() })
         // Streaming into the canonical file needs the staging store final before the walk reads
         // it; a refresh rewrites staged rows afterwards, so then the file is assembled once the
         // downloads are done, all from the staging store.

@@ -1,9 +1,9 @@
 import Foundation
 import TileMath
 
-/// A tile row as stored, read back to be carried into a new file unchanged.
-public struct StoredTileRow: Sendable {
-    public var key: TileKey
+/// The cache fields and stored bytes of a tile or resource row, read back to be carried into a
+/// new file unchanged.
+public struct StoredContent: Sendable {
     public var expires: Int64?
     public var modified: Int64?
     public var etag: String?
@@ -13,9 +13,8 @@ public struct StoredTileRow: Sendable {
     public var accessed: Int64
     public var mustRevalidate: Bool
 
-    public init(key: TileKey, expires: Int64?, modified: Int64?, etag: String?, data: Data?, compressed: Bool,
-                accessed: Int64, mustRevalidate: Bool) {
-        self.key = key
+    public init(expires: Int64?, modified: Int64?, etag: String?, data: Data?, compressed: Bool, accessed: Int64,
+                mustRevalidate: Bool) {
         self.expires = expires
         self.modified = modified
         self.etag = etag
@@ -26,29 +25,28 @@ public struct StoredTileRow: Sendable {
     }
 }
 
+/// A tile row as stored.
+public struct StoredTileRow: Sendable {
+    public var key: TileKey
+    public var content: StoredContent
+
+    public init(key: TileKey, content: StoredContent) {
+        self.key = key
+        self.content = content
+    }
+}
+
 /// A resource row as stored.
 public struct StoredResourceRow: Sendable {
     public var url: String
+    /// MapLibre's resource kind number.
     public var kind: Int64
-    public var expires: Int64?
-    public var modified: Int64?
-    public var etag: String?
-    public var data: Data?
-    public var compressed: Bool
-    public var accessed: Int64
-    public var mustRevalidate: Bool
+    public var content: StoredContent
 
-    public init(url: String, kind: Int64, expires: Int64?, modified: Int64?, etag: String?, data: Data?,
-                compressed: Bool, accessed: Int64, mustRevalidate: Bool) {
+    public init(url: String, kind: Int64, content: StoredContent) {
         self.url = url
         self.kind = kind
-        self.expires = expires
-        self.modified = modified
-        self.etag = etag
-        self.data = data
-        self.compressed = compressed
-        self.accessed = accessed
-        self.mustRevalidate = mustRevalidate
+        self.content = content
     }
 }
 

@@ -68,16 +68,10 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
 
     public func addResource(_ row: StoredResourceRow) throws -> Int64 {
         let id = nextResource
-        let stored = row.data ?? Data()
-        try database.db.run(CanonicalStoreWriter.insertResource, [
-            .int(id), .text(row.url), .int(row.kind), optional(row.expires), optional(row.modified),
-            row.etag.map { .text($0) } ?? .null, row.data.map { .blob($0) } ?? .null, .int(row.compressed ? 1 : 0),
-            .int(row.accessed), .int(row.mustRevalidate ? 1 : 0),
-        ])
+        try database.db.run(CanonicalStoreWriter.insertResource,
+                            [.int(id), .text(row.url), .int(row.kind)] + values(row.content))
         content.resourceCount += 1
-        content.byteCount += Int64(stored.count)
-        hasher.update("R \(row.url) \(row.kind) \(row.compressed ? 1 : 0) \(stored.count)\n")
-        hasher.update(stored)
+        hash("R \(row.url) \(row.kind)", row.content)
         nextResource += 1
         return id
     }
@@ -85,20 +79,30 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     public func addTile(_ row: StoredTileRow) throws -> Int64 {
         let id = nextTile
         let key = row.key
-        let stored = row.data ?? Data()
         try database.db.run(CanonicalStoreWriter.insertTile, [
             .int(id), .text(key.urlTemplate), .int(Int64(key.pixelRatio)), .int(Int64(key.tile.z)),
-            .int(Int64(key.tile.x)), .int(Int64(key.tile.y)), optional(row.expires), optional(row.modified),
-            row.etag.map { .text($0) } ?? .null, row.data.map { .blob($0) } ?? .null, .int(row.compressed ? 1 : 0),
-            .int(row.accessed), .int(row.mustRevalidate ? 1 : 0),
-        ])
+            .int(Int64(key.tile.x)), .int(Int64(key.tile.y)),
+        ] + values(row.content))
         content.tileCount += 1
-        content.byteCount += Int64(stored.count)
-        hasher.update("T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y) "
-                      + "\(row.compressed ? 1 : 0) \(stored.count)\n")
-        hasher.update(stored)
+        hash("T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y)", row.content)
         nextTile += 1
         return id
+    }
+
+    /// The values of the content columns, in the order of the insert statements.
+    private func values(_ stored: StoredContent) -> [SQLiteValue] {
+        [stored.expires.map { .int($0) } ?? .null, stored.modified.map { .int($0) } ?? .null,
+         stored.etag.map { .text($0) } ?? .null, stored.data.map { .blob($0) } ?? .null,
+         .int(stored.compressed ? 1 : 0), .int(stored.accessed), .int(stored.mustRevalidate ? 1 : 0)]
+    }
+
+    /// Adds a row to the digest as `contentDigest()` reads it: the key line, the `compressed`
+    /// flag and length, then the stored bytes.
+    private func hash(_ keyLine: String, _ stored: StoredContent) {
+        let bytes = stored.data ?? Data()
+        content.byteCount += Int64(bytes.count)
+        hasher.update("\(keyLine) \(stored.compressed ? 1 : 0) \(bytes.count)\n")
+        hasher.update(bytes)
     }
 
     public func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64 {
@@ -165,8 +169,6 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
             }
         }
     }
-
-    private func optional(_ value: Int64?) -> SQLiteValue { value.map { .int($0) } ?? .null }
 }
 
 /// Flushes the file being written in the background every `step` bytes of committed content.

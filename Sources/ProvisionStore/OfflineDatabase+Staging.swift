@@ -11,14 +11,23 @@ extension OfflineDatabase: StagingStore {
         guard !body.isNotModified else {
             throw StoreError(.invalidInput, "tile \(key.urlTemplate) z\(key.tile.z) has a 304 answer and no bytes", path: path)
         }
-        var row = StoredTileRow(key: key, expires: body.expires, modified: body.modified ?? epoch, etag: body.etag,
-                                data: nil, compressed: false, accessed: epoch, mustRevalidate: false)
+        var content = StoredContent(expires: body.expires, modified: body.modified ?? epoch, etag: body.etag, data: nil,
+                                    compressed: false, accessed: epoch, mustRevalidate: false)
         if !body.data.isEmpty {
             let stored = try OfflineDatabase.storedForm(of: body, isTile: true)
-            row.data = stored.data
-            row.compressed = stored.compressed
+            content.data = stored.data
+            content.compressed = stored.compressed
         }
-        return row
+        return StoredTileRow(key: key, content: content)
+    }
+
+    /// The content columns `expires, modified, etag, data, compressed, accessed, must_revalidate`
+    /// of a row, starting at column `first`.
+    private static func content(_ row: SQLiteStatement, from first: Int32) -> StoredContent {
+        StoredContent(expires: row.optionalInt64(first), modified: row.optionalInt64(first + 1),
+                      etag: row.optionalText(first + 2), data: row.optionalData(first + 3),
+                      compressed: row.int64(first + 4) != 0, accessed: row.int64(first + 5),
+                      mustRevalidate: row.int64(first + 6) != 0)
     }
 
     private static let tileRowsSQL = """
@@ -36,9 +45,7 @@ extension OfflineDatabase: StagingStore {
         ]) { row in
             StoredTileRow(key: TileKey(urlTemplate: urlTemplate, pixelRatio: pixelRatio,
                                        tile: TileID(z: zoom, x: Int(row.int64(0)), y: Int(row.int64(1)))),
-                          expires: row.optionalInt64(2), modified: row.optionalInt64(3), etag: row.optionalText(4),
-                          data: row.optionalData(5), compressed: row.int64(6) != 0, accessed: row.int64(7),
-                          mustRevalidate: row.int64(8) != 0)
+                          content: OfflineDatabase.content(row, from: 2))
         }
     }
 
@@ -48,10 +55,8 @@ extension OfflineDatabase: StagingStore {
             """
         var rows: [StoredResourceRow] = []
         for url in urls.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            if let row = try db.queryFirst(sql, [.text(url)], { row in
-                StoredResourceRow(url: row.text(0), kind: row.int64(1), expires: row.optionalInt64(2),
-                                  modified: row.optionalInt64(3), etag: row.optionalText(4), data: row.optionalData(5),
-                                  compressed: row.int64(6) != 0, accessed: row.int64(7), mustRevalidate: row.int64(8) != 0)
+            if let row = try db.queryFirst(sql, [.text(url)], {
+                StoredResourceRow(url: $0.text(0), kind: $0.int64(1), content: OfflineDatabase.content($0, from: 2))
             }) {
                 rows.append(row)
             }
