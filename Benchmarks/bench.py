@@ -364,29 +364,37 @@ class Peers:
         if not self.args.download_tiles:
             results["notes"] = ["download-tiles was not available: skipped"]
         self.check_provision_cover()
+        # Repetitions go round the tools (rep 1 of every tool, then rep 2, …), so a slow spell of
+        # the machine (this VM's kdamond reclaiming memory, say) falls on several tools rather
+        # than on all the runs of one.
         for case, label, server, conns in CASES:
-            for tool in tools:
-                if tool == "download-tiles" and case == "delay64":
-                    continue  # sequential: the 64-connection case is the 16-connection one
-                runner = getattr(self, "run_" + tool.replace("-", "_"))
-                n = 1 if tool == "download-tiles" and case != "plain16" else reps
-                runs = []
-                for rep in range(n):
+            active = [t for t in tools if not (t == "download-tiles" and case == "delay64")]
+            counts = {t: 1 if t == "download-tiles" and case != "plain16" else reps for t in active}
+            runs = {t: [] for t in active}
+            for rep in range(reps):
+                for tool in active:
+                    n = counts[tool]
+                    if rep >= n:
+                        continue
+                    runner = getattr(self, "run_" + tool.replace("-", "_"))
                     m, tiles, note = runner(case, server, conns, rep)
+                    shutil.rmtree(self.out_dir(tool), ignore_errors=True)
                     m["tiles"] = tiles
                     m["note"] = f"{tool}, {label}: {note}" if note else ""
                     m["tilesPerSecond"] = tiles / m["wall"] if tiles and m["wall"] > 0 else 0.0
                     m["cpuPer10k"] = m["cpu"] / tiles * 10000 if tiles else None
-                    runs.append(m)
+                    runs[tool].append(m)
                     extra = ""
                     if m.get("tilesPhaseSeconds"):
                         extra = f", tiles phase {m['tilesPhaseSeconds']:.2f} s, finish {m.get('finishSeconds', 0):.2f} s"
                     log(f"{case:8} {tool:15} rep {rep + 1}/{n}: {tiles} tiles in {m['wall']:.2f} s = "
                         f"{m['tilesPerSecond']:,.0f}/s, cpu {m['cpu']:.2f} s, rss {m['rssMB']:.0f} MB{extra}"
                         + (f"  [{note}]" if note else ""))
-                ok = [r for r in runs if r["tiles"]]
-                entry = {"runs": runs, "ok": len(ok) == len(runs),
-                         "note": "; ".join(sorted({r["note"] for r in runs if r["note"]}))}
+            for tool in active:
+                tool_runs = runs[tool]
+                ok = [r for r in tool_runs if r["tiles"]]
+                entry = {"runs": tool_runs, "ok": len(ok) == len(tool_runs),
+                         "note": "; ".join(sorted({r["note"] for r in tool_runs if r["note"]}))}
                 phase = [r["tiles"] / r["tilesPhaseSeconds"] for r in ok if r.get("tilesPhaseSeconds")]
                 if phase:
                     entry["tilesPhaseTilesPerSecond"] = statistics.median(phase)
@@ -397,7 +405,6 @@ class Peers:
                     entry["peakRSSMB"] = max(r["rssMB"] for r in ok)
                     entry["tiles"] = ok[0]["tiles"]
                 results["tools"].setdefault(tool, {})[case] = entry
-                shutil.rmtree(self.out_dir(tool), ignore_errors=True)
         return results
 
 
