@@ -75,6 +75,8 @@ final class CanonicalAssembler {
     private var column: [Entry] = []
     private var columnIndex = 0
     private var covers: [TileCover] = []
+    /// Tiles linked so far in the current group, per entry of its `rows`.
+    private var groupLinked: [Int] = []
     private var walkedTo: (x: Int, y: Int)?
 
     // The staging rows of the current group, read ahead in chunks.
@@ -211,6 +213,7 @@ final class CanonicalAssembler {
     private func currentEntry() throws -> Entry? {
         while columnIndex >= column.count {
             if !loadColumn() {
+                countGroupLinks()
                 groupIndex += 1
                 guard groupIndex < groups.count else { return nil }
                 startGroup()
@@ -226,6 +229,7 @@ final class CanonicalAssembler {
         tiles = iterator
         downloadIndex = 0
         covers = group.rows.count > 1 ? group.areas.map { TileCover($0, zoom: group.zoom) } : []
+        groupLinked = Array(repeating: 0, count: group.rows.count)
         walkedTo = nil
         stagingRows = []
         stagingIndex = 0
@@ -287,8 +291,18 @@ final class CanonicalAssembler {
             if !covers.isEmpty && !covers[index].contains(entry.tile) { continue }
             if tileLinks[row].last == id { continue }  // a row listing the same tile set twice
             tileLinks[row].append(id)
-            linkedCounts[row][countKey(group.tileSet, group.zoom), default: 0] += 1
+            groupLinked[index] += 1
         }
+    }
+
+    /// Adds the current group's link counts to its rows' totals.
+    private func countGroupLinks() {
+        guard groupIndex >= 0, groupIndex < groups.count else { return }
+        let group = groups[groupIndex]
+        for (index, row) in group.rows.enumerated() {
+            linkedCounts[row][countKey(group.tileSet, group.zoom), default: 0] += groupLinked[index]
+        }
+        groupLinked = []
     }
 
     private func countKey(_ set: PlannedTileSet, _ z: Int) -> String {
