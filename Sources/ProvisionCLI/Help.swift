@@ -78,9 +78,10 @@ enum Help {
     Given a job file, plans and then applies. Given a plan saved by 'plan --out', applies
     exactly that plan, after checking that neither the job file nor the store changed since.
     Applying downloads what is missing with bounded parallelism (libcurl for http origins,
-    direct reads for directory and MBTiles origins), verifies every body, writes it through one
-    writer in batched transactions, links regions to their tiles and resources, removes regions
-    the job no longer has (and tiles no other region uses), and writes provision.lock.json.
+    direct reads for directory and MBTiles origins), verifies every body, and writes the next
+    offline.db through one writer in batched transactions: regions, resources, then every tile
+    the regions want, in key order as downloads arrive, with their links. Regions the job no
+    longer has, and tiles no region uses, are left out. Then provision.lock.json is written.
     Running plan right after reports no changes.
 
     OPTIONS:
@@ -92,9 +93,10 @@ enum Help {
       --progress MODE   auto (default), json (NDJSON events on stderr) or none.
       --quiet           Only errors on stderr.
 
-    The finished offline.db is rewritten canonically (regions numbered in job order, content in
-    key order) and moved into place atomically, so the same job and upstream bytes give the same
-    bytes whatever the history; an apply with nothing to do leaves the store untouched.
+    The new offline.db (regions numbered in job order, content in key order) is written beside
+    the store and moved into place atomically, so the same job and upstream bytes give the same
+    bytes whatever the history; an apply with nothing to do leaves the store untouched. Killed
+    at any moment, the store stays as it was; the next apply takes back what was committed.
 
     EXIT CODES: 0 complete, 1 stale saved plan, 65 invalid job or over limits, 66 missing job file,
       69 an origin is unavailable, 73 the store cannot be written, 75 partial (some downloads
