@@ -44,8 +44,8 @@ final class CanonicalStoreWriterTests: XCTestCase {
         let bytes = try Data(contentsOf: once)
         XCTAssertEqual(bytes, try Data(contentsOf: often), "the same rows in the same order give the same bytes")
         XCTAssertEqual(digestOnce, digestOften)
-        // Header: 32 KiB pages; the change counter and version-valid-for number are both 1.
-        XCTAssertEqual(Int(bytes[16]) << 8 | Int(bytes[17]), 32_768)
+        // Header: 4 KiB pages; the change counter and version-valid-for number are both 1.
+        XCTAssertEqual(Int(bytes[16]) << 8 | Int(bytes[17]), 4_096)
         XCTAssertEqual(Array(bytes[24..<28]), [0, 0, 0, 1])
         XCTAssertEqual(Array(bytes[92..<96]), [0, 0, 0, 1])
         XCTAssertFalse(FileManager.default.fileExists(atPath: once.path + "-journal"))
