@@ -33,11 +33,10 @@ final class CanonicalAssembler {
         var linkedTiles: [Int] = []
         /// Regions (plan order) missing a tile or resource they want.
         var incomplete: [Bool] = []
-        var tilesWritten = 0
+        /// Resources written (all from the staging store).
         var resourcesWritten = 0
         /// Staging rows that went into the file (or were replaced by a new download).
         var stagingTilesUsed = 0
-        var spilledTiles = 0
     }
 
     private enum Resolution {
@@ -285,7 +284,6 @@ final class CanonicalAssembler {
 
     private func link(_ entry: Entry, id: Int64) {
         let group = groups[groupIndex]
-        summary.tilesWritten += 1
         uncommitted = true
         for (index, row) in group.rows.enumerated() {
             if !covers.isEmpty && !covers[index].contains(entry.tile) { continue }
@@ -336,7 +334,6 @@ final class CanonicalAssembler {
             }
         }
         try staging.write(items)
-        summary.spilledTiles += items.count
         waiting.removeAll(keepingCapacity: true)
         waitingHead = 0
         waitingBytes = 0
