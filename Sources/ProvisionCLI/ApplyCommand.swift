@@ -19,14 +19,19 @@ struct ApplyCommand {
         let progress = ProgressReporter(console: console, mode: options.progress)
         var owner: StoreLock?
         defer { owner?.release() }
-        // An existing store is locked (and a killed apply's journal rolled back) before planning;
+        // An existing store is locked (and what a killed apply left recovered) before planning;
         // a new one is created only once the plan succeeded, so a failed plan writes nothing.
-        let (plan, session, planSeconds) = try obtainPlan(progress: progress) { session throws(CLIError) in
-            if FileManager.default.fileExists(atPath: session.store.url.path) {
-                owner = try ApplyCommand.takeStore(session.store, progress: progress)
+        let (plan, session, planSeconds) = try obtainPlan(progress: progress, lock: { session throws(CLIError) in
+            if owner == nil, FileManager.default.fileExists(atPath: session.store.url.path) {
+                owner = try ApplyCommand.lockStore(session.store, progress: progress)
             }
+        }, recover: { session throws(CLIError) in
+            if owner != nil { try ApplyCommand.recoverStore(session.store, progress: progress) }
+        })
+        if owner == nil {
+            owner = try ApplyCommand.lockStore(session.store, progress: progress)
+            try ApplyCommand.recoverStore(session.store, progress: progress)
         }
-        if owner == nil { owner = try ApplyCommand.takeStore(session.store, progress: progress) }
         let directory: StoreDirectory
         let database: OfflineDatabase
         do {
@@ -125,32 +130,15 @@ struct ApplyCommand {
         return outcome.isComplete ? .success : .partial
     }
 
-    /// The plan to carry out: loaded from a saved plan file (refused when its job or store changed
-    /// since), or computed from a job file.
     /// Makes this process the store's one writer (exit 73 naming the holder when another apply
-    /// runs) and rolls back a write a killed apply left half done.
-    static func takeStore(_ store: StoreDirectoryPath, progress: ProgressReporter) throws(CLIError) -> StoreLock {
+    /// runs).
+    static func lockStore(_ store: StoreDirectoryPath, progress: ProgressReporter) throws(CLIError) -> StoreLock {
         do {
             let directory = try StoreDirectory(url: store.url, create: true)
             let owner = try StoreLock.acquire(directory: directory.url)
             if let previous = owner.previousHolder {
                 progress.event("phase", JSONObject([("phase", .string("recover"))]),
                                text: "Taking over the store from a run that was killed (\(previous)); resuming its work.")
-            }
-            if FileManager.default.fileExists(atPath: directory.databaseURL.path) {
-                _ = try OfflineDatabase.recoverInterruptedWrite(at: directory.databaseURL)
-            }
-            let partial = canonicalURL(directory)
-            if FileManager.default.fileExists(atPath: partial.path) {
-                // A killed apply's canonical file: its tiles go back into the store, unlinked, so
-                // the next plan counts them as stored and nothing committed is fetched again.
-                let store = try OfflineDatabase(url: directory.databaseURL, epoch: 0)
-                defer { try? store.close() }
-                let taken = try store.takeInPartialBuild(at: partial)
-                if taken > 0 {
-                    progress.event("phase", JSONObject([("phase", .string("recover"))]),
-                                   text: "Took back \(taken) tiles a killed apply had written.")
-                }
             }
             return owner
         } catch let error as StoreError {
@@ -160,8 +148,37 @@ struct ApplyCommand {
         }
     }
 
-    private func obtainPlan(progress: ProgressReporter,
-                            beforePlanning: (PlanSession) throws(CLIError) -> Void) throws(CLIError) -> (Plan, PlanSession, Double) {
+    /// Puts back what a killed apply left, holding the store's lock: rolls back a write it left
+    /// half done, and takes the tiles its new file had committed into the store, unlinked, so the
+    /// plan counts them as stored and nothing committed is fetched again.
+    static func recoverStore(_ store: StoreDirectoryPath, progress: ProgressReporter) throws(CLIError) {
+        do {
+            let directory = try StoreDirectory(url: store.url, create: true)
+            if FileManager.default.fileExists(atPath: directory.databaseURL.path) {
+                _ = try OfflineDatabase.recoverInterruptedWrite(at: directory.databaseURL)
+            }
+            let partial = canonicalURL(directory)
+            guard FileManager.default.fileExists(atPath: partial.path) else { return }
+            let database = try OfflineDatabase(url: directory.databaseURL, epoch: 0)
+            defer { try? database.close() }
+            let taken = try database.takeInPartialBuild(at: partial)
+            if taken > 0 {
+                progress.event("phase", JSONObject([("phase", .string("recover"))]),
+                               text: "Took back \(taken) tiles a killed apply had written.")
+            }
+        } catch let error as StoreError {
+            throw CLIError(.cannotWriteStore, error.message, cause: String(describing: error))
+        } catch {
+            throw CLIError(.cannotWriteStore, "cannot prepare the store at \(store.display): \(error)")
+        }
+    }
+
+    /// The plan to carry out: loaded from a saved plan file (refused when its job or store changed
+    /// since), or computed from a job file. `lock` and `recover` run before planning; for a saved
+    /// plan the store is compared with the one it was planned against in between, since the
+    /// plan saw the store before recovery.
+    private func obtainPlan(progress: ProgressReporter, lock: (PlanSession) throws(CLIError) -> Void,
+                            recover: (PlanSession) throws(CLIError) -> Void) throws(CLIError) -> (Plan, PlanSession, Double) {
         if let data = FileManager.default.contents(atPath: job), let json = try? JSONValue.parse(data),
            SavedPlan.isSavedPlan(json) {
             let saved: SavedPlan
@@ -176,17 +193,21 @@ struct ApplyCommand {
                                + "(\(saved.plan.jobDigest.prefix(19))… → \(input.digest.prefix(19))…); run 'provision plan' again")
             }
             let session = try PlanSession(input: input, storeOption: store ?? saved.storePath, environment: environment)
-            try beforePlanning(session)
+            try lock(session)
             let current = StoreState.digest(of: session.store)
             guard current == saved.storeDigest else {
                 throw CLIError(.failure, "the saved plan \(job) is stale: the store at \(session.store.display) changed since it was planned; "
                                + "run 'provision plan' again")
             }
+            try recover(session)
             progress.event("plan-loaded", JSONObject([("path", .string(job))]), text: "Applying the saved plan \(job)")
             return (saved.plan, session, 0)
         }
         let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress,
-                                                   refresh: refresh, beforePlanning: beforePlanning)
+                                                   refresh: refresh, beforePlanning: { session throws(CLIError) in
+                                                       try lock(session)
+                                                       try recover(session)
+                                                   })
         return (computed.plan, computed.session, computed.seconds)
     }
 

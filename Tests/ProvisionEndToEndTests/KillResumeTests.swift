@@ -142,6 +142,30 @@ final class KillResumeTests: XCTestCase {
         XCTAssertEqual(resumed, ws.sha256(fresh.appendingPathComponent("offline.db")))
     }
 
+    /// A plan saved after a kill (it sees the store before the next apply takes back what the
+    /// killed one committed) is still the plan of that store: applying it is not refused as
+    /// stale, and no committed tile is fetched again.
+    func testAPlanSavedAfterAKillAppliesWithoutFetchingCommittedTiles() throws {
+        let slow = try ws.serveSlowTiles([Demo.newYork], delay: 0.01)
+        let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
+        let run = try ws.start("apply", "--quiet", job)
+        XCTAssertTrue(run.waitUntil(timeout: 30) { ws.tileRequestPaths.count >= 500 }, "tiles are being requested")
+        run.send(SIGKILL)
+        run.wait(timeout: 10)
+        XCTAssertTrue(run.endedBySignal)
+        let committed = try ws.committedTilePaths()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ws.database.path + ".canonical"), "the killed apply's new file is there")
+
+        let planFile = ws.root.appendingPathComponent("after-kill.plan.json").path
+        try ws.provision("plan", "--quiet", "--out", planFile, job).expect(0, "plan after the kill")
+        let before = ws.tileRequestPaths.count
+        try ws.provision("apply", "--quiet", planFile).expect(0, "apply the saved plan")
+        let again = Set(ws.tileRequestPaths.dropFirst(before))
+        XCTAssertTrue(again.isDisjoint(with: committed), "\(again.intersection(committed).count) committed tiles fetched again")
+        XCTAssertEqual(try ws.storedTilePaths(), slow)
+        XCTAssertEqual(try ws.storeEntries(), ["offline.db", "provision.lock.json"])
+    }
+
     /// The bytes of a served tile path.
     private func bytes(_ path: String) throws -> Data {
         let parts = path.dropFirst("/tiles/".count).dropLast(".pbf".count).split(separator: "/").compactMap { Int($0) }
