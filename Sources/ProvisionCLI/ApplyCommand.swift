@@ -99,7 +99,7 @@ struct ApplyCommand {
                 // the file itself is deleted either way.
                 builder.abandon()
                 _ = try? database.takeInPartialBuild(at: builder.url)
-                for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: builder.url.path + suffix) }
+                OfflineDatabase.removeFiles(at: builder.url)
             }
             try? database.close()
             let explained = (error as? StoreError)?.code == .diskFull  // its message already says what is kept
@@ -133,18 +133,13 @@ struct ApplyCommand {
     /// Makes this process the store's one writer (exit 73 naming the holder when another apply
     /// runs).
     static func lockStore(_ store: StoreDirectoryPath, progress: ProgressReporter) throws(CLIError) -> StoreLock {
-        do {
-            let directory = try StoreDirectory(url: store.url, create: true)
-            let owner = try StoreLock.acquire(directory: directory.url)
+        try preparing(store) {
+            let owner = try StoreLock.acquire(directory: try StoreDirectory(url: store.url, create: true).url)
             if let previous = owner.previousHolder {
                 progress.event("phase", JSONObject([("phase", .string("recover"))]),
                                text: "Taking over the store from a run that was killed (\(previous)); resuming its work.")
             }
             return owner
-        } catch let error as StoreError {
-            throw CLIError(.cannotWriteStore, error.message, cause: String(describing: error))
-        } catch {
-            throw CLIError(.cannotWriteStore, "cannot prepare the store at \(store.display): \(error)")
         }
     }
 
@@ -152,7 +147,7 @@ struct ApplyCommand {
     /// half done, and takes the tiles its new file had committed into the store, unlinked, so the
     /// plan counts them as stored and nothing committed is fetched again.
     static func recoverStore(_ store: StoreDirectoryPath, progress: ProgressReporter) throws(CLIError) {
-        do {
+        try preparing(store) {
             let directory = try StoreDirectory(url: store.url, create: true)
             if FileManager.default.fileExists(atPath: directory.databaseURL.path) {
                 _ = try OfflineDatabase.recoverInterruptedWrite(at: directory.databaseURL)
@@ -166,6 +161,13 @@ struct ApplyCommand {
                 progress.event("phase", JSONObject([("phase", .string("recover"))]),
                                text: "Took back \(taken) tiles a killed apply had written.")
             }
+        }
+    }
+
+    /// Runs a step that prepares the store, reporting its failure as "cannot write the store" (73).
+    private static func preparing<T>(_ store: StoreDirectoryPath, _ step: () throws -> T) throws(CLIError) -> T {
+        do {
+            return try step()
         } catch let error as StoreError {
             throw CLIError(.cannotWriteStore, error.message, cause: String(describing: error))
         } catch {

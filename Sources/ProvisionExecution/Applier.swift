@@ -145,8 +145,15 @@ public final class Applier {
         progress.succeeded += stats.succeeded
         progress.failed += stats.failed
         progress.bytes += stats.bytes
-        outcome.requested += stats.requested
         outcome.downloaded += stats.succeeded
+        outcome.missingTiles += stats.missingTiles
+        if outcome.stopMessage == nil { outcome.stopMessage = stats.stopMessage }
+        record(stats, into: &outcome)
+    }
+
+    /// Adds what every download run counts (requests, retries, bytes, failures) to the outcome.
+    private func record(_ stats: DownloadStats, into outcome: inout ApplyOutcome) {
+        outcome.requested += stats.requested
         outcome.bytesDownloaded += stats.bytes
         outcome.retries += stats.retries
         for failure in stats.failures where outcome.failures.count < configuration.maxRecordedFailures {
@@ -154,8 +161,6 @@ public final class Applier {
         }
         outcome.failed += stats.failed
         for (reason, count) in stats.failureCounts { outcome.failureCounts[reason, default: 0] += count }
-        outcome.missingTiles += stats.missingTiles
-        if outcome.stopMessage == nil { outcome.stopMessage = stats.stopMessage }
     }
 
     /// Revalidates expired content with its stored validators: a 304 keeps the bytes and moves
@@ -168,17 +173,9 @@ public final class Applier {
             counts.add(items)
             try store.write(items)
         }
-        let stats = try downloader.run(requests)
+        record(try downloader.run(requests), into: &outcome)
         outcome.revalidated += counts.notModified
         outcome.refreshed += counts.replaced
-        outcome.requested += stats.requested
-        outcome.retries += stats.retries
-        outcome.bytesDownloaded += stats.bytes
-        for failure in stats.failures where outcome.failures.count < 100 {
-            outcome.failures.append(ApplyOutcome.Failure(url: failure.url, reason: failure.failure.description))
-        }
-        outcome.failed += stats.failed
-        for (reason, count) in stats.failureCounts { outcome.failureCounts[reason, default: 0] += count }
     }
 
     /// Writes the styles and TileJSONs the plan was resolved from, unless the store already has

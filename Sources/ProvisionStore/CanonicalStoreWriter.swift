@@ -31,21 +31,26 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     private var nextTile: Int64 = 1
     private var finished = false
     private let writeback: BackgroundWriteback
+    /// The statements run once per tile or link, prepared once.
+    private let tileInsert: SQLiteStatement
+    private let tileLink: SQLiteStatement
 
     /// Creates the file at `url` (replacing any left there) with the offline schema.
     public init(url: URL, epoch: Int64) throws {
         self.url = url
-        for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        OfflineDatabase.removeFiles(at: url)
         do {
             database = try OfflineDatabase(url: url, epoch: epoch, options: .init(pageSize: CanonicalStoreWriter.pageSize))
             hasher = try StoreHasher()
+            tileInsert = try database.db.prepare(CanonicalStoreWriter.insertTile)
+            tileLink = try database.db.prepare("INSERT INTO region_tiles (region_id, tile_id) VALUES (?1, ?2)")
             writeback = BackgroundWriteback(path: url.path)
             // Atomic if the process is killed (rollback journal); the file is fsynced once, when finished.
             try database.db.exec("PRAGMA synchronous = OFF")
             try database.db.exec("PRAGMA cache_size = -8192")
             try database.db.exec("BEGIN IMMEDIATE")
         } catch {
-            for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+            OfflineDatabase.removeFiles(at: url)
             throw error
         }
     }
@@ -81,7 +86,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     public func addTile(_ row: StoredTileRow) throws -> Int64 {
         let id = nextTile
         let key = row.key
-        try database.db.run(CanonicalStoreWriter.insertTile, [
+        try run(tileInsert, [
             .int(id), .text(key.urlTemplate), .int(Int64(key.pixelRatio)), .int(Int64(key.tile.z)),
             .int(Int64(key.tile.x)), .int(Int64(key.tile.y)),
         ] + values(row.content))
@@ -89,6 +94,13 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         hash("T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y)", row.content)
         nextTile += 1
         return id
+    }
+
+    /// Runs a prepared insert with `values`.
+    private func run(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws {
+        statement.reset()
+        try statement.bind(values)
+        while try statement.step() {}
     }
 
     /// The values of the content columns, in the order of the insert statements.
@@ -118,9 +130,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     }
 
     public func linkTiles(_ ids: [Int64], toRegion region: Int64) throws {
-        for id in ids {
-            try database.db.run("INSERT INTO region_tiles (region_id, tile_id) VALUES (?1, ?2)", [.int(region), .int(id)])
-        }
+        for id in ids { try run(tileLink, [.int(region), .int(id)]) }
     }
 
     public func commit() throws {

@@ -70,15 +70,18 @@ extension OfflineDatabase: StagingStore {
         return (Int(tiles), Int(resources))
     }
 
+    /// Deletes a database file and the rollback journal beside it, if they are there.
+    public static func removeFiles(at url: URL) {
+        for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+
     /// Takes in the tiles and resources of a canonical file an apply was killed while writing
     /// (`partial`), as unlinked rows, so the next apply finds them stored and does not fetch
     /// them again; then deletes the file. Rows the store already has are left as they are. A
     /// file that is not a readable offline database is deleted. Returns how many tiles came in.
     @discardableResult
     public func takeInPartialBuild(at partial: URL) throws -> Int {
-        defer {
-            for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: partial.path + suffix) }
-        }
+        defer { OfflineDatabase.removeFiles(at: partial) }
         guard FileManager.default.fileExists(atPath: partial.path) else { return 0 }
         // Opening it read-write plays back a journal the kill left, restoring its last commit.
         do {
