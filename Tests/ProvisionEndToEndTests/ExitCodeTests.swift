@@ -3,18 +3,7 @@ import ProvisionModel
 import XCTest
 
 /// Exit statuses and error output of the built binary (sysexits; DESIGN "Command-line contract").
-final class ExitCodeTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
-
+final class ExitCodeTests: WorkspaceTestCase {
     func testNoArgumentsPrintsHelp() throws {
         let result = try ws.provision()
         result.expect(0)

@@ -10,18 +10,8 @@ import Darwin
 /// Issue 3 #5: SIGINT and SIGTERM stop an apply gracefully: what was downloaded is committed,
 /// the lock marks the region incomplete, the report is written, the exit status is 130 or 143,
 /// and the next apply fetches only what is still missing.
-final class GracefulStopTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class GracefulStopTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testSIGINTStopsWith130AndTheNextApplyResumes() throws {
         try stopAndResume(signal: SIGINT, expected: 130)

@@ -4,18 +4,8 @@ import XCTest
 
 /// Applying the same job again downloads nothing and changes nothing; a fresh apply elsewhere
 /// gives the same bytes (DESIGN invariants 1 and 3).
-final class IdempotenceTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class IdempotenceTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testSecondApplyDownloadsNothingAndKeepsTheContentDigest() throws {
         let job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .http)).path

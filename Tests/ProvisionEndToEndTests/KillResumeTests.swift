@@ -10,18 +10,8 @@ import Darwin
 /// Issue 3 #5 and DESIGN invariant 2: an apply killed with SIGKILL leaves a store that opens,
 /// is sound and audits without a crash; the next apply completes and does not fetch again the
 /// tiles that were committed at the kill.
-final class KillResumeTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class KillResumeTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testSIGKILLMidApplyThenResume() throws {
         // New York: 1410 tiles, so several batches are committed before the kill.

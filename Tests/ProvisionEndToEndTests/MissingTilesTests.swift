@@ -5,18 +5,8 @@ import XCTest
 /// `download.missingTiles: "skip"`: tiles the origin answers 404 for are stored as "no content"
 /// rows (data NULL), the region is complete, the plan that follows has nothing to do and the
 /// next apply fetches nothing.
-final class MissingTilesTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class MissingTilesTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testTilesAnswered404AreStoredEmptyAndNotFetchedAgain() throws {
         // Three of Paris's tiles, spread over the key order, are missing upstream.

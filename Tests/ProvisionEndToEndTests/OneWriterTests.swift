@@ -9,18 +9,8 @@ import Darwin
 
 /// Issue 3 #7: one writer per store. A second apply exits 73 at once naming the holder; an
 /// owner file left by a dead process is taken over.
-final class OneWriterTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class OneWriterTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testSecondApplyOnTheSameStoreExits73NamingTheHolder() throws {
         let slow = try ws.serveSlowTiles([Demo.manhattan], delay: 0.1)

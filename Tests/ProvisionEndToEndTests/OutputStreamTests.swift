@@ -3,18 +3,8 @@ import ProvisionModel
 import XCTest
 
 /// Issue 4 #3, #4, #8: what goes to stdout and stderr, in which format, with which exit status.
-final class OutputStreamTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class OutputStreamTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testProgressJSONIsNDJSONEventsOnStderrAndStdoutOnlyTheReport() throws {
         let job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .http)).path

@@ -5,18 +5,8 @@ import XCTest
 /// An origin that answers some tiles with an HTML page and status 200 (a captive portal, a CDN
 /// error page): apply stores none of them, exits 75, audit flags the region, and the next apply
 /// fetches only what is missing.
-final class PartialApplyTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class PartialApplyTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testHTMLWith200IsAFailureAndTheNextApplyFetchesOnlyTheMissingTiles() throws {
         let job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .http)).path

@@ -3,18 +3,7 @@ import ProvisionModel
 import XCTest
 
 /// The flow of issue 2 on the built binary: plan, apply, converge, drop a region, audit.
-final class PlanApplyFlowTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
-
+final class PlanApplyFlowTests: WorkspaceTestCase {
     func testPlanApplyConvergeDropRegionAudit() throws {
         let cities = [Demo.newYork, Demo.london, Demo.paris]
         // The oracle agrees with the numbers of issue 2 (a check of the oracle, not of the product).

@@ -10,19 +10,10 @@ import Darwin
 /// Issue 4 #1 and DESIGN invariant 1: the same job and upstream bytes give the same store bytes
 /// whether built fresh, incrementally from another job, resumed after kills, or from a saved plan;
 /// an apply with nothing to do touches nothing.
-final class ReproducibleStoreTests: XCTestCase {
-    private var ws: Workspace!
+final class ReproducibleStoreTests: WorkspaceTestCase {
     private let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
 
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+    override class var servesTiles: Bool { true }
 
     private func storeURL(_ name: String) -> URL { ws.root.appendingPathComponent(name) }
 

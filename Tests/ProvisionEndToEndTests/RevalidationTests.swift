@@ -4,18 +4,8 @@ import XCTest
 
 /// `plan --refresh` lists expired content and `apply --refresh` revalidates it with the stored
 /// validators: a 304 keeps the stored bytes without a rewrite (issue 3, point 4).
-final class RevalidationTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class RevalidationTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testExpiredContentIsRevalidatedAndKeptOn304() throws {
         ws.server.fileCacheMaxAge = 1

@@ -4,18 +4,7 @@ import XCTest
 
 /// Issue 4 #2: `apply plan.json` refuses a saved plan whose job file or store changed since
 /// it was planned (exit 1, saying which), and carries out a fresh one.
-final class SavedPlanTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
-
+final class SavedPlanTests: WorkspaceTestCase {
     func testStalePlanIsRefusedNamingTheJobOrTheStore() throws {
         let jobURL = try ws.write(ws.job([Demo.london], tiles: .mbtiles), to: "job.json")
         let job = jobURL.path

@@ -4,24 +4,15 @@ import XCTest
 
 /// DESIGN invariant 5: access tokens from the environment or `${VAR}` references are used on the
 /// wire and never appear in the store, the lock, reports, stdout or stderr.
-final class SecretsTests: XCTestCase {
+final class SecretsTests: WorkspaceTestCase {
     private static let mapboxToken = "pk.SECRETTOKEN123"
     private static let testKey = "sk.TESTKEY456SECRET"
     private static let secrets = [mapboxToken, testKey]
     private static let environment = ["MAPBOX_ACCESS_TOKEN": mapboxToken, "TEST_KEY": testKey]
 
-    private var ws: Workspace!
     private var outputs: [(String, ProcessResult)] = []
 
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+    override class var servesTiles: Bool { true }
 
     private func run(_ arguments: String..., environment extra: [String: String] = [:]) throws -> ProcessResult {
         let result = try ProvisionProcess.provision(arguments, in: ws.root,

@@ -4,18 +4,8 @@ import XCTest
 
 /// Issue 4 #7 (a style changed upstream is a change of its own) and issue 3 #1 (a 401 stops the
 /// apply early, with exit 69 and a message naming the likely cause).
-final class UpstreamTests: XCTestCase {
-    private var ws: Workspace!
-
-    override func setUpWithError() throws {
-        ws = try Workspace()
-        try ws.serveTiles()
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
-    }
+final class UpstreamTests: WorkspaceTestCase {
+    override class var servesTiles: Bool { true }
 
     func testChangedStyleIsDriftUntilApplied() throws {
         let job = try ws.write(ws.job([Demo.paris], tiles: .http)).path
