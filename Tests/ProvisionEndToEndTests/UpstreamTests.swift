@@ -7,6 +7,24 @@ import XCTest
 final class UpstreamTests: WorkspaceTestCase {
     override class var servesTiles: Bool { true }
 
+    /// Issue 5 #1: proxies come from the standard environment variables, and `no_proxy` exempts
+    /// a host. Through a proxy that refuses every connection no tile arrives; with the loopback
+    /// host exempted the same apply completes.
+    func testProxiesComeFromTheEnvironmentAndNoProxyExemptsAHost() throws {
+        let job = try ws.write(ws.job([Demo.paris], tiles: .http)).path
+        let refusing = "http://127.0.0.1:9"  // the discard port: nothing listens on loopback
+        let proxied = ["http_proxy": refusing, "https_proxy": refusing, "HTTPS_PROXY": refusing, "no_proxy": "", "NO_PROXY": ""]
+        let throughProxy = try ws.provision("apply", "--quiet", job, environment: proxied)
+        XCTAssertNotEqual(throughProxy.status, 0, "every tile went to the refusing proxy")
+        XCTAssertEqual(ws.tileRequestPaths, [], "no tile request reached the server directly")
+
+        var exempt = proxied
+        exempt["no_proxy"] = "127.0.0.1"
+        exempt["NO_PROXY"] = "127.0.0.1"
+        try ws.provision("apply", "--quiet", job, environment: exempt).expect(0, "the loopback host is exempt")
+        XCTAssertEqual(Set(ws.tileRequestPaths).count, Demo.paris.tiles.count)
+    }
+
     func testChangedStyleIsDriftUntilApplied() throws {
         let job = try ws.write(ws.job([Demo.paris], tiles: .http)).path
         try ws.provision("apply", "--quiet", job).expect(0)
