@@ -22,6 +22,8 @@ import random
 import statistics
 import sys
 
+from pbwire import field_bytes, field_varint, int_value, string_value, varint, zigzag
+
 VERSION = 4
 # Tile-aligned rectangle at the maximum zoom (aligned to 2^(MAXZOOM-MINZOOM) so every lower zoom
 # is whole): columns X0..X0+WIDTH-1, rows Y0..Y0+HEIGHT-1 at z14, around Paris.
@@ -65,31 +67,7 @@ def cover(box, z):
     return [(z, x, y) for x in range(first_col, end_col) for y in range(first_row, end_row)]
 
 
-# --- protobuf writer -----------------------------------------------------------------------
-
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def field_bytes(number, payload):
-    return varint((number << 3) | 2) + varint(len(payload)) + payload
-
-
-def field_varint(number, value):
-    return varint(number << 3) + varint(value)
-
-
-def zigzag(d):
-    return (d << 1) ^ (d >> 63)
-
+# --- protobuf writer (the wire primitives are in pbwire.py) ----------------------------------
 
 # byte -> zigzag(delta) for a Laplace(0, 9) delta clipped to -63..63 (one-byte varints)
 def _delta_table():
@@ -106,14 +84,6 @@ DELTAS = _delta_table()
 
 CLASSES = [b"motorway", b"primary", b"secondary", b"tertiary", b"residential", b"service",
            b"path", b"track", b"rail", b"river", b"lake", b"park", b"school", b"shop"]
-
-
-def string_value(s):
-    return field_bytes(1, s)
-
-
-def int_value(i):
-    return field_varint(4, i)
 
 
 class LayerBuilder:

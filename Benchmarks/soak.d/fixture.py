@@ -17,6 +17,9 @@ import sys
 
 import mercantile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pbwire import field_bytes, int_value, key, string_value, varint, zigzag  # noqa: E402
+
 SEED = 20240501
 CANONICAL = "https://soak.example.invalid/"
 # Cover of this bbox at zooms 9..14: 5,401 tiles (checked against `provision plan --json`).
@@ -25,32 +28,8 @@ ZOOMS = range(9, 15)
 EXTENT = 4096
 
 
-def varint(n):
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def zigzag(n):
-    return (n << 1) ^ (n >> 31)
-
-
-def key(field, wire):
-    return varint((field << 3) | wire)
-
-
-def length_delimited(field, payload):
-    return key(field, 2) + varint(len(payload)) + payload
-
-
 def packed(field, values):
-    return length_delimited(field, b"".join(varint(v) for v in values))
+    return field_bytes(field, b"".join(varint(v) for v in values))
 
 
 def command(cmd, count):
@@ -77,14 +56,6 @@ def feature(fid, kind, points, tags):
             + packed(4, geometry(kind, points)))
 
 
-def string_value(text):
-    return length_delimited(1, text.encode())
-
-
-def int_value(n):
-    return key(4, 0) + varint(n)
-
-
 def tile_bytes(z, x, y):
     rng = random.Random(f"{SEED}/{z}/{x}/{y}")
     keys = [b"name", b"rank"]
@@ -96,12 +67,12 @@ def tile_bytes(z, x, y):
     features.append(feature(2, 2, line, [1, 1]))
     ox, oy, s = rng.randrange(EXTENT // 2), rng.randrange(EXTENT // 2), rng.randrange(64, EXTENT // 2)
     features.append(feature(3, 3, [(ox, oy), (ox + s, oy), (ox + s, oy + s), (ox, oy + s)], [0, 0]))
-    layer = (key(15, 0) + varint(2) + length_delimited(1, b"soak")
-             + b"".join(length_delimited(2, f) for f in features)
-             + b"".join(length_delimited(3, k) for k in keys)
-             + b"".join(length_delimited(4, v) for v in values)
+    layer = (key(15, 0) + varint(2) + field_bytes(1, b"soak")
+             + b"".join(field_bytes(2, f) for f in features)
+             + b"".join(field_bytes(3, k) for k in keys)
+             + b"".join(field_bytes(4, v) for v in values)
              + key(5, 0) + varint(EXTENT))
-    return length_delimited(3, layer)
+    return field_bytes(3, layer)
 
 
 def cover():
