@@ -17,7 +17,8 @@ import statistics
 import subprocess
 
 from bench import fresh_dir, log, run_measured
-from make_fixture import cover, field_bytes, field_varint, lat_of, lng_of, varint
+from make_fixture import cover, lat_of, lng_of
+from pbwire import field_bytes, field_varint, varint
 
 # France (metropolitan), simplified clockwise from Dunkirk: 50 distinct vertices, closed.
 FRANCE = [
