@@ -47,6 +47,9 @@ public struct Plan: Sendable {
     public var refetchTemplates: [String] = []
     /// With `--refresh`: expired content to revalidate, counted at `before` (Unix seconds).
     public var refresh: RefreshPlan?
+    /// What the user should know about how the job was resolved (sources skipped, templates
+    /// chosen, zooms fetched beyond MapLibre's own download …), in the order they were found.
+    public var notes: [PlanNote] = []
 
     /// Whether applying the plan would change the store.
     public var hasChanges: Bool {
@@ -335,5 +338,19 @@ public struct SourceSummary: Equatable, Sendable {
         self.minZoom = minZoom
         self.maxZoom = maxZoom
         self.tileSize = tileSize
+    }
+}
+
+/// One thing a plan tells the user about how it resolved the job, without being an error.
+public struct PlanNote: Equatable, Hashable, Sendable {
+    /// What the note is about: `stylePack 'id'`, `region 'id'`, or a document URL.
+    public var subject: String
+    /// One sentence.
+    public var message: String
+
+    /// A note on `subject`.
+    public init(subject: String, message: String) {
+        self.subject = subject
+        self.message = message
     }
 }

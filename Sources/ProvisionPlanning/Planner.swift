@@ -59,6 +59,8 @@ public struct PlanInput: Sendable {
     public var assumedTileBytes: Int
     /// Digests (`sha256:…`) of styles and TileJSONs as the lock pinned them, by URL.
     public var pinnedDigests: [String: String] = [:]
+    /// Notes found while the style packs and tilesets were resolved; the plan carries them first.
+    public var notes: [PlanNote] = []
 
     public init(job: Job, jobDigest: String, epoch: Int64, packs: [String: ResolvedPack],
                 regionTilesets: [String: ResolvedTilesets] = [:], documents: [String: FetchedBody] = [:],
@@ -230,6 +232,7 @@ public enum Planner {
         plan.tilesToDownload = toDownload
         plan.bytesToDownload = bytes
         plan.drift = drift
+        plan.notes = input.notes
         plan.refetchTemplates = refetch.sorted()
         return plan
     }

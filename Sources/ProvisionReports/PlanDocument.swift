@@ -5,7 +5,7 @@ import ProvisionModel
 /// text and Markdown views are rendered from, so the three cannot drift.
 public struct PlanDocument: Equatable, Sendable {
     /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     public struct Region: Equatable, Sendable {
         public var key: String
@@ -34,6 +34,7 @@ public struct PlanDocument: Equatable, Sendable {
     public var drift: [DocumentDrift]
     public var refresh: RefreshPlan?
     public var refetchTemplates: [String]
+    public var notes: [PlanNote]
 
     /// The document of `plan` computed against the store at `store`.
     public init(plan: Plan, store: String, limits: Limits) {
@@ -55,6 +56,7 @@ public struct PlanDocument: Equatable, Sendable {
         drift = plan.drift
         refresh = plan.refresh
         refetchTemplates = plan.refetchTemplates
+        notes = plan.notes
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -95,6 +97,7 @@ public struct PlanDocument: Equatable, Sendable {
             "limits": .object(limitsObject),
             "refresh": refresh.map { ["before": .int(Int($0.before)), "resources": .int($0.resources), "tiles": .int($0.tiles)] } ?? .null,
             "refetchTemplates": .array(refetchTemplates.map { .string($0) }),
+            "notes": .array(notes.map { ["subject": .string($0.subject), "message": .string($0.message)] }),
             "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),
             "regions": .array(regions.map { region in
                 [

@@ -30,6 +30,10 @@ public enum PlanRenderer {
         for template in doc.refetchTemplates {
             out += "~ every tile of \(template) is fetched again: its TileJSON changed upstream\n"
         }
+        if !doc.notes.isEmpty { out += "\n" }
+        for note in doc.notes {
+            out += "note: \(note.subject): \(note.message)\n"
+        }
         if !doc.stylePacks.isEmpty { out += "\n" }
         for pack in doc.stylePacks {
             let kinds = pack.resources.reduce(into: [ResourceKind: Int]()) { $0[$1.kind, default: 0] += 1 }
@@ -60,6 +64,11 @@ public enum PlanRenderer {
         let tiles = doc.tileTotals
         out += "| | **total** | | **\(tiles.add)** | **\(tiles.remove)** | **\(tiles.keep)** | **\(ByteFormat.string(doc.bytesToDownload))** |\n\n"
         out += doc.hasChanges ? "\(doc.tilesToDownload) tiles to download.\n" : "No changes.\n"
+        if !doc.notes.isEmpty {
+            out += "\n<details><summary>\(doc.notes.count) note\(doc.notes.count == 1 ? "" : "s")</summary>\n\n"
+            for note in doc.notes { out += "- **\(note.subject)**: \(note.message)\n" }
+            out += "\n</details>\n"
+        }
         if let maxTiles = doc.limits.maxTiles {
             let used = tiles.add + tiles.keep
             out += "Limits: \(used) of \(maxTiles) tiles (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"

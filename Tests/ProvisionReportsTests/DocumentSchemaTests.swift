@@ -19,6 +19,14 @@ final class DocumentSchemaTests: XCTestCase {
         XCTAssertEqual(json["stylePacks"]?[0]?["sources"]?[1]?["tileJSON"], .null)
     }
 
+    func testPlanDocumentWithNotesMatchesTheSchema() throws {
+        var plan = Samples.plan()
+        plan.notes = [PlanNote(subject: "stylePack 'streets'", message: "a note")]
+        let json = PlanDocument(plan: plan, store: "./store", limits: Limits()).json
+        try assertValid(json, against: "plan")
+        XCTAssertEqual(json["notes"]?[0]?["subject"], "stylePack 'streets'")
+    }
+
     func testPlanDocumentWithoutChangesOrLimitsMatchesTheSchema() throws {
         let json = Samples.planDocument(changes: false, limits: Limits()).json
         try assertValid(json, against: "plan")

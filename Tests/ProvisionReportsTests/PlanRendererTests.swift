@@ -37,6 +37,21 @@ final class PlanRendererTests: XCTestCase {
         XCTAssertEqual(PlanRenderer.text(Samples.planDocument()), expected)
     }
 
+    func testNotesAreShownInTheTextTheMarkdownAndTheJSON() throws {
+        var plan = Samples.plan()
+        plan.notes = [PlanNote(subject: "stylePack 'streets'", message: "source 'attribution' has neither url nor tiles: skipped"),
+                      PlanNote(subject: "region 'paris'", message: "landcover fetched at z6")]
+        let doc = PlanDocument(plan: plan, store: "./store", limits: Limits())
+        let text = PlanRenderer.text(doc)
+        XCTAssertTrue(text.contains("\nnote: stylePack 'streets': source 'attribution' has neither url nor tiles: skipped\n"
+                                    + "note: region 'paris': landcover fetched at z6\n"), text)
+        let markdown = PlanRenderer.markdown(doc)
+        XCTAssertTrue(markdown.contains("<summary>2 notes</summary>"), markdown)
+        XCTAssertTrue(markdown.contains("- **region 'paris'**: landcover fetched at z6\n"), markdown)
+        XCTAssertEqual(doc.json["notes"]?[1]?["message"], "landcover fetched at z6")
+        XCTAssertFalse(PlanRenderer.text(Samples.planDocument()).contains("note:"))
+    }
+
     func testTextSaysNoChangesAndMarksEstimates() {
         let text = PlanRenderer.text(Samples.planDocument(changes: false))
         XCTAssertTrue(text.contains("\n  region berlin (Berlin): no changes\n"), text)
