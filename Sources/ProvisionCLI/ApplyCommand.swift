@@ -124,7 +124,9 @@ struct ApplyCommand {
         console.out(options.format == .json ? report.json.serialized(.prettySorted) + "\n" : report.text)
         if let number = stops.receivedSignal { return number == SIGTERM ? .terminated : .interrupted }
         if let stop = outcome.stopMessage {
-            console.err("error: \(stop); what was verified before is kept\n")
+            let packs = outcome.stopURL.map { plan.stylePacks(using: $0) } ?? []
+            let subject = packs.isEmpty ? "" : " (style pack\(packs.count == 1 ? "" : "s") \(packs.map { "'\($0)'" }.joined(separator: ", ")))"
+            console.err("error: \(stop)\(subject); what was verified before is kept\n")
             return .upstreamUnavailable
         }
         return outcome.isComplete ? .success : .partial

@@ -9,7 +9,10 @@ import TileMath
 /// The shared front half of `plan` and `apply`: the job, its store, its origins, and the
 /// documents the plan is resolved from.
 final class PlanSession {
+    /// The job, its URLs in canonical form (secret query parameters dropped).
     let input: JobInput
+    /// The keys the requests carry.
+    let credentials: Credentials
     let store: StoreDirectoryPath
     let environment: [String: String]
     let fetcher: OriginRouter
@@ -21,6 +24,15 @@ final class PlanSession {
     private var archives: [MBTilesArchive] = []
 
     init(input: JobInput, storeOption: String?, environment: [String: String]) throws(CLIError) {
+        let credentials: Credentials
+        do {
+            credentials = try Credentials.resolve(job: input.job, environment: environment)
+        } catch {
+            throw CLIError(.usage, error.description)
+        }
+        self.credentials = credentials
+        var input = input
+        input.job = credentials.canonical(input.job)
         self.input = input
         self.environment = environment
         let store = StoreDirectoryPath(option: storeOption, job: input.job)
@@ -36,29 +48,17 @@ final class PlanSession {
                 opened.append(archive)
                 return archive
             }
-            let env = environment
             let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
                 settings: input.job.download,
-                rewrite: { url in PlanSession.networkURL(url, environment: env) },
+                rewrite: { url in credentials.requestURL(url) },
                 now: { epoch }))
-            fetcher = OriginRouter(routes: routes, http: http)
+            fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
         } catch let error as StoreError {
             throw CLIError(.missingInput, "cannot open an origin archive: \(error.message)", cause: "\(error)")
         } catch {
             throw CLIError(.failure, "cannot set up downloads: \(error)")
         }
         archives = opened
-    }
-
-    /// The URL actually requested for a canonical URL: `${VAR}` references expanded from the
-    /// environment and `mapbox://` mapped to the API with the token. Never stored or printed.
-    static func networkURL(_ url: String, environment: [String: String]) -> String? {
-        var expanded = url
-        if url.contains("${") { expanded = expandEnvironment(url, env: environment).0 }
-        if MapboxURL.isMapboxURL(expanded) {
-            return MapboxURL.networkURL(for: expanded, accessToken: environment["MAPBOX_ACCESS_TOKEN"])
-        }
-        return expanded == url ? nil : expanded
     }
 
     /// The lock of the store, if there is one this version reads.
@@ -97,7 +97,10 @@ final class PlanSession {
     func resolve(store database: OfflineDatabase?, lock: LockDocument?, epoch: Int64) throws(CLIError) -> PlanInput {
         let job = input.job
         var documents: [String: FetchedBody] = [:]
-        let styles = try fetchDocuments(job.stylePacks.map { FetchRequest(url: $0.style, kind: .style) }, store: database)
+        var subjects: [String: String] = [:]
+        for pack in job.stylePacks { subjects[pack.style] = subjects[pack.style] ?? "style pack '\(pack.id)'" }
+        let styles = try fetchDocuments(job.stylePacks.map { FetchRequest(url: $0.style, kind: .style) }, store: database,
+                                        subjects: subjects)
         documents.merge(styles) { a, _ in a }
 
         var resolvedStyles: [String: ResolvedStyle] = [:]
@@ -107,8 +110,12 @@ final class PlanSession {
             let json = try parseDocument(body.data, url: pack.style)
             do {
                 let resolved = try StyleResolver.resolve(styleURL: pack.style, style: json, pack: pack)
+                try credentials.check(resolved.resources.map(\.url), subject: "style pack '\(pack.id)'")
                 resolvedStyles[pack.id] = resolved
                 tileJSONURLs += resolved.tileJSONURLs
+                for url in resolved.tileJSONURLs { subjects[url] = subjects[url] ?? "style pack '\(pack.id)'" }
+            } catch let error as CredentialsError {
+                throw CLIError(.usage, error.description)
             } catch let error as PlanningError {
                 throw CLIError(.invalidJob, "style \(pack.style) of style pack '\(pack.id)' cannot be used",
                                diagnostics: [error.diagnostic(file: pack.style)])
@@ -117,10 +124,12 @@ final class PlanSession {
             }
         }
         for region in job.regions {
-            tileJSONURLs += region.tilesets.filter { !Self.isTemplate($0) }
+            let urls = region.tilesets.filter { !Self.isTemplate($0) }
+            tileJSONURLs += urls
+            for url in urls { subjects[url] = subjects[url] ?? "region '\(region.id)'" }
         }
         let tileJSONs = try fetchDocuments(Array(Set(tileJSONURLs)).sorted().map { FetchRequest(url: $0, kind: .source) },
-                                           store: database)
+                                           store: database, subjects: subjects)
         documents.merge(tileJSONs) { a, _ in a }
 
         var packs: [String: ResolvedPack] = [:]
@@ -144,6 +153,11 @@ final class PlanSession {
                                                urlTemplate: tileSource.template, scheme: tileSource.scheme.rawValue,
                                                minZoom: tileSource.minZoom, maxZoom: tileSource.maxZoom,
                                                tileSize: tileSource.tileSize))
+            }
+            do {
+                try credentials.check(sources.map(\.template), subject: "style pack '\(pack.id)'")
+            } catch {
+                throw CLIError(.usage, error.description)
             }
             packs[pack.id] = ResolvedPack(pack: pack, resources: resolved.resources, tileSources: sources, summaries: summaries)
         }
@@ -185,7 +199,9 @@ final class PlanSession {
     }
 
     /// Fetches documents; a failed fetch falls back to the store's copy, else fails with 69.
-    private func fetchDocuments(_ requests: [FetchRequest], store: OfflineDatabase?) throws(CLIError) -> [String: FetchedBody] {
+    /// `subjects` names the style pack or region each URL belongs to, for messages.
+    private func fetchDocuments(_ requests: [FetchRequest], store: OfflineDatabase?,
+                                subjects: [String: String]) throws(CLIError) -> [String: FetchedBody] {
         var bodies: [String: FetchedBody] = [:]
         var failures: [(FetchRequest, FetchFailure)] = []
         var iterator = requests.makeIterator()
@@ -196,13 +212,23 @@ final class PlanSession {
             }
         }
         var unavailable: [String] = []
+        var refused: [String] = []
         for (request, failure) in failures {
             if let stored = try? store?.resourceData(url: request.url) {
                 bodies[request.url] = FetchedBody(data: stored)
+            } else if failure.isFatal {
+                let subject = subjects[request.url].map { " of \($0)" } ?? ""
+                refused.append("\(request.url)\(subject): the access token was refused (\(failure)); check that it is "
+                               + "valid and has the scopes this style needs")
             } else {
-                unavailable.append(URLRedaction.redact("\(request.url): \(failure.redacted)"))
+                let subject = subjects[request.url].map { " (\($0))" } ?? ""
+                unavailable.append("\(request.url)\(subject): \(failure)")
             }
         }
+        if !refused.isEmpty {
+            throw CLIError(.upstreamUnavailable, credentials.secrets.redact(URLRedaction.redact(refused.sorted().joined(separator: "\n"))))
+        }
+        unavailable = unavailable.map { credentials.secrets.redact(URLRedaction.redact($0)) }
         if !unavailable.isEmpty {
             throw CLIError(.upstreamUnavailable, "cannot fetch \(unavailable.count == 1 ? "a document" : "\(unavailable.count) documents") the plan needs:\n  "
                            + unavailable.sorted().joined(separator: "\n  "))

@@ -147,7 +147,10 @@ public final class Applier {
         progress.bytes += stats.bytes
         outcome.downloaded += stats.succeeded
         outcome.missingTiles += stats.missingTiles
-        if outcome.stopMessage == nil { outcome.stopMessage = stats.stopMessage }
+        if outcome.stopMessage == nil {
+            outcome.stopMessage = stats.stopMessage
+            outcome.stopURL = stats.stoppedBy?.url
+        }
         record(stats, into: &outcome)
     }
 

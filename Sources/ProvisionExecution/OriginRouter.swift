@@ -3,9 +3,13 @@ import ProvisionModel
 
 /// A fetcher that sends each canonical URL to the origin its longest matching prefix names.
 ///
-/// Local origins (directories, archives) are read inline on the calling thread; HTTP requests,
-/// rewritten to a mirror base or left as they are when no route matches, go through one
-/// `HTTPFetcher`. Every body passes the `Verifier` before it is delivered.
+/// A route matches the canonical URL (`mapbox://styles/…`, the URL the store records) or, when
+/// no route does, the request URL the HTTP fetcher's `rewrite` maps it to
+/// (`https://api.mapbox.com/styles/v1/…`, with its key), so a mirror or caching proxy of an
+/// API works under either prefix; a match on the canonical URL wins. Local origins (directories,
+/// archives) are read inline on the calling thread; HTTP requests, rewritten to a mirror base or
+/// left as they are when no route matches, go through one `HTTPFetcher`. Every body passes the
+/// `Verifier`, and every body but a tile is scrubbed of the job's secrets, before it is delivered.
 public final class OriginRouter: Fetcher, RetryCounting {
     /// Where requests under a canonical URL prefix are served from.
     public enum Route {
@@ -30,11 +34,14 @@ public final class OriginRouter: Fetcher, RetryCounting {
     private let verifier: Verifier
     /// What a tile absent from a local origin means (HTTP 404s follow the HTTP fetcher's setting).
     public let missingTiles: MissingTilePolicy
+    /// The secrets removed from every document before it is delivered (see `URLSecrets.scrub`).
+    public let secrets: URLSecrets
 
     /// Creates a router; with `http` nil, requests that need the network fail as `.unsupported`.
     /// `verifier` and `missingTiles` default to the HTTP fetcher's (else `Verifier()` and `.fail`).
     public init(routes: [Route], http: HTTPFetcher?, verifier: Verifier? = nil,
-                missingTiles: MissingTilePolicy? = nil) {
+                missingTiles: MissingTilePolicy? = nil, secrets: URLSecrets = URLSecrets()) {
+        self.secrets = secrets
         self.routes = routes.enumerated()
             .sorted { ($0.element.prefix.count, $1.offset) > ($1.element.prefix.count, $0.offset) }
             .map(\.element)
@@ -59,10 +66,19 @@ public final class OriginRouter: Fetcher, RetryCounting {
         routes.first { url.hasPrefix($0.prefix) }
     }
 
+    /// The route of canonical `url` and the URL it matched: the canonical URL when a route has
+    /// a prefix of it, else the request URL (`rewrite`), else nil and the request URL.
+    public func resolve(_ url: String) -> (route: Route?, url: String) {
+        if let route = route(for: url) { return (route, url) }
+        let requestURL = http?.configuration.rewrite(url) ?? url
+        return (route(for: requestURL), requestURL)
+    }
+
     /// The URL the network transport fetches for a canonical URL.
     public func transportURL(for url: String) -> String {
-        if case .http(let prefix, let base)? = route(for: url) { return base + url.dropFirst(prefix.count) }
-        return http?.configuration.rewrite(url) ?? url
+        let resolved = resolve(url)
+        if case .http(let prefix, let base)? = resolved.route { return base + resolved.url.dropFirst(prefix.count) }
+        return resolved.url
     }
 
     /// Retries the HTTP transport has made.
@@ -73,7 +89,11 @@ public final class OriginRouter: Fetcher, RetryCounting {
         _ requests: inout I,
         onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void
     ) where I.Element == FetchRequest {
-        withoutActuallyEscaping(onResult) { onResult in
+        withoutActuallyEscaping(onResult) { deliver in
+            let onResult = { (request: FetchRequest, result: Result<FetchedBody, FetchFailure>) in
+                deliver(request, result.flatMap { self.scrubbed($0, kind: request.kind) }
+                    .mapError { self.secrets.redacted($0) })
+            }
             var network = NetworkRequests(base: requests) { request in
                 self.serveLocally(request, onResult: onResult)
             }
@@ -88,15 +108,38 @@ public final class OriginRouter: Fetcher, RetryCounting {
         }
     }
 
+    /// `body` without the job's secrets: URLs in documents scrubbed, and any other body that
+    /// still holds a secret refused, so nothing stored carries one.
+    func scrubbed(_ body: FetchedBody, kind: ResourceKind) -> Result<FetchedBody, FetchFailure> {
+        guard kind != .tile, !body.data.isEmpty else { return .success(body) }
+        let isDocument = kind == .style || kind == .source || kind == .spriteJSON
+        if !isDocument {
+            return secrets.leaks(in: body.data) ? .failure(.invalidBody(SecretLeak().description)) : .success(body)
+        }
+        do {
+            let data = try secrets.scrub(body.data)
+            guard data != body.data else { return .success(body) }
+            var scrubbed = body
+            scrubbed.data = data
+            scrubbed.zlibData = nil
+            return .success(scrubbed)
+        } catch {
+            return .failure(.invalidBody(error.description))
+        }
+    }
+
     /// Serves `request` from a local origin and reports it; false when it needs the network.
     private func serveLocally(_ request: FetchRequest,
                               onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) -> Bool {
         let read: Result<Data, FetchFailure>
-        switch route(for: request.url) {
+        let resolved = resolve(request.url)
+        var routed = request
+        routed.url = resolved.url
+        switch resolved.route {
         case .directory(let prefix, let directory)?:
-            read = DirectoryOrigin(prefix: prefix, directory: directory).read(request)
+            read = DirectoryOrigin(prefix: prefix, directory: directory).read(routed)
         case .archive(let prefix, let archive)?:
-            read = ArchiveOrigin(prefix: prefix, archive: archive).read(request)
+            read = ArchiveOrigin(prefix: prefix, archive: archive).read(routed)
         case .http?, nil:
             return false
         }

@@ -86,3 +86,16 @@ extension FetchFailure {
         }
     }
 }
+
+extension URLSecrets {
+    /// `failure` with every secret value in its messages replaced, after `FetchFailure.redacted`.
+    public func redacted(_ failure: FetchFailure) -> FetchFailure {
+        switch failure.redacted {
+        case .transport(let text): return .transport(redact(text))
+        case .invalidBody(let text): return .invalidBody(redact(text))
+        case .unsupported(let text): return .unsupported(redact(text))
+        case .abandoned(let text): return .abandoned(redact(text))
+        case let other: return other
+        }
+    }
+}

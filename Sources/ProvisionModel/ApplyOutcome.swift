@@ -46,6 +46,8 @@ public struct ApplyOutcome: Sendable {
     public var missingTiles = 0
     /// Why downloading stopped early (an origin refused with 401/403), without secrets.
     public var stopMessage: String?
+    /// The canonical URL whose refusal stopped the run, when one did.
+    public var stopURL: String?
     /// Whether the apply was stopped (SIGINT/SIGTERM) before every download was started.
     public var stopped = false
     /// Wall-clock seconds the apply took (reports only, never the store).

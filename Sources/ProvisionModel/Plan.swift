@@ -41,6 +41,17 @@ public struct Plan: Sendable {
         self.assumedTileBytes = assumedTileBytes
     }
 
+    /// The ids of the style packs that need canonical `url`: as one of their resources, or as a
+    /// tile of one of their sources (the template's text before its first token is a prefix of it).
+    public func stylePacks(using url: String) -> [String] {
+        stylePacks.filter { pack in
+            pack.resources.contains { $0.url == url } || pack.sources.contains { source in
+                let head = source.urlTemplate.split(separator: "{", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                return !head.isEmpty && url.hasPrefix(head)
+            }
+        }.map(\.id)
+    }
+
     /// Styles and TileJSONs whose bytes differ from the ones the lock pinned.
     public var drift: [DocumentDrift] = []
     /// Tile templates whose source's TileJSON drifted: every tile of these is fetched again.

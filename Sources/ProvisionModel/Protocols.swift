@@ -37,7 +37,7 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .status(let code) where code == 401 || code == 403:
-            return "the origin refused the request (HTTP \(code)): an access token is missing or not allowed for this URL"
+            return "the access token was refused (HTTP \(code)): it is missing, wrong or not allowed for this URL"
         case .status(let code): return "HTTP \(code)"
         case .transport(let message): return "transport error: \(message)"
         case .invalidBody(let why): return "invalid body: \(why)"

@@ -49,7 +49,7 @@ final class FlowControlTests: XCTestCase {
         XCTAssertFalse(FetchFailure.status(404).isFatal)
         XCTAssertFalse(FetchFailure.notFound.isFatal)
         XCTAssertEqual(FetchFailure.status(401).description,
-                       "the origin refused the request (HTTP 401): an access token is missing or not allowed for this URL")
+                       "the access token was refused (HTTP 401): it is missing, wrong or not allowed for this URL")
         XCTAssertEqual(FetchFailure.status(500).description, "HTTP 500")
     }
 

@@ -142,7 +142,7 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         let stop = try XCTUnwrap(stats.stoppedBy)
         XCTAssertEqual(stop.failure, .status(401))
         let message = try XCTUnwrap(stats.stopMessage)
-        XCTAssertTrue(message.contains("the origin refused the request (HTTP 401): an access token is missing or not "
+        XCTAssertTrue(message.contains("the access token was refused (HTTP 401): it is missing, wrong or not "
                                        + "allowed for this URL"), message)
         XCTAssertTrue(message.contains(base + "/private/"), message)
         let everything = "\(stats) \(message) " + stats.failures.map { "\($0.url) \($0.failure)" }.joined(separator: " ")
