@@ -74,11 +74,13 @@ public final class OriginRouter: Fetcher, RetryCounting {
         return (route(for: requestURL), requestURL)
     }
 
-    /// The URL the network transport fetches for a canonical URL.
+    /// The URL the network transport fetches for a canonical URL: on a mirror, the rest of the
+    /// request URL (with its keys) after the route's prefix.
     public func transportURL(for url: String) -> String {
         let resolved = resolve(url)
-        if case .http(let prefix, let base)? = resolved.route { return base + resolved.url.dropFirst(prefix.count) }
-        return resolved.url
+        guard case .http(let prefix, let base)? = resolved.route else { return resolved.url }
+        let request = resolved.url == url ? (http?.configuration.rewrite(url) ?? url) : resolved.url
+        return base + (request.hasPrefix(prefix) ? request : resolved.url).dropFirst(prefix.count)
     }
 
     /// Retries the HTTP transport has made.

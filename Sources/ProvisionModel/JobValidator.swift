@@ -212,7 +212,15 @@ struct JobValidator {
                              + "found \(DiagnosticCollector.found(value))")
             return nil
         }
-        return checkURLText(text, at: pointer) ? text : nil
+        guard checkURLText(text, at: pointer) else { return nil }
+        let references = text.components(separatedBy: "${").count - 1
+        if references > URLSecrets.variables(in: text).count {
+            collector.report(pointer, "expected ${NAME} references only as whole query parameter values (?key=${NAME}), "
+                             + "so that the URL stored for devices holds no secret, found "
+                             + DiagnosticCollector.quoted(text))
+            return nil
+        }
+        return text
     }
 
     /// Checks a URL for whitespace and malformed `${VAR}` references; reports and returns false.

@@ -87,6 +87,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     private var routes: [String: Behaviour] = [:]
     private var hits: [String: Int] = [:]
     private var directories: [(prefix: String, directory: URL)] = []
+    private var handlers: [(prefix: String, handler: @Sendable (LoggedRequest) -> Behaviour?)] = []
     private var log: [LoggedRequest] = []
     private var connections: Set<Int32> = []
     private var stopped = false
@@ -137,6 +138,15 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     public func serveDirectory(_ directory: URL, at prefix: String) {
         lock.lock()
         directories.append((prefix, directory))
+        lock.unlock()
+    }
+
+    /// Answers requests whose path starts with `prefix` with what `handler` returns for them
+    /// (it sees the whole target, query included); nil falls through to the served directories.
+    /// Routes set with `setRoute` come first.
+    public func setHandler(prefix: String, _ handler: @escaping @Sendable (LoggedRequest) -> Behaviour?) {
+        lock.lock()
+        handlers.append((prefix, handler))
         lock.unlock()
     }
 
@@ -300,6 +310,8 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             behaviour = route
             hit = hits[request.path, default: 0]
             hits[request.path] = hit + 1
+        } else if let handled = handlers.first(where: { request.path.hasPrefix($0.prefix) }).flatMap({ $0.handler(request) }) {
+            behaviour = handled
         } else {
             behaviour = staticFile(for: request.path, ifNoneMatch: request.headers["if-none-match"])
         }

@@ -1,0 +1,40 @@
+import Foundation
+import XCTest
+
+extension Workspace {
+    /// Fails unless no secret is in any output, in `files`, in any file of the store, or in any
+    /// stored URL, definition, description, ETag or body of `offline.db` once inflated.
+    func assertNoSecrets(_ secrets: [String], outputs: [(String, ProcessResult)], files: [URL],
+                         file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertTrue(try SQLiteShell.canInflate(), "the sqlite3 shell must inflate rows (sqlar_uncompress)", file: file, line: line)
+        var leaks: [String] = []
+        for secret in secrets {
+            for (command, result) in outputs {
+                if result.stdout.contains(secret) { leaks.append("stdout of `provision \(command)`") }
+                if result.stderr.contains(secret) { leaks.append("stderr of `provision \(command)`") }
+            }
+            var everything = files
+            if let enumerator = FileManager.default.enumerator(at: store, includingPropertiesForKeys: nil) {
+                everything += enumerator.compactMap { $0 as? URL }
+            }
+            for url in everything {
+                guard let data = try? Data(contentsOf: url) else { continue }
+                if data.range(of: Data(secret.utf8)) != nil { leaks.append(url.lastPathComponent) }
+            }
+            if FileManager.default.fileExists(atPath: database.path) {
+                let needle = "CAST('\(secret)' AS BLOB)"
+                let data = SQLiteShell.inflatedData
+                let checks = [
+                    "resources": "instr(CAST(url AS BLOB), \(needle)) OR instr(CAST(\(data) AS BLOB), \(needle)) OR instr(CAST(ifnull(etag, '') AS BLOB), \(needle))",
+                    "tiles": "instr(CAST(url_template AS BLOB), \(needle)) OR instr(CAST(\(data) AS BLOB), \(needle))",
+                    "regions": "instr(CAST(definition AS BLOB), \(needle)) OR instr(CAST(ifnull(description, '') AS BLOB), \(needle))",
+                ]
+                for (table, condition) in checks.sorted(by: { $0.key < $1.key }) {
+                    let count = try sqlite.int("SELECT count(*) FROM \(table) WHERE \(condition)")
+                    if count != 0 { leaks.append("\(count) rows of \(table)") }
+                }
+            }
+        }
+        XCTAssertEqual(leaks, [], "secrets leaked", file: file, line: line)
+    }
+}
