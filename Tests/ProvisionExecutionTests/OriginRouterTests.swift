@@ -145,6 +145,47 @@ final class OriginRouterTests: XCTestCase {
         XCTAssertEqual(Set(server.requests.map(\.path)), ["/mirror/v1/style.json", "/direct/tiles.json"])
     }
 
+    func testARouteMatchesTheRequestURLWhenNoneMatchesTheCanonicalOneAndTheCanonicalMatchWins() throws {
+        let rewrite: @Sendable (String) -> String? = { url in
+            url.hasPrefix("mapbox://styles/") ? "https://api.mapbox.com/styles/v1/" + url.dropFirst("mapbox://styles/".count) + "?access_token=T"
+                : url.hasPrefix("https://keyed.example.com/") ? url + "?key=K" : nil
+        }
+        let http = try HTTPFetcher(configuration: .init(retry: fastRetries(), rewrite: rewrite))
+        let apiMirror = OriginRouter(routes: [.http("https://api.mapbox.com/", "http://127.0.0.1:9/mirror/"),
+                                              .http("https://keyed.example.com/", "http://127.0.0.1:9/keyed/")], http: http)
+        XCTAssertEqual(apiMirror.transportURL(for: "mapbox://styles/u/s"), "http://127.0.0.1:9/mirror/styles/v1/u/s?access_token=T")
+        XCTAssertEqual(apiMirror.transportURL(for: "https://keyed.example.com/a.json"), "http://127.0.0.1:9/keyed/a.json?key=K",
+                       "a mirror of a canonical prefix gets the request URL's key too")
+        XCTAssertEqual(apiMirror.transportURL(for: "https://other.example.com/a.json"), "https://other.example.com/a.json")
+        let both = OriginRouter(routes: [.http("https://api.mapbox.com/", "http://127.0.0.1:9/api/"),
+                                         .http("mapbox://", "http://127.0.0.1:9/canonical/")], http: http)
+        XCTAssertEqual(both.transportURL(for: "mapbox://styles/u/s"), "http://127.0.0.1:9/canonical/styles/u/s")
+
+        try write(Data(#"{"version": 8, "sources": {}}"#.utf8), to: "styles/v1/u/s")
+        let local = OriginRouter(routes: [.directory("https://api.mapbox.com/", directory)], http: http)
+        var requests = [FetchRequest(url: "mapbox://styles/u/s", kind: .style)].makeIterator()
+        var results: [Result<FetchedBody, FetchFailure>] = []
+        local.fetchAll(&requests) { _, result in results.append(result) }
+        XCTAssertEqual(try results.first?.get().data, Data(#"{"version": 8, "sources": {}}"#.utf8))
+    }
+
+    func testDocumentsAreScrubbedOfSecretsAndOtherBodiesHoldingOneAreRefused() throws {
+        let secrets = URLSecrets.from(urls: [], environment: [:], extraValues: ["pk.SECRET"]).secrets
+        let style = #"{"version": 8, "sources": {"s": {"type": "vector", "url": "https://t.example/a.json?access_token=pk.SECRET"}}}"#
+        try write(Data(style.utf8), to: "style.json")
+        try write(Data("glyphs pk.SECRET".utf8), to: "sprite.png")
+        let router = OriginRouter(routes: [.directory("https://x.example.com/", directory)], http: nil,
+                                  verifier: Verifier(), secrets: secrets)
+        let clean = router.scrubbed(FetchedBody(data: Data(style.utf8)), kind: .style)
+        XCTAssertEqual(try clean.get().data,
+                       Data(#"{"version": 8, "sources": {"s": {"type": "vector", "url": "https://t.example/a.json"}}}"#.utf8))
+        guard case .failure(.invalidBody(let why)) = router.scrubbed(FetchedBody(data: Data("..pk.SECRET..".utf8)), kind: .spriteImage)
+        else { return XCTFail("a binary body holding a secret must be refused") }
+        XCTAssertFalse(why.contains("pk.SECRET"))
+        XCTAssertEqual(try router.scrubbed(FetchedBody(data: Data("pk.SECRET".utf8)), kind: .tile).get().data, Data("pk.SECRET".utf8),
+                       "tiles are not searched")
+    }
+
     func testRoutesFromJobOrigins() throws {
         let archive = MemoryArchive([:])
         var opened: [URL] = []

@@ -154,6 +154,10 @@ private let cases: [InvalidCase] = [
     InvalidCase("style not a URL", [("/stylePacks/0/style", "styles/streets.json")],
                 [("/stylePacks/0/style", "expected a style URL starting with http://, https:// or mapbox://, "
                   + "found the string \"styles/streets.json\"")]),
+    InvalidCase("style with a variable in its path", [("/stylePacks/0/style", "https://a.example/${KEY}/s.json")],
+                [("/stylePacks/0/style", "~expected ${NAME} references only as whole query parameter values")]),
+    InvalidCase("tileset with a variable inside a query value", [("/regions/0/tilesets", ["https://t/{z}/{x}/{y}.png?k=a${KEY}"])],
+                [("/regions/0/tilesets/0", "~expected ${NAME} references only as whole query parameter values")]),
     InvalidCase("style with a broken variable", [("/stylePacks/0/style", "https://a.example/s.json?key=${KEY")],
                 [("/stylePacks/0/style", "~expected \"}\" to close a ${NAME} reference")]),
     InvalidCase("style with a space", [("/stylePacks/0/style", "https://a.example/my style.json")],
