@@ -129,7 +129,24 @@ struct ApplyCommand {
             console.err("error: \(stop)\(subject); what was verified before is kept\n")
             return .upstreamUnavailable
         }
+        if !outcome.isComplete && !outcome.failures.isEmpty {
+            console.err(ApplyCommand.failureLines(outcome))
+        }
         return outcome.isComplete ? .success : .partial
+    }
+
+    /// The stderr lines of a partial apply: which URLs failed and why (the first ten), so a CI log
+    /// shows them without the report.
+    static func failureLines(_ outcome: ApplyOutcome) -> String {
+        let shown = outcome.failures.prefix(10)
+        var text = "error: \(outcome.failed) download\(outcome.failed == 1 ? "" : "s") failed; run apply again to retry them:\n"
+        for failure in shown { text += "  \(failure.url): \(failure.reason)\n" }
+        if outcome.failed > shown.count {
+            let more = outcome.failed - shown.count
+            let listed = min(outcome.failures.count, 100) - shown.count
+            text += listed > 0 ? "  … and \(more) more (\(listed) of them in the JSON report)\n" : "  … and \(more) more\n"
+        }
+        return text
     }
 
     /// Makes this process the store's one writer (exit 73 naming the holder when another apply

@@ -29,6 +29,8 @@ final class PartialApplyTests: WorkspaceTestCase {
         XCTAssertEqual(complete["london"], .bool(false))
         XCTAssertEqual(complete["paris"], .bool(true))
         XCTAssertTrue(first.stdout.contains("downloads failed"), first.stdout)
+        XCTAssertTrue(first.stderr.contains("error: 2 downloads failed; run apply again to retry them"), first.stderr)
+        for url in failed { XCTAssertTrue(first.stderr.contains("  \(url): "), "stderr names \(url) even with --quiet: \(first.stderr)") }
         XCTAssertEqual(try ws.sqlite.int("SELECT count(*) FROM tiles WHERE " + tileMatch(Set(broken))), 0,
                        "no HTML page is stored")
         XCTAssertEqual(try ws.sqlite.int("SELECT count(*) FROM tiles"), Demo.london.tiles.count + Demo.paris.tiles.count - 2)

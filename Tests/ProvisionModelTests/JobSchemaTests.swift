@@ -53,14 +53,16 @@ final class JobSchemaTests: XCTestCase {
         XCTAssertEqual(schema["$defs"]?["id"]?["pattern"], "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
     }
 
-    func testCitiesJobValidatesIfPresent() throws {
-        let url = repositoryRoot.appendingPathComponent("Jobs/cities.json")
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw XCTSkip("Jobs/cities.json is not in this checkout")
+    func testEveryJobFileInJobsValidates() throws {
+        let directory = repositoryRoot.appendingPathComponent("Jobs")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
+        XCTAssertEqual(files, ["cities.json", "mapbox-streets.json", "maptiler-streets.json", "openfreemap-liberty.json",
+                               "osm-raster.json", "terrain.json"])
+        for name in files {
+            let result = JobLoader.load(from: directory.appendingPathComponent(name), displayName: "Jobs/" + name)
+            XCTAssertEqual(result.diagnostics.map(\.description), [], name)
+            XCTAssertNotNil(result.job, name)
         }
-        let result = JobLoader.load(from: url, displayName: "Jobs/cities.json")
-        XCTAssertEqual(result.diagnostics.map(\.description), [])
-        XCTAssertNotNil(result.job)
     }
 
     /// The example in `docs/job-file.md` is valid apart from the files it names, which do not exist here.

@@ -73,12 +73,15 @@ final class SchemaFilesTests: XCTestCase {
     }
 
     /// The validator agrees with the job schema on the job files the loader accepts.
-    func testCitiesJobMatchesTheJobSchema() throws {
-        let url = repositoryRoot.appendingPathComponent("Jobs/cities.json")
-        guard FileManager.default.fileExists(atPath: url.path) else { throw XCTSkip("no Jobs/cities.json") }
-        let job = try JSONValue.parse(Data(contentsOf: url))
+    func testEveryJobFileMatchesTheJobSchema() throws {
+        let directory = repositoryRoot.appendingPathComponent("Jobs")
         let schema = try validator("job")
-        XCTAssertEqual(schema.errors(in: job), [])
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
+        XCTAssertGreaterThanOrEqual(files.count, 6)
+        for name in files {
+            XCTAssertEqual(schema.errors(in: try JSONValue.parse(Data(contentsOf: directory.appendingPathComponent(name)))), [], name)
+        }
+        let job = try JSONValue.parse(Data(contentsOf: directory.appendingPathComponent("cities.json")))
         XCTAssertFalse(schema.isValid(job.setting("/regions/0/zoom", to: [14, 10, 3])))
         XCTAssertFalse(schema.isValid(job.setting("/version", to: 2)))
     }
