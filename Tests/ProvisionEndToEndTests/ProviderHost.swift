@@ -29,7 +29,8 @@ enum ProviderHost {
          ("https://tiles.openfreemap.org/", .string(server.baseURL + "/openfreemap/")),
          ("https://tile.openstreetmap.org/", .string(server.baseURL + "/osm/")),
          ("https://elevation.example.org/", .string(server.baseURL + "/elevation/")),
-         ("https://styles.example.org/terrain/", .string(fixtures.appendingPathComponent("terrain").path))]
+         ("https://styles.example.org/terrain/", .string(fixtures.appendingPathComponent("terrain").path)),
+         ("https://styles.example.org/raster/", .string(fixtures.appendingPathComponent("raster").path))]
     }
 
     /// Mounts every provider on `server`; vector tiles answer with `tile`, raster ones with a PNG.
@@ -37,16 +38,16 @@ enum ProviderHost {
         let png = FixturePNG.solid(width: 256, height: 256, rgb: (0x80, 0xa0, 0xc0))
         let glyphs = (try? Data(contentsOf: Demo.directory.appendingPathComponent("fonts/Noto Sans Regular/0-255.pbf"))) ?? Data()
         let sprite = { (file: String) in (try? Data(contentsOf: Demo.directory.appendingPathComponent("sprites/" + file))) ?? Data() }
-        func document(_ name: String) -> Data {
+        @Sendable func document(_ name: String) -> Data {
             let text = (try? String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)) ?? ""
             return Data(text.replacingOccurrences(of: "{{TOKEN}}", with: mapboxToken)
                 .replacingOccurrences(of: "{{KEY}}", with: maptilerKey).utf8)
         }
-        func ok(_ body: Data, _ type: String) -> LoopbackHTTPServer.Behaviour {
+        @Sendable func ok(_ body: Data, _ type: String) -> LoopbackHTTPServer.Behaviour {
             .respond(status: 200, headers: [.init("Content-Type", type)], body: body)
         }
         let json = "application/json"
-        func spriteFile(_ path: String) -> LoopbackHTTPServer.Behaviour? {
+        @Sendable func spriteFile(_ path: String) -> LoopbackHTTPServer.Behaviour? {
             for name in ["sprite@2x.png", "sprite.png", "sprite@2x.json", "sprite.json", "ofm@2x.png", "ofm.png", "ofm@2x.json", "ofm.json"]
             where path.hasSuffix("/" + name) {
                 let file = name.replacingOccurrences(of: "sprite", with: "streets").replacingOccurrences(of: "ofm", with: "streets")
@@ -54,7 +55,7 @@ enum ProviderHost {
             }
             return nil
         }
-        func isTile(_ path: String, _ suffix: String) -> Bool {
+        @Sendable func isTile(_ path: String, _ suffix: String) -> Bool {
             let parts = path.split(separator: "/")
             guard parts.count >= 3, path.hasSuffix(suffix) else { return false }
             let last = parts[parts.count - 1].dropLast(suffix.count)

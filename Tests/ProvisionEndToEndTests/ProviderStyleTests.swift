@@ -171,6 +171,15 @@ final class ProviderStyleTests: WorkspaceTestCase {
         XCTAssertTrue(ws.requests(under: "/osm/").contains { $0.path.hasPrefix("/osm/12/") })
     }
 
+    func testARasterStyleOf256PixelTilesIsFetchedAtTheZoomMapLibreDrawsItAt() throws {
+        let job = try writeJob(style: "https://styles.example.org/raster/style.json")
+        try applyConverges(job)
+        XCTAssertEqual(try templates(), ["https://tile.openstreetmap.org/{z}/{x}/{y}.png"])
+        // A 256-pixel raster source is drawn one zoom up (MapLibre rounds z + log2(512/256)).
+        XCTAssertEqual(try ws.sqlite.rows("SELECT DISTINCT z FROM tiles ORDER BY z").map { $0[0] }, ["13", "14"])
+        XCTAssertEqual(try ws.sqlite.int("SELECT count(*) FROM tiles"), expectedTiles(13...14))
+    }
+
     func testATerrainPackFetchesRasterDEMTilesOneZoomUpForTheir256PixelTiles() throws {
         let job = try writeJob(style: "https://styles.example.org/terrain/style.json")
         try applyConverges(job)
