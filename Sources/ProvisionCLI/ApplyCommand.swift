@@ -87,7 +87,9 @@ struct ApplyCommand {
                     content = try final.contentDigest()
                 }
             }
-            lock = ApplyCommand.lockDocument(plan: plan, outcome: outcome, content: content)
+            // Nothing written: the store keeps the time of the build that wrote it.
+            let epoch = builder == nil ? (session.lock?.epoch ?? plan.epoch) : plan.epoch
+            lock = ApplyCommand.lockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             let lockBytes = lock.json.data(.prettySorted) + Data("\n".utf8)
             if (try? Data(contentsOf: directory.lockURL)) != lockBytes {
                 try LockFile.writeAtomically(lockBytes, to: directory.lockURL)
@@ -238,7 +240,7 @@ struct ApplyCommand {
     }
 
     /// The lock recording what this apply left in the store.
-    static func lockDocument(plan: Plan, outcome: ApplyOutcome, content: ContentDigest) -> LockDocument {
+    static func lockDocument(plan: Plan, outcome: ApplyOutcome, content: ContentDigest, epoch: Int64) -> LockDocument {
         let incomplete = Set(outcome.incompleteRegions)
         let regions = plan.regions.compactMap { region -> LockDocument.RegionEntry? in
             guard let rowID = outcome.regionRows[region.key] else { return nil }
@@ -259,7 +261,7 @@ struct ApplyCommand {
                                           styleDigest: plan.documents[pack.styleURL].map { "sha256:" + SHA256.hex($0.data) },
                                           sources: pack.sources, tileJSONDigests: digests)
         }
-        return LockDocument(jobName: plan.jobName, jobDigest: plan.jobDigest, epoch: plan.epoch, stylePacks: packs,
+        return LockDocument(jobName: plan.jobName, jobDigest: plan.jobDigest, epoch: epoch, stylePacks: packs,
                             regions: regions, tileCount: content.tileCount, resourceCount: content.resourceCount,
                             byteCount: content.byteCount, contentDigest: "sha256:" + content.digest)
     }

@@ -39,7 +39,7 @@ final class PlanSession {
         self.store = store
         let lock = PlanSession.readLock(store)
         self.lock = lock
-        let epoch = try PlanSession.epoch(lock: lock, environment: environment)
+        let epoch = try PlanSession.epoch(lock: lock, store: store, environment: environment)
         self.epoch = epoch
         var opened: [MBTilesArchive] = []
         do {
@@ -67,15 +67,32 @@ final class PlanSession {
         return LockDocument(json: json)
     }
 
-    /// The fixed time of this store: SOURCE_DATE_EPOCH, else the lock's, else 0.
-    static func epoch(lock: LockDocument?, environment: [String: String]) throws(CLIError) -> Int64 {
-        if let text = environment["SOURCE_DATE_EPOCH"] {
+    /// The environment variable that stands in for the clock (Unix seconds), for tests and for
+    /// reruns that must reproduce a build without SOURCE_DATE_EPOCH.
+    static let clockVariable = "PROVISION_NOW"
+
+    /// The time of this build: `SOURCE_DATE_EPOCH` when set (the reproducible-builds convention);
+    /// else the time of an unfinished build this one resumes (an apply that was killed, or stopped
+    /// partial or on a full disk); else the clock (`PROVISION_NOW` when set).
+    ///
+    /// Why: every row without an upstream `Last-Modified` carries the build time as its
+    /// `modified`, which is what makes MapLibre's side-load merge replace it on devices; one build
+    /// must have one time, however often it is resumed.
+    static func epoch(lock: LockDocument?, store: StoreDirectoryPath,
+                      environment: [String: String]) throws(CLIError) -> Int64 {
+        func seconds(_ name: String) throws(CLIError) -> Int64? {
+            guard let text = environment[name] else { return nil }
             guard let value = Int64(text), value >= 0 else {
-                throw CLIError(.usage, "SOURCE_DATE_EPOCH must be a non-negative integer, not '\(text)'")
+                throw CLIError(.usage, "\(name) must be a non-negative integer (Unix seconds), not '\(text)'")
             }
             return value
         }
-        return lock?.epoch ?? 0
+        if let fixed = try seconds("SOURCE_DATE_EPOCH") { return fixed }
+        let clock = try seconds(clockVariable) ?? Int64(Date().timeIntervalSince1970)
+        if let lock, lock.regions.contains(where: { !$0.isComplete }) { return lock.epoch }
+        let stamps = [store.databaseURL, store.partialBuildURL].compactMap(OfflineDatabase.latestStamp(at:))
+        if let unfinished = stamps.max(), unfinished > (lock?.epoch ?? -1) { return unfinished }
+        return max(clock, (lock?.epoch ?? -1) + 1)
     }
 
     /// Opens the store's database read-only for planning; nil when the store has none yet.
@@ -183,7 +200,17 @@ final class PlanSession {
         var planInput = PlanInput(job: job, jobDigest: input.digest, epoch: epoch, packs: packs,
                                   regionTilesets: regionTilesets, documents: documents, lockedRows: lock?.rowsByKey ?? [:])
         planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
+        planInput.notes.insert(contentsOf: buildTimeNotes(epoch: epoch), at: 0)
         return planInput
+    }
+
+    /// One line when the build time comes from the clock: the bytes then depend on when it ran.
+    func buildTimeNotes(epoch: Int64) -> [PlanNote] {
+        guard environment["SOURCE_DATE_EPOCH"] == nil else { return [] }
+        let time = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(epoch)))
+        return [PlanNote(subject: "build time", message: "SOURCE_DATE_EPOCH is not set, so rows without an upstream "
+                         + "Last-Modified are stamped with this build's time (\(time)) and two builds of the same job "
+                         + "differ in those times; set it (e.g. to the commit time) for byte-identical bundles")]
     }
 
     static func isTemplate(_ url: String) -> Bool {
@@ -266,6 +293,8 @@ struct StoreDirectoryPath {
         }
     }
     var lockURL: URL { url.appendingPathComponent(StoreDirectory.lockName) }
+    /// Where an apply writes the next `offline.db` before renaming it into place.
+    var partialBuildURL: URL { url.appendingPathComponent(StoreDirectory.databaseName + ".canonical") }
     /// The path as the user will recognise it.
     var display: String { url.standardizedFileURL.path }
 }

@@ -40,11 +40,13 @@ final class IdempotenceTests: WorkspaceTestCase {
     }
 
     func testFreshApplyElsewhereGivesTheSameBytes() throws {
+        // Without SOURCE_DATE_EPOCH the build time is the clock: the same clock gives the same bytes.
+        let clock = ["PROVISION_NOW": "1750000000"]
         let job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .http)).path
-        try ws.provision("apply", "--quiet", job).expect(0)
+        try ws.provision("apply", "--quiet", job, environment: clock).expect(0)
         let databaseBytes = try Data(contentsOf: ws.database)
         let other = ws.root.appendingPathComponent("other-store")
-        try ws.provision("apply", "--quiet", "--store", other.path, job).expect(0)
+        try ws.provision("apply", "--quiet", "--store", other.path, job, environment: clock).expect(0)
         XCTAssertEqual(try Data(contentsOf: other.appendingPathComponent("provision.lock.json")), try Data(contentsOf: ws.lock))
         let otherBytes = try Data(contentsOf: other.appendingPathComponent("offline.db"))
         XCTAssertEqual(otherBytes, databaseBytes, "offline.db is byte-identical to a fresh apply's")

@@ -50,7 +50,7 @@ enum ProvisionProcess {
     static func environment(_ extra: [String: String]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         for key in env.keys where key.lowercased().hasSuffix("_proxy") || key == "MAPBOX_ACCESS_TOKEN"
-            || key == "SOURCE_DATE_EPOCH" || key == "TEST_KEY" {
+            || key == "SOURCE_DATE_EPOCH" || key == "PROVISION_NOW" || key == "TEST_KEY" {
             env[key] = nil
         }
         env["NO_COLOR"] = "1"

@@ -14,10 +14,10 @@ struct SQLiteShell {
         return url
     }
 
-    /// Runs `sql` read-only; one array of `|`-separated fields per output line.
-    func rows(_ sql: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String]] {
+    /// Runs `sql` (read-only unless `writing`); one array of `|`-separated fields per output line.
+    func rows(_ sql: String, writing: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws -> [[String]] {
         let result = try ProvisionProcess.run(
-            Self.executable(), ["-readonly", "-batch", "-noheader", "-separator", "|", database.path, sql],
+            Self.executable(), (writing ? [] : ["-readonly"]) + ["-batch", "-noheader", "-separator", "|", database.path, sql],
             in: database.deletingLastPathComponent(), environment: ProcessInfo.processInfo.environment, timeout: 30,
             file: file, line: line)
         guard result.status == 0, result.stderr.isEmpty else {
