@@ -103,9 +103,11 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         while try statement.step() {}
     }
 
-    /// The values of the content columns, in the order of the insert statements.
-    private func values(_ stored: StoredContent) -> [SQLiteValue] {
-        [stored.expires.map { .int($0) } ?? .null, stored.modified.map { .int($0) } ?? .null,
+    /// The values of the content columns, in the order of the insert statements, with the
+    /// row's times stamped for this build (`StoredContent.stamped(at:)`).
+    private func values(_ content: StoredContent) -> [SQLiteValue] {
+        let stored = content.stamped(at: database.epoch)
+        return [stored.expires.map { .int($0) } ?? .null, stored.modified.map { .int($0) } ?? .null,
          stored.etag.map { .text($0) } ?? .null, stored.data.map { .blob($0) } ?? .null,
          .int(stored.compressed ? 1 : 0), .int(stored.accessed), .int(stored.mustRevalidate ? 1 : 0)]
     }
