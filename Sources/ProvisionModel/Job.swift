@@ -146,10 +146,18 @@ public struct Limits: Equatable, Sendable {
     public var maxTiles: Int?
     /// The most bytes a plan may download; nil for no cap.
     public var maxBytes: Int64?
+    /// The most `mapbox://` tiles the bundle may hold (job level only; nil for the default,
+    /// `Limits.defaultMapboxTiles`).
+    public var mapboxTiles: Int?
 
-    public init(maxTiles: Int? = nil, maxBytes: Int64? = nil) {
+    /// MapLibre Native's default `offlineMapboxTileCountLimit`: a side-load merge that would leave
+    /// more `mapbox://` tiles on the device is refused whole.
+    public static let defaultMapboxTiles = 6_000
+
+    public init(maxTiles: Int? = nil, maxBytes: Int64? = nil, mapboxTiles: Int? = nil) {
         self.maxTiles = maxTiles
         self.maxBytes = maxBytes
+        self.mapboxTiles = mapboxTiles
     }
 }
 

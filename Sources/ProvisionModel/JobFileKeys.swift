@@ -20,8 +20,10 @@ public enum JobFileKeys {
     public static let requiredRegion = ["id", "name", "zoom"]
     /// The region keys of which exactly one gives the region's area.
     public static let areaKeys = ["bbox", "geometry", "geojson"]
-    /// Keys of `limits` (of the job, and of a region).
+    /// Keys of a region's `limits`.
     public static let limits = ["maxTiles", "maxBytes"]
+    /// Keys of the job's `limits`: a region's, and the bundle-wide vendor limits.
+    public static let jobLimits = limits + ["mapboxTiles"]
     /// Keys of `download`.
     public static let download = ["concurrency", "retries", "timeoutSeconds", "perHost", "requestsPerSecond",
                                   "maxResponseBytes", "stallSeconds", "missingTiles", "userAgent"]

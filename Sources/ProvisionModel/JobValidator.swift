@@ -43,7 +43,7 @@ struct JobValidator {
         let packIDs = Self.declaredIDs(object["stylePacks"])
         let regions = object["regions"].flatMap { self.regions($0, stylePackIDs: packIDs) }
         let origins = object["origins"].flatMap { self.origins($0) } ?? []
-        let limits = object["limits"].flatMap { self.limits($0, at: "/limits") } ?? Limits()
+        let limits = object["limits"].flatMap { self.limits($0, at: "/limits", job: true) } ?? Limits()
         let download = object["download"].flatMap { self.download($0) } ?? DownloadSettings()
 
         guard collector.diagnostics.isEmpty, let name, let regions else { return nil }
@@ -156,9 +156,14 @@ struct JobValidator {
         return .directory(url)
     }
 
-    mutating func limits(_ value: JSONValue, at pointer: String) -> Limits? {
+    mutating func limits(_ value: JSONValue, at pointer: String, job: Bool = false) -> Limits? {
         guard let object = collector.object(value, at: pointer) else { return nil }
-        collector.checkKeys(object, at: pointer, allowed: JobFileKeys.limits, required: [])
+        if !job, object["mapboxTiles"] != nil {
+            collector.report(pointer + "/mapboxTiles", "expected mapboxTiles in the job's top-level limits only: "
+                             + "devices count the mapbox:// tiles of the whole bundle")
+            return nil
+        }
+        collector.checkKeys(object, at: pointer, allowed: job ? JobFileKeys.jobLimits : JobFileKeys.limits, required: [])
         var limits = Limits()
         var ok = true
         if let value = object["maxTiles"] {
@@ -168,6 +173,10 @@ struct JobValidator {
         if let value = object["maxBytes"] {
             limits.maxBytes = collector.positiveInteger(value, at: pointer + "/maxBytes").map(Int64.init)
             ok = ok && limits.maxBytes != nil
+        }
+        if job, let value = object["mapboxTiles"] {
+            limits.mapboxTiles = collector.positiveInteger(value, at: pointer + "/mapboxTiles")
+            ok = ok && limits.mapboxTiles != nil
         }
         return ok ? limits : nil
     }

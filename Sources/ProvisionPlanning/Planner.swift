@@ -172,6 +172,7 @@ public enum Planner {
         var toDownload = 0
         var bytes: Int64 = 0
         var distinct = 0
+        var mapboxTiles = 0
         var totalEstimate: Double = 0
         var perRowBytes = [Int64](repeating: 0, count: rows.count)
         let tileLimit = input.job.limits.maxTiles ?? defaultMaxTiles
@@ -199,6 +200,7 @@ public enum Planner {
             }
             distinct += inGroup
             if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
+            if MapboxURL.isMapboxURL(group.tileSet.urlTemplate) { mapboxTiles += inGroup }
             toDownload += missing
             bytes += Int64((Double(missing) * mean).rounded())
             totalEstimate += Double(inGroup) * mean
@@ -211,6 +213,7 @@ public enum Planner {
         }
         for i in rows.indices { rows[i].estimatedBytes = perRowBytes[i] }
         try checkRegionLimits(rows, job: input.job, meanSize: meanSize)
+        try checkMapboxTileLimit(mapboxTiles, job: input.job)
         if let maxBytes = input.job.limits.maxBytes, totalEstimate > Double(maxBytes) {
             throw PlanError.limitExceeded(
                 "the store would hold an estimated \(Int64(totalEstimate)) bytes of tiles (\(distinct) tiles), "

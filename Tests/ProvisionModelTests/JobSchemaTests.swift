@@ -22,7 +22,8 @@ final class JobSchemaTests: XCTestCase {
             ("job", schema, JobFileKeys.job, JobFileKeys.requiredJob),
             ("stylePack", schema["$defs"]?["stylePack"], JobFileKeys.stylePack, JobFileKeys.requiredStylePack),
             ("region", schema["$defs"]?["region"], JobFileKeys.region, JobFileKeys.requiredRegion),
-            ("limits", schema["properties"]?["limits"], JobFileKeys.limits, []),
+            ("limits", schema["properties"]?["limits"], JobFileKeys.jobLimits, []),
+            ("region limits", schema["$defs"]?["region"]?["properties"]?["limits"], JobFileKeys.limits, []),
             ("download", schema["properties"]?["download"], JobFileKeys.download, []),
         ]
         for (name, object, allowed, required) in objects {

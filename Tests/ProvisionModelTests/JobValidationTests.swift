@@ -154,6 +154,10 @@ private let cases: [InvalidCase] = [
     InvalidCase("style not a URL", [("/stylePacks/0/style", "styles/streets.json")],
                 [("/stylePacks/0/style", "expected a style URL starting with http://, https:// or mapbox://, "
                   + "found the string \"styles/streets.json\"")]),
+    InvalidCase("mapboxTiles in a region's limits", [("/regions/0/limits", ["mapboxTiles": 100])],
+                [("/regions/0/limits/mapboxTiles", "~expected mapboxTiles in the job's top-level limits only")]),
+    InvalidCase("mapboxTiles not positive", [("/limits", ["mapboxTiles": 0])],
+                [("/limits/mapboxTiles", "~expected")]),
     InvalidCase("style with a variable in its path", [("/stylePacks/0/style", "https://a.example/${KEY}/s.json")],
                 [("/stylePacks/0/style", "~expected ${NAME} references only as whole query parameter values")]),
     InvalidCase("tileset with a variable inside a query value", [("/regions/0/tilesets", ["https://t/{z}/{x}/{y}.png?k=a${KEY}"])],
@@ -228,7 +232,7 @@ private let cases: [InvalidCase] = [
     InvalidCase("download key misspelled", [("/download", ["retry": 2])],
                 [("/download/retry", "unknown key \"retry\"; did you mean \"retries\"?")]),
     InvalidCase("limits key unknown", [("/limits", ["maxRequests": 2])],
-                [("/limits/maxRequests", "unknown key \"maxRequests\"; expected one of \"maxTiles\", \"maxBytes\"")]),
+                [("/limits/maxRequests", "unknown key \"maxRequests\"; expected one of \"maxTiles\", \"maxBytes\", \"mapboxTiles\"")]),
 ]
 
 final class JobValidationTests: XCTestCase {

@@ -1,0 +1,20 @@
+import ProvisionModel
+
+extension Planner {
+    /// Refuses a bundle whose `mapbox://` tiles a device would refuse to side-load.
+    ///
+    /// Why at plan time: MapLibre Native's merge counts the `mapbox://` tiles the device would hold
+    /// and aborts the whole merge past `offlineMapboxTileCountLimit` (6,000 by default), so an
+    /// over-limit bundle ships and then never loads. The count here is the bundle's own; a device
+    /// that already holds other `mapbox://` tiles counts those too.
+    static func checkMapboxTileLimit(_ count: Int, job: Job) throws {
+        let limit = job.limits.mapboxTiles ?? Limits.defaultMapboxTiles
+        guard count > limit else { return }
+        let origin = job.limits.mapboxTiles == nil ? "MapLibre's default offlineMapboxTileCountLimit" : "limits.mapboxTiles"
+        throw PlanError.limitExceeded(
+            "the bundle would hold \(count) mapbox:// tiles, over \(origin) of \(limit): devices refuse to side-load it "
+                + "(and also count the mapbox:// tiles they already hold). Shrink the regions or zooms, or raise the "
+                + "app's limit (iOS MLNOfflineStorage.setMaximumAllowedMapboxTiles, Android "
+                + "OfflineManager.setOfflineMapboxTileCountLimit) and set limits.mapboxTiles to match")
+    }
+}
