@@ -124,11 +124,16 @@ public enum Planner {
                 claimed.insert(stored.rowID)
             }
         }
-        for (i, match) in matches {
+        var regionNotes: [PlanNote] = []
+        for (i, match) in matches.sorted(by: { $0.key < $1.key }) {
             rows[i].rowID = match.rowID
             rows[i].action = .keep
-            if match.definition != rows[i].definition || (match.description ?? Data()) != rows[i].description {
+            let definitionChanged = match.definition != rows[i].definition
+            if definitionChanged || (match.description ?? Data()) != rows[i].description {
                 rows[i].action = .update
+                regionNotes.append(secondRegionNote(rows[i], definitionChanged: definitionChanged,
+                                                    storedTiles: try store?.linkedTileCounts(region: match.rowID)
+                                                        .reduce(0) { $0 + $1.count } ?? 0))
             }
         }
 
@@ -235,7 +240,7 @@ public enum Planner {
         plan.tilesToDownload = toDownload
         plan.bytesToDownload = bytes
         plan.drift = drift
-        plan.notes = input.notes
+        plan.notes = input.notes + regionNotes
         plan.refetchTemplates = refetch.sorted()
         return plan
     }

@@ -18,3 +18,16 @@ extension Planner {
                 + "OfflineManager.setOfflineMapboxTileCountLimit) and set limits.mapboxTiles to match")
     }
 }
+
+extension Planner {
+    /// The note for a region row whose definition or description changed: devices merge regions
+    /// only on equal definition and description, so one holding the previous bundle gets a second
+    /// region, and keeps the first one's tiles until the app deletes it.
+    static func secondRegionNote(_ row: RegionPlan, definitionChanged: Bool, storedTiles: Int) -> PlanNote {
+        let what = definitionChanged ? "definition (geometry, zooms, style or pixel ratio)" : "description (metadata)"
+        return PlanNote(subject: "region '\(row.regionID)'",
+                        message: "its \(what) changed: a device that merges this bundle over the previous one adds a "
+                            + "second region (MapLibre merges regions only on equal definition and description) and keeps "
+                            + "the old one with its \(storedTiles) tiles until the app deletes it")
+    }
+}

@@ -4,7 +4,7 @@ import XCTest
 @testable import ProvisionPlanning
 
 /// MapLibre's merge refuses a bundle past `offlineMapboxTileCountLimit`: the plan refuses it first.
-final class VendorLimitTests: XCTestCase {
+final class DeviceMergeTests: XCTestCase {
     private let mapbox = TileSource(template: "mapbox://tiles/mapbox.mapbox-streets-v8/{z}/{x}/{y}.vector.pbf", maxZoom: 16)
     private let other = TileSource(template: "https://tiles.example.com/{z}/{x}/{y}.pbf", maxZoom: 16)
     private let box = BoundingBox(west: 13.0, south: 52.3, east: 13.8, north: 52.7)
@@ -31,5 +31,23 @@ final class VendorLimitTests: XCTestCase {
             guard case PlanError.limitExceeded(let message)? = $0 as? PlanError else { return XCTFail("\($0)") }
             XCTAssertTrue(message.contains("over limits.mapboxTiles of \(count - 1)"), message)
         }
+    }
+
+    func testAChangedDefinitionOrDescriptionSaysDevicesGetASecondRegion() throws {
+        let store = InMemoryStore()
+        let original = PlannerTests.region("berlin", box, zooms: 0...6)
+        let lock = try PlannerTests.apply(try Planner.plan(PlannerTests.input([original]), store: store), to: store)
+        let unchanged = try Planner.plan(PlannerTests.input([original], lockedRows: lock), store: store)
+        XCTAssertEqual(unchanged.notes, [])
+
+        let moved = PlannerTests.region("berlin", PlannerTests.berlinEast, zooms: 0...6)
+        let note = try XCTUnwrap(try Planner.plan(PlannerTests.input([moved], lockedRows: lock), store: store).notes.first)
+        XCTAssertEqual(note.subject, "region 'berlin'")
+        XCTAssertTrue(note.message.contains("definition (geometry, zooms, style or pixel ratio) changed"), note.message)
+        XCTAssertTrue(note.message.contains("keeps the old one with its \(TileCover.count(.bbox(box), zooms: 0...6)) tiles"), note.message)
+
+        let renamed = PlannerTests.region("berlin", box, zooms: 0...6, metadata: JSONObject([("name", "Berlin (new)")]))
+        let described = try Planner.plan(PlannerTests.input([renamed], lockedRows: lock), store: store)
+        XCTAssertTrue(described.notes.first?.message.contains("its description (metadata) changed") == true, "\(described.notes)")
     }
 }
