@@ -18,12 +18,24 @@ struct AuditCommand {
         guard FileManager.default.fileExists(atPath: path.databaseURL.path) else {
             throw CLIError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
         }
-        let lock = (try? LockFile.read(from: path.lockURL)).flatMap { $0.flatMap(LockDocument.init(json:)) }
+        var lockProblem: String?
+        var lock: LockDocument?
+        do {
+            if let json = try LockFile.read(from: path.lockURL) {
+                lock = LockDocument(json: json)
+                if lock == nil { lockProblem = "not a lock this version of provision reads" }
+            }
+        } catch {
+            lockProblem = describe(error)
+        }
         var doc: AuditDocument
         do {
             let database = try path.openForReading(epoch: lock?.epoch ?? 0)
             defer { try? database.close() }
             doc = try AuditCommand.audit(database: database, lock: lock, directory: path)
+            doc.lockProblem = lockProblem
+            doc.interrupted = [path.partialBuildURL, path.url.appendingPathComponent(StoreLock.fileName)]
+                .contains { FileManager.default.fileExists(atPath: $0.path) }
             if verify { doc.verification = try AuditCommand.verify(database: database, lock: lock) }
         } catch {
             throw CLIError(.failure, "cannot audit the store at \(path.display): \(describe(error))")

@@ -4,7 +4,7 @@ import ProvisionModel
 /// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.
 public struct AuditDocument: Equatable, Sendable {
     /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// One region row of the store.
     public struct Region: Equatable, Sendable {
@@ -55,6 +55,11 @@ public struct AuditDocument: Equatable, Sendable {
     public var unexpectedFiles: [String]
     /// Lock regions with no row in the database.
     public var missingRegions: [String]
+    /// Why `provision.lock.json` could not be read (it exists but does not parse or is not a
+    /// lock this version reads); nil when it was read or is absent.
+    public var lockProblem: String?
+    /// Whether an apply left its work unfinished (its new database or its owner file is still there).
+    public var interrupted = false
     /// The result of `--verify`, when asked for.
     public var verification: Verification?
     /// Differences from a job (`--manifest`), one sentence each; nil when not asked for.
@@ -102,6 +107,14 @@ public struct AuditDocument: Equatable, Sendable {
     /// Every problem found, one sentence each; empty when the store is whole.
     public var problems: [String] {
         var out = integrity.map { "integrity: \($0)" }
+        if let lockProblem {
+            out.append("provision.lock.json is unreadable (\(lockProblem)): expected counts and the digest cannot be checked; "
+                       + "apply rewrites it")
+        }
+        if interrupted { out.append("an apply was interrupted (or is running); run apply to finish") }
+        for region in regions where region.presentResources == 0 && region.zooms.allSatisfy({ $0.present == 0 }) {
+            out.append("region \(region.key ?? "row \(region.rowID)") holds no tiles or resources")
+        }
         for region in regions where !region.isComplete {
             let name = region.key ?? "row \(region.rowID)"
             for z in region.zooms {
@@ -139,6 +152,8 @@ public struct AuditDocument: Equatable, Sendable {
             "store": .string(store),
             "ok": .bool(isOK),
             "hasLock": .bool(hasLock),
+            "lockProblem": lockProblem.map { .string($0) } ?? .null,
+            "interrupted": .bool(interrupted),
             "integrity": .string(integrity.isEmpty ? "ok" : integrity.joined(separator: "; ")),
             "totals": [
                 "tiles": .int(tileCount), "resources": .int(resourceCount), "bytes": .int(Int(byteCount)),
@@ -172,7 +187,9 @@ public struct AuditDocument: Equatable, Sendable {
     public var text: String {
         var out = "Store \(store): \(tileCount) tiles, \(resourceCount) resources, \(ByteFormat.string(byteCount))\n"
         out += "Integrity: \(integrity.isEmpty ? "ok" : integrity.joined(separator: "; "))\n"
-        if !hasLock { out += "No provision.lock.json: expected counts are unknown; reporting what is present.\n" }
+        if !hasLock && lockProblem == nil {
+            out += "No provision.lock.json: expected counts are unknown; reporting what is present.\n"
+        }
         for region in regions {
             let name = region.key ?? "row \(region.rowID)"
             let meta = region.metadata.serialized(.compact)

@@ -45,6 +45,35 @@ final class AuditGateTests: XCTestCase {
                       "the corrupt row is named by its tile address: \(rows)")
     }
 
+    func testAGarbledLockIsReportedUnreadableNotMissing() throws {
+        try Data("{\"schemaVersion\": 1, \"kind\": \"lo".utf8).write(to: ws.lock)
+        let audit = try ws.provision("audit", "--json", "--store", ws.store.path)
+        audit.expect(1)
+        let document = try parseJSON(audit.stdout)
+        XCTAssertNotEqual(document["lockProblem"], .null)
+        XCTAssertTrue(document["problems"]?.arrayValue?.contains { $0.stringValue?.hasPrefix("provision.lock.json is unreadable") == true } == true,
+                      audit.stdout)
+        let text = try ws.provision("audit", "--store", ws.store.path)
+        XCTAssertFalse(text.stdout.contains("No provision.lock.json"), text.stdout)
+        XCTAssertFalse(text.stdout.contains("OK: the store is whole"), text.stdout)
+    }
+
+    func testAStoreAnApplyLeftUnfinishedIsNotWhole() throws {
+        try FileManager.default.copyItem(at: ws.database, to: ws.store.appendingPathComponent("offline.db.canonical"))
+        let audit = try ws.provision("audit", "--store", ws.store.path)
+        audit.expect(1)
+        XCTAssertTrue(audit.stdout.contains("an apply was interrupted (or is running); run apply to finish"), audit.stdout)
+    }
+
+    func testARegionHoldingNothingIsNotWhole() throws {
+        // What a first apply that stopped on a full disk leaves: region rows staged, nothing linked, no lock.
+        try FileManager.default.removeItem(at: ws.lock)
+        try WritableSQLite(database: ws.database).exec("DELETE FROM region_tiles; DELETE FROM region_resources;")
+        let audit = try ws.provision("audit", "--store", ws.store.path)
+        audit.expect(1)
+        XCTAssertTrue(audit.stdout.contains("holds no tiles or resources"), audit.stdout)
+    }
+
     func testManifestComparesTheStoreWithAJob() throws {
         try ws.provision("audit", "--manifest", job, "--store", ws.store.path).expect(0, "the store matches its job")
         let dropped = try ws.write(ws.job([Demo.london], tiles: .mbtiles), to: "dropped.json").path
@@ -68,7 +97,7 @@ final class AuditGateTests: XCTestCase {
         let result = try ws.provision("audit", "--json", "--store", ws.store.path)
         result.expect(0)
         let document = try parseJSON(result.stdout)
-        XCTAssertEqual(document["schemaVersion"], .int(1))
+        XCTAssertEqual(document["schemaVersion"], .int(2))
         let regions = document["regions"]?.arrayValue ?? []
         XCTAssertEqual(regions.count, 2, result.stdout)
         XCTAssertTrue(result.stdout.contains("London") && result.stdout.contains("Paris"),
