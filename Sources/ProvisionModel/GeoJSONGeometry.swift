@@ -132,6 +132,18 @@ enum GeoJSONGeometry {
                 ok = false
             }
         }
+        guard ok else { return nil }
+        for (h, hole) in rings.enumerated().dropFirst() {
+            let holePointer = JSONPointer.appending(pointer, h)
+            if let (outerEdge, holeEdge) = RingGeometry.firstCrossing(rings[0], hole) {
+                collector.report(holePointer, "expected a hole inside its outer ring, found the hole's edge from position "
+                                 + "\(holeEdge) crossing the outer ring's edge from position \(outerEdge)")
+                ok = false
+            } else if hole.lazy.compactMap({ RingGeometry.contains(rings[0], $0) }).first == false {
+                collector.report(holePointer, "expected a hole inside its outer ring (ring 0), found one outside it")
+                ok = false
+            }
+        }
         return ok ? Polygon(rings: rings) : nil
     }
 

@@ -50,6 +50,43 @@ enum RingGeometry {
         return nil
     }
 
+    /// The start indices (into `a` and into `b`) of the first edge of `a` found crossing an edge of
+    /// `b` (properly, or overlapping on a line); nil when the two rings' edges do not cross.
+    /// Edges are swept by longitude as in `firstSelfIntersection`.
+    static func firstCrossing(_ a: [LngLat], _ b: [LngLat]) -> (Int, Int)? {
+        var edges: [(ring: Int, index: Int, p: LngLat, q: LngLat)] = []
+        for (r, ring) in [a, b].enumerated() where ring.count >= 2 {
+            for i in 0..<(ring.count - 1) where ring[i] != ring[i + 1] { edges.append((r, i, ring[i], ring[i + 1])) }
+        }
+        edges.sort { min($0.p.lng, $0.q.lng) < min($1.p.lng, $1.q.lng) }
+        for (n, e) in edges.enumerated() {
+            let maxLng = max(e.p.lng, e.q.lng)
+            for f in edges[(n + 1)...] {
+                if min(f.p.lng, f.q.lng) > maxLng { break }
+                guard f.ring != e.ring, segmentsCross(e.p, e.q, f.p, f.q) else { continue }
+                return e.ring == 0 ? (e.index, f.index) : (f.index, e.index)
+            }
+        }
+        return nil
+    }
+
+    /// Whether `point` lies inside `ring` (even-odd rule); nil when it is on the ring's boundary.
+    static func contains(_ ring: [LngLat], _ point: LngLat) -> Bool? {
+        var inside = false
+        for i in 0..<max(0, ring.count - 1) {
+            let a = ring[i], b = ring[i + 1]
+            if orientation(a, b, point) == 0 && min(a.lng, b.lng) <= point.lng && point.lng <= max(a.lng, b.lng)
+                && min(a.lat, b.lat) <= point.lat && point.lat <= max(a.lat, b.lat) {
+                return nil
+            }
+            if (a.lat > point.lat) != (b.lat > point.lat) {
+                let lng = a.lng + (point.lat - a.lat) * (b.lng - a.lng) / (b.lat - a.lat)
+                if point.lng < lng { inside.toggle() }
+            }
+        }
+        return inside
+    }
+
     private static func minLng(_ points: [(p: LngLat, index: Int)], _ edge: Int) -> Double {
         min(points[edge].p.lng, points[edge + 1].p.lng)
     }

@@ -120,6 +120,15 @@ private let cases: [InvalidCase] = [
     InvalidCase("bow-tie ring", [("/regions/1/geometry/coordinates", [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]])],
                 [("/regions/1/geometry/coordinates/0", "expected a ring that does not cross itself, "
                   + "found the edge from position 0 crossing the edge from position 2")]),
+    InvalidCase("hole outside its outer ring",
+                [("/regions/1/geometry/coordinates", [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]],
+                                                       [[5, 5], [5, 6], [6, 6], [6, 5], [5, 5]]])],
+                [("/regions/1/geometry/coordinates/1", "expected a hole inside its outer ring (ring 0), found one outside it")]),
+    InvalidCase("hole crossing its outer ring",
+                [("/regions/1/geometry/coordinates", [[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]],
+                                                       [[0.5, 0.2], [0.5, 0.4], [1.5, 0.4], [1.5, 0.2], [0.5, 0.2]]])],
+                [("/regions/1/geometry/coordinates/1", "expected a hole inside its outer ring, found the hole's edge from "
+                  + "position 1 crossing the outer ring's edge from position 1")]),
     InvalidCase("multipolygon with a bad second polygon",
                 [("/regions/1/geometry", ["type": "MultiPolygon",
                                           "coordinates": [square, [[[5, 5], [6, 5], [5, 5]]]]])],

@@ -22,6 +22,24 @@ final class RingGeometryTests: XCTestCase {
         XCTAssertLessThan(simpleCount, 200)
     }
 
+    func testHolesInsideOutsideAndAcrossTheirOuterRing() {
+        let outer = [LngLat(lng: 0, lat: 0), LngLat(lng: 10, lat: 0), LngLat(lng: 10, lat: 10), LngLat(lng: 0, lat: 10),
+                     LngLat(lng: 0, lat: 0)]
+        func ring(_ points: [(Double, Double)]) -> [LngLat] { points.map { LngLat(lng: $0.0, lat: $0.1) } }
+        let inside = ring([(2, 2), (2, 4), (4, 4), (4, 2), (2, 2)])
+        let outside = ring([(20, 2), (20, 4), (24, 4), (24, 2), (20, 2)])
+        let across = ring([(8, 2), (8, 4), (12, 4), (12, 2), (8, 2)])
+        let touching = ring([(0, 2), (2, 4), (2, 2), (0, 2)])
+        XCTAssertNil(RingGeometry.firstCrossing(outer, inside))
+        XCTAssertEqual(RingGeometry.contains(outer, inside[0]), true)
+        XCTAssertNil(RingGeometry.firstCrossing(outer, outside))
+        XCTAssertEqual(RingGeometry.contains(outer, outside[0]), false)
+        XCTAssertNotNil(RingGeometry.firstCrossing(outer, across))
+        XCTAssertNil(RingGeometry.firstCrossing(outer, touching), "touching at a vertex is not crossing")
+        XCTAssertNil(RingGeometry.contains(outer, touching[0]), "on the boundary")
+        XCTAssertEqual(RingGeometry.contains(outer, touching[1]), true)
+    }
+
     func testNamedRings() {
         let square = ring([(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)])
         XCTAssertNil(RingGeometry.firstSelfIntersection(square))
