@@ -61,7 +61,7 @@ extension JobValidator {
         let areaPointer = JSONPointer.appending(pointer, key)
         switch key {
         case "bbox":
-            return bbox(value, at: areaPointer).map(RegionArea.bbox)
+            return bbox(value, at: areaPointer)
         case "geometry":
             guard let read = GeoJSONGeometry.polygons(from: value, at: areaPointer, into: &collector) else {
                 return nil
@@ -73,8 +73,10 @@ extension JobValidator {
         }
     }
 
-    /// `[west, south, east, north]`, or nil after reporting.
-    private mutating func bbox(_ value: JSONValue, at pointer: String) -> BoundingBox? {
+    /// `[west, south, east, north]`, or nil after reporting. A box whose west is east of its east
+    /// crosses the antimeridian (RFC 7946 §5.2): it becomes the two boxes either side of it, as a
+    /// geometry, because MapLibre would decode it as a tile pyramid spanning the whole band between.
+    private mutating func bbox(_ value: JSONValue, at pointer: String) -> RegionArea? {
         let expected = "an array of 4 numbers [west, south, east, north]"
         guard let items = collector.array(value, at: pointer, expected: expected) else { return nil }
         guard items.count == 4 else {
@@ -104,16 +106,22 @@ extension JobValidator {
             collector.report(pointer, "expected a box with height, found south == north (\(f(south)))")
             ok = false
         }
-        if west > east {
-            collector.report(pointer, "expected west < east, found west \(f(west)) > east \(f(east)); boxes "
-                             + "crossing the antimeridian are not supported in job file version 1: "
-                             + "split the region in two at 180")
-            ok = false
-        } else if west == east {
+        if west == east {
             collector.report(pointer, "expected a box with width, found west == east (\(f(west)))")
             ok = false
+        } else if west > east && (west == 180 || east == -180) {
+            collector.report(pointer, "expected a box with width on both sides of the antimeridian, found west "
+                             + "\(f(west)) and east \(f(east))")
+            ok = false
         }
-        return ok ? BoundingBox(west: west, south: south, east: east, north: north) : nil
+        guard ok else { return nil }
+        guard west > east else { return .bbox(BoundingBox(west: west, south: south, east: east, north: north)) }
+        func rectangle(_ w: Double, _ e: Double) -> Polygon {
+            Polygon(rings: [[LngLat(lng: w, lat: south), LngLat(lng: e, lat: south), LngLat(lng: e, lat: north),
+                             LngLat(lng: w, lat: north), LngLat(lng: w, lat: south)]])
+        }
+        let halves = [rectangle(west, 180), rectangle(-180, east)]
+        return .geometry(halves, geoJSON: GeoJSONGeometry.geoJSON(halves, asMultiPolygon: true))
     }
 
     /// `[min, max]` zoom levels, or nil after reporting.

@@ -86,9 +86,8 @@ private let cases: [InvalidCase] = [
                 [("/regions/0/bbox", "expected a box with width, found west == east (13.0)")]),
     InvalidCase("bbox without height", [("/regions/0/bbox", [13.0, 52, 13.8, 52])],
                 [("/regions/0/bbox", "expected a box with height, found south == north (52.0)")]),
-    InvalidCase("bbox across the antimeridian", [("/regions/0/bbox", [170, -10, -170, 10])],
-                [("/regions/0/bbox", "expected west < east, found west 170.0 > east -170.0; boxes crossing the "
-                  + "antimeridian are not supported in job file version 1: split the region in two at 180")]),
+    InvalidCase("bbox across the antimeridian with no width on one side", [("/regions/0/bbox", [180, -10, -170, 10])],
+                [("/regions/0/bbox", "expected a box with width on both sides of the antimeridian, found west 180.0 and east -170.0")]),
     InvalidCase("bbox at the poles is fine but out of range is not", [("/regions/0/bbox", [-180, -90, 180, 90.5])],
                 [("/regions/0/bbox/3", "expected a latitude from -90 to 90, found 90.5")]),
 
