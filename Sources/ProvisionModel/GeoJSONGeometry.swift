@@ -51,9 +51,10 @@ enum GeoJSONGeometry {
             }
             return ok ? (type, result) : nil
         default:
-            let suggestion = Suggestions.didYouMean(type, among: polygonTypes)
-            collector.report(typePointer, "expected a geometry of type \"Polygon\" or \"MultiPolygon\", "
-                             + "found \(DiagnosticCollector.quoted(type))\(suggestion)")
+            let suggestion = Suggestions.didYouMean(type, among: regionTypes)
+            collector.report(typePointer, "expected a geometry of type "
+                             + regionTypes.map { "\"\($0)\"" }.joined(separator: ", ")
+                             + ", found \(DiagnosticCollector.quoted(type))\(suggestion)")
             return nil
         }
     }
@@ -150,8 +151,39 @@ enum GeoJSONGeometry {
     /// One linear ring, or nil after reporting.
     private static func ring(_ value: JSONValue, at pointer: String,
                              into collector: inout DiagnosticCollector) -> [LngLat]? {
-        guard let items = collector.array(value, at: pointer, expected: "an array of positions (a linear ring)") else {
+        guard let positions = positionList(value, at: pointer, into: &collector, expected: "an array of positions (a linear ring)")
+        else { return nil }
+        guard positions.count >= 4 else {
+            collector.report(pointer, "expected a linear ring of at least 4 positions, found \(positions.count)")
             return nil
+        }
+        if let first = positions.first, let last = positions.last, first != last {
+            collector.report(pointer, "expected a closed ring (last position equal to the first), found first "
+                             + "\(describe(first)) and last \(describe(last))")
+            return nil
+        }
+        if let (a, b) = RingGeometry.firstSelfIntersection(positions) {
+            collector.report(pointer, "expected a ring that does not cross itself, found the edge from position "
+                             + "\(a) crossing the edge from position \(b)")
+            return nil
+        }
+        if abs(RingGeometry.area(positions)) < RingGeometry.zeroArea {
+            collector.report(pointer, "expected a ring that encloses an area, found a ring with zero area")
+            return nil
+        }
+        return positions
+    }
+
+    /// An array of positions (or, with `single`, one position at `pointer`), each checked, or nil
+    /// after reporting; at most `maxPositionReportsPerRing` bad positions are reported.
+    static func positionList(_ value: JSONValue, at pointer: String, into collector: inout DiagnosticCollector,
+                             single: Bool = false, expected: String = "an array of positions") -> [LngLat]? {
+        let items: [JSONValue]
+        if single {
+            items = value.arrayValue ?? []
+        } else {
+            guard let array = collector.array(value, at: pointer, expected: expected) else { return nil }
+            items = array
         }
         var positions: [LngLat] = []
         var problems = 0
@@ -160,7 +192,7 @@ enum GeoJSONGeometry {
             if problems <= maxPositionReportsPerRing { collector.report(pointer, message) }
         }
         for (i, item) in items.enumerated() {
-            let positionPointer = JSONPointer.appending(pointer, i)
+            let positionPointer = single ? pointer : JSONPointer.appending(pointer, i)
             guard let pair = item.arrayValue, pair.count >= 2 else {
                 problem(positionPointer,
                         "expected a position [longitude, latitude], found \(DiagnosticCollector.found(item))")
@@ -184,26 +216,7 @@ enum GeoJSONGeometry {
         if problems > maxPositionReportsPerRing {
             collector.report(pointer, "\(problems - maxPositionReportsPerRing) more invalid positions in this ring")
         }
-        guard problems == 0 else { return nil }
-        guard positions.count >= 4 else {
-            collector.report(pointer, "expected a linear ring of at least 4 positions, found \(positions.count)")
-            return nil
-        }
-        if let first = positions.first, let last = positions.last, first != last {
-            collector.report(pointer, "expected a closed ring (last position equal to the first), found first "
-                             + "\(describe(first)) and last \(describe(last))")
-            return nil
-        }
-        if let (a, b) = RingGeometry.firstSelfIntersection(positions) {
-            collector.report(pointer, "expected a ring that does not cross itself, found the edge from position "
-                             + "\(a) crossing the edge from position \(b)")
-            return nil
-        }
-        if abs(RingGeometry.area(positions)) < RingGeometry.zeroArea {
-            collector.report(pointer, "expected a ring that encloses an area, found a ring with zero area")
-            return nil
-        }
-        return positions
+        return problems == 0 ? positions : nil
     }
 
     /// `[lng, lat]` as written in GeoJSON.

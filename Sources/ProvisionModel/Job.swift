@@ -107,12 +107,23 @@ public enum RegionArea: Equatable, Sendable {
     case bbox(BoundingBox)
     /// Polygons (united), with the GeoJSON geometry to record in the region definition.
     case geometry([Polygon], geoJSON: JSONValue)
+    /// Lines and points (the tiles they pass through), with the GeoJSON geometry to record.
+    case paths(lines: [[LngLat]], points: [LngLat], geoJSON: JSONValue)
 
     /// The area tile covers are computed for.
     public var coverArea: CoverArea {
         switch self {
         case .bbox(let box): return .bbox(box)
         case .geometry(let polygons, _): return .polygons(polygons)
+        case .paths(let lines, let points, _): return .paths(lines: lines, points: points)
+        }
+    }
+
+    /// The GeoJSON geometry a geometry definition records; nil for a bbox (a tile pyramid).
+    public var geoJSON: JSONValue? {
+        switch self {
+        case .bbox: return nil
+        case .geometry(_, let json), .paths(_, _, let json): return json
         }
     }
 }

@@ -63,11 +63,7 @@ extension JobValidator {
         case "bbox":
             return bbox(value, at: areaPointer)
         case "geometry":
-            guard let read = GeoJSONGeometry.polygons(from: value, at: areaPointer, into: &collector) else {
-                return nil
-            }
-            let geoJSON = GeoJSONGeometry.geoJSON(read.polygons, asMultiPolygon: read.type == "MultiPolygon")
-            return .geometry(read.polygons, geoJSON: geoJSON)
+            return GeoJSONGeometry.regionArea(from: value, at: areaPointer, into: &collector)
         default:
             return geojsonFile(value, at: areaPointer)
         }

@@ -16,10 +16,9 @@ public enum RegionDefinition {
         object["max_zoom"] = .double(Double(region.maxZoom))
         object["pixel_ratio"] = .double(Double(pixelRatio))
         object["include_ideographs"] = .bool(includeIdeographs)
-        switch region.area {
-        case .bbox(let box):
+        if case .bbox(let box) = region.area {
             object["bounds"] = .array([box.south, box.west, box.north, box.east].map { .double($0) })
-        case .geometry(_, let geoJSON):
+        } else if let geoJSON = region.area.geoJSON {
             object["geometry"] = doublesEverywhere(geoJSON)
         }
         return JSONValue.object(object).data(.compact)

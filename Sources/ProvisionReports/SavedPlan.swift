@@ -106,9 +106,20 @@ public struct SavedPlan: Sendable {
         case .bbox(let b):
             return ["bbox": .array([b.west, b.south, b.east, b.north].map { .double($0) })]
         case .polygons(let polygons):
-            return ["polygons": .array(polygons.map { polygon in
-                .array(polygon.rings.map { ring in .array(ring.map { .array([.double($0.lng), .double($0.lat)]) }) })
-            })]
+            return ["polygons": .array(polygons.map { polygon in .array(polygon.rings.map(positionsJSON)) })]
+        case .paths(let lines, let points):
+            return ["lines": .array(lines.map(positionsJSON)), "points": positionsJSON(points)]
+        }
+    }
+
+    static func positionsJSON(_ positions: [LngLat]) -> JSONValue {
+        .array(positions.map { .array([.double($0.lng), .double($0.lat)]) })
+    }
+
+    static func positions(_ json: JSONValue?) -> [LngLat] {
+        (json?.arrayValue ?? []).compactMap { p in
+            guard let c = p.arrayValue?.compactMap(\.doubleValue), c.count == 2 else { return nil }
+            return LngLat(lng: c[0], lat: c[1])
         }
     }
 
@@ -231,14 +242,10 @@ public struct SavedPlan: Sendable {
         if let b = json["bbox"]?.arrayValue?.compactMap(\.doubleValue), b.count == 4 {
             return .bbox(BoundingBox(west: b[0], south: b[1], east: b[2], north: b[3]))
         }
+        if let lines = json["lines"]?.arrayValue {
+            return .paths(lines: lines.map(positions), points: positions(json["points"]))
+        }
         guard let polygons = json["polygons"]?.arrayValue else { return nil }
-        return .polygons(polygons.map { polygon in
-            Polygon(rings: (polygon.arrayValue ?? []).map { ring in
-                (ring.arrayValue ?? []).compactMap { p in
-                    guard let c = p.arrayValue?.compactMap(\.doubleValue), c.count == 2 else { return nil }
-                    return LngLat(lng: c[0], lat: c[1])
-                }
-            })
-        })
+        return .polygons(polygons.map { polygon in Polygon(rings: (polygon.arrayValue ?? []).map(positions)) })
     }
 }

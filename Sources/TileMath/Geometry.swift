@@ -53,6 +53,8 @@ public enum CoverArea: Hashable, Sendable {
     case bbox(BoundingBox)
     /// The union of polygons (a MultiPolygon), holes excluded.
     case polygons([Polygon])
+    /// Lines (each a list of positions) and points: the tiles they pass through (``PathCover``).
+    case paths(lines: [[LngLat]], points: [LngLat])
 }
 
 extension BoundingBox {

@@ -39,6 +39,8 @@ public struct TileCover: Sequence, Sendable {
         case rectangle(columns: [Range<Int>], rows: Range<Int>)
         /// Projected polygon edges, swept column by column.
         case polygons(PolygonEdges)
+        /// The columns of lines and points, computed up front (``PathCover``).
+        case cells([Column])
         case empty
     }
 
@@ -56,6 +58,9 @@ public struct TileCover: Sequence, Sendable {
         case .polygons(let polygons):
             let edges = PolygonEdges(polygons, zoom: zoom)
             plan = edges.isEmpty ? .empty : .polygons(edges)
+        case .paths(let lines, let points):
+            let columns = PathCover.columns(lines: lines, points: points, zoom: zoom)
+            plan = columns.isEmpty ? .empty : .cells(columns)
         }
     }
 
@@ -72,6 +77,8 @@ public struct TileCover: Sequence, Sendable {
                 total += column.tileCount
             }
             return total
+        case .cells(let columns):
+            return columns.reduce(0) { $0 + $1.tileCount }
         }
     }
 
@@ -95,6 +102,8 @@ public struct TileCover: Sequence, Sendable {
             return rows.contains(tile.y) && columns.contains { $0.contains(tile.x) }
         case .polygons(let edges):
             return edges.rows(inCanonicalColumn: tile.x).contains { $0.contains(tile.y) }
+        case .cells(let columns):
+            return columns.first { $0.x == tile.x }?.rows.contains { $0.contains(tile.y) } ?? false
         }
     }
 
@@ -162,11 +171,14 @@ extension TileCover {
         public struct Iterator: IteratorProtocol {
             var rectangle: (columns: [Range<Int>], rows: Range<Int>, index: Int, x: Int)?
             var sweep: PolygonColumnMerger?
+            var cells: IndexingIterator<[Column]>?
 
             init(cover: TileCover) {
                 switch cover.plan {
                 case .empty:
                     break
+                case .cells(let columns):
+                    cells = columns.makeIterator()
                 case .rectangle(let columns, let rows):
                     rectangle = (columns, rows, 0, columns.first?.lowerBound ?? 0)
                 case .polygons(let edges):
@@ -189,6 +201,7 @@ extension TileCover {
                     rectangle = state
                     return column
                 }
+                if cells != nil { return cells?.next() }
                 return sweep?.next()
             }
         }

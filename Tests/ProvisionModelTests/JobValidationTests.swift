@@ -92,9 +92,17 @@ private let cases: [InvalidCase] = [
                 [("/regions/0/bbox/3", "expected a latitude from -90 to 90, found 90.5")]),
 
     // Geometry.
-    InvalidCase("geometry of type LineString", [("/regions/1/geometry/type", "LineString")],
-                [("/regions/1/geometry/type",
-                  "expected a geometry of type \"Polygon\" or \"MultiPolygon\", found \"LineString\"")]),
+    InvalidCase("geometry of type Curve", [("/regions/1/geometry/type", "Curve")],
+                [("/regions/1/geometry/type", "~expected a geometry of type \"Polygon\", \"MultiPolygon\", \"Point\", "
+                  + "\"MultiPoint\", \"LineString\", \"MultiLineString\", \"GeometryCollection\", found \"Curve\"")]),
+    InvalidCase("line string of one position", [("/regions/1/geometry", ["type": "LineString", "coordinates": [[0, 0]]])],
+                [("/regions/1/geometry/coordinates", "expected a line string of at least 2 positions, found 1")]),
+    InvalidCase("point out of range", [("/regions/1/geometry", ["type": "Point", "coordinates": [200, 0]])],
+                [("/regions/1/geometry/coordinates/0", "expected a longitude from -180 to 180, found 200")]),
+    InvalidCase("collection of mixed kinds",
+                [("/regions/1/geometry", ["type": "GeometryCollection", "geometries": [
+                    ["type": "Point", "coordinates": [0, 0]], ["type": "LineString", "coordinates": [[0, 0], [1, 1]]]]])],
+                [("/regions/1/geometry", "~expected a GeometryCollection of one kind")]),
     InvalidCase("geometry type misspelled", [("/regions/1/geometry/type", "Polygn")],
                 [("/regions/1/geometry/type", "~found \"Polygn\"; did you mean \"Polygon\"?")]),
     InvalidCase("geometry without coordinates", [("/regions/1/geometry/coordinates", nil)],
