@@ -104,7 +104,7 @@ final class PlanSession {
         var tileJSONURLs: [String] = []
         for pack in job.stylePacks {
             guard let body = styles[pack.style] else { continue }
-            let json = try parseDocument(body.data, url: pack.style)
+            let json = try parseDocument(body.data, url: pack.style, of: "style pack '\(pack.id)'")
             do {
                 let resolved = try StyleResolver.resolve(styleURL: pack.style, style: json, pack: pack)
                 resolvedStyles[pack.id] = resolved
@@ -124,17 +124,24 @@ final class PlanSession {
         documents.merge(tileJSONs) { a, _ in a }
 
         var packs: [String: ResolvedPack] = [:]
+        var notes: [PlanNote] = []
         for pack in job.stylePacks {
             guard let resolved = resolvedStyles[pack.id] else { continue }
+            notes += resolved.notes
+            let regions = job.regions.filter { $0.stylePacks.contains(pack.id) }
+            var overview = resolved.overview
             var sources: [TileSource] = []
             var summaries: [SourceSummary] = []
             for source in resolved.sources {
                 let tileJSON = try source.tileJSONURL.map { url throws(CLIError) in
-                    try parseDocument(tileJSONs[url]?.data ?? Data(), url: url)
+                    try parseDocument(tileJSONs[url]?.data ?? Data(), url: url, of: "source '\(source.name)' of style pack '\(pack.id)'")
                 }
                 let tileSource: TileSource?
                 do {
                     tileSource = try source.resolvedTileset(tileJSON: tileJSON)
+                } catch let error as PlanningError {
+                    throw CLIError(.invalidJob, "source '\(source.name)' of style pack '\(pack.id)' (style \(pack.style)) "
+                                   + "cannot be used", diagnostics: [error.diagnostic()])
                 } catch {
                     throw CLIError(.invalidJob, "source '\(source.name)' of style \(pack.style) cannot be used: \(describe(error))")
                 }
@@ -144,8 +151,15 @@ final class PlanSession {
                                                urlTemplate: tileSource.template, scheme: tileSource.scheme.rawValue,
                                                minZoom: tileSource.minZoom, maxZoom: tileSource.maxZoom,
                                                tileSize: tileSource.tileSize))
+                if let i = overview.sources.firstIndex(where: { $0.name == source.name }) {
+                    if tileJSON != nil { overview.sources[i].templateCount = SourceRef.templateCount(in: tileJSON) }
+                    overview.sources[i].zooms = regions.map {
+                        RegionZooms(region: $0.id, zooms: tileSource.zoomRange(regionMin: $0.minZoom, regionMax: $0.maxZoom))
+                    }
+                }
             }
-            packs[pack.id] = ResolvedPack(pack: pack, resources: resolved.resources, tileSources: sources, summaries: summaries)
+            packs[pack.id] = ResolvedPack(pack: pack, resources: resolved.resources, tileSources: sources,
+                                          summaries: summaries, overview: overview)
         }
 
         var regionTilesets: [String: ResolvedTilesets] = [:]
@@ -169,6 +183,7 @@ final class PlanSession {
         var planInput = PlanInput(job: job, jobDigest: input.digest, epoch: epoch, packs: packs,
                                   regionTilesets: regionTilesets, documents: documents, lockedRows: lock?.rowsByKey ?? [:])
         planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
+        planInput.notes = notes + planInput.notes
         return planInput
     }
 
@@ -176,11 +191,13 @@ final class PlanSession {
         url.contains("{z}") || url.contains("{quadkey}")
     }
 
-    private func parseDocument(_ data: Data, url: String) throws(CLIError) -> JSONValue {
+    /// Parses a fetched document; `owner` (`style pack 'id'` …) says what needs it, for the message.
+    private func parseDocument(_ data: Data, url: String, of owner: String? = nil) throws(CLIError) -> JSONValue {
         do {
             return try JSONValue.parse(data)
         } catch {
-            throw CLIError(.invalidJob, "\(url) is not valid JSON: \(error)")
+            let what = owner.map { " (\($0))" } ?? ""
+            throw CLIError(.invalidJob, "\(url)\(what) is not valid JSON: \(error)")
         }
     }
 
