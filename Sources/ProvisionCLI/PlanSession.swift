@@ -97,7 +97,12 @@ final class PlanSession {
     func resolve(store database: OfflineDatabase?, lock: LockDocument?, epoch: Int64) throws(CLIError) -> PlanInput {
         let job = input.job
         var documents: [String: FetchedBody] = [:]
-        let styles = try fetchDocuments(job.stylePacks.map { FetchRequest(url: $0.style, kind: .style) }, store: database)
+        var owners: [String: [String]] = [:]
+        for pack in job.stylePacks { owners[pack.style, default: []].append("'\(pack.id)'") }
+        let styles = try fetchDocuments(job.stylePacks.map { FetchRequest(url: $0.style, kind: .style) }, store: database) { url in
+            let ids = owners[url] ?? []
+            return "style \(url) of style pack\(ids.count == 1 ? "" : "s") \(ids.joined(separator: ", "))"
+        }
         documents.merge(styles) { a, _ in a }
 
         var resolvedStyles: [String: ResolvedStyle] = [:]
@@ -201,8 +206,12 @@ final class PlanSession {
         }
     }
 
-    /// Fetches documents; a failed fetch falls back to the store's copy, else fails with 69.
-    private func fetchDocuments(_ requests: [FetchRequest], store: OfflineDatabase?) throws(CLIError) -> [String: FetchedBody] {
+    /// Fetches documents; a failed fetch falls back to the store's copy, else fails with 69, or
+    /// with 65 when every failure is a body that arrived but cannot be used (a style that is not
+    /// an object, a TileJSON without tiles; not an HTML error page), naming the document and, via
+    /// `owner`, what needs it.
+    private func fetchDocuments(_ requests: [FetchRequest], store: OfflineDatabase?,
+                                owner: (String) -> String = { "document \($0)" }) throws(CLIError) -> [String: FetchedBody] {
         var bodies: [String: FetchedBody] = [:]
         var failures: [(FetchRequest, FetchFailure)] = []
         var iterator = requests.makeIterator()
@@ -213,13 +222,21 @@ final class PlanSession {
             }
         }
         var unavailable: [String] = []
+        var unusable: [(url: String, diagnostic: Diagnostic)] = []
         for (request, failure) in failures {
             if let stored = try? store?.resourceData(url: request.url) {
                 bodies[request.url] = FetchedBody(data: stored)
+            } else if case .invalidBody(let why) = failure, !why.hasPrefix("HTML page") {
+                unusable.append((request.url, Diagnostic(file: URLRedaction.redact(request.url), pointer: "", message: why)))
             } else {
                 unavailable.append(URLRedaction.redact("\(request.url): \(failure.redacted)"))
             }
         }
+        if unavailable.isEmpty, let first = unusable.first {
+            let what = unusable.count == 1 ? owner(first.url) : "\(unusable.count) documents"
+            throw CLIError(.invalidJob, URLRedaction.redact("\(what) cannot be used"), diagnostics: unusable.map(\.diagnostic))
+        }
+        unavailable += unusable.map { URLRedaction.redact("\($0.url): invalid body: \($0.diagnostic.message)") }
         if !unavailable.isEmpty {
             throw CLIError(.upstreamUnavailable, "cannot fetch \(unavailable.count == 1 ? "a document" : "\(unavailable.count) documents") the plan needs:\n  "
                            + unavailable.sorted().joined(separator: "\n  "))
