@@ -124,7 +124,7 @@ final class PlanSession {
         var tileJSONURLs: [String] = []
         for pack in job.stylePacks {
             guard let body = styles[pack.style] else { continue }
-            let json = try parseDocument(body.data, url: pack.style)
+            let json = try parseDocument(body.data, url: pack.style, of: "style pack '\(pack.id)'")
             do {
                 let resolved = try StyleResolver.resolve(styleURL: pack.style, style: json, pack: pack)
                 try credentials.check(resolved.resources.map(\.url), subject: "style pack '\(pack.id)'")
@@ -150,17 +150,24 @@ final class PlanSession {
         documents.merge(tileJSONs) { a, _ in a }
 
         var packs: [String: ResolvedPack] = [:]
+        var notes: [PlanNote] = []
         for pack in job.stylePacks {
             guard let resolved = resolvedStyles[pack.id] else { continue }
+            notes += resolved.notes
+            let regions = job.regions.filter { $0.stylePacks.contains(pack.id) }
+            var overview = resolved.overview
             var sources: [TileSource] = []
             var summaries: [SourceSummary] = []
             for source in resolved.sources {
                 let tileJSON = try source.tileJSONURL.map { url throws(CLIError) in
-                    try parseDocument(tileJSONs[url]?.data ?? Data(), url: url)
+                    try parseDocument(tileJSONs[url]?.data ?? Data(), url: url, of: "source '\(source.name)' of style pack '\(pack.id)'")
                 }
                 let tileSource: TileSource?
                 do {
                     tileSource = try source.resolvedTileset(tileJSON: tileJSON)
+                } catch let error as PlanningError {
+                    throw CLIError(.invalidJob, "source '\(source.name)' of style pack '\(pack.id)' (style \(pack.style)) "
+                                   + "cannot be used", diagnostics: [error.diagnostic()])
                 } catch {
                     throw CLIError(.invalidJob, "source '\(source.name)' of style \(pack.style) cannot be used: \(describe(error))")
                 }
@@ -170,13 +177,20 @@ final class PlanSession {
                                                urlTemplate: tileSource.template, scheme: tileSource.scheme.rawValue,
                                                minZoom: tileSource.minZoom, maxZoom: tileSource.maxZoom,
                                                tileSize: tileSource.tileSize))
+                if let i = overview.sources.firstIndex(where: { $0.name == source.name }) {
+                    if tileJSON != nil { overview.sources[i].templateCount = SourceRef.templateCount(in: tileJSON) }
+                    overview.sources[i].zooms = regions.map {
+                        RegionZooms(region: $0.id, zooms: tileSource.zoomRange(regionMin: $0.minZoom, regionMax: $0.maxZoom))
+                    }
+                }
             }
             do {
                 try credentials.check(sources.map(\.template), subject: "style pack '\(pack.id)'")
             } catch {
                 throw CLIError(.usage, error.description)
             }
-            packs[pack.id] = ResolvedPack(pack: pack, resources: resolved.resources, tileSources: sources, summaries: summaries)
+            packs[pack.id] = ResolvedPack(pack: pack, resources: resolved.resources, tileSources: sources,
+                                          summaries: summaries, overview: overview)
         }
 
         var regionTilesets: [String: ResolvedTilesets] = [:]
@@ -200,7 +214,7 @@ final class PlanSession {
         var planInput = PlanInput(job: job, jobDigest: input.digest, epoch: epoch, packs: packs,
                                   regionTilesets: regionTilesets, documents: documents, lockedRows: lock?.rowsByKey ?? [:])
         planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
-        planInput.notes.insert(contentsOf: buildTimeNotes(epoch: epoch), at: 0)
+        planInput.notes = buildTimeNotes(epoch: epoch) + notes + planInput.notes
         return planInput
     }
 
@@ -217,16 +231,20 @@ final class PlanSession {
         url.contains("{z}") || url.contains("{quadkey}")
     }
 
-    private func parseDocument(_ data: Data, url: String) throws(CLIError) -> JSONValue {
+    /// Parses a fetched document; `owner` (`style pack 'id'` …) says what needs it, for the message.
+    private func parseDocument(_ data: Data, url: String, of owner: String? = nil) throws(CLIError) -> JSONValue {
         do {
             return try JSONValue.parse(data)
         } catch {
-            throw CLIError(.invalidJob, "\(url) is not valid JSON: \(error)")
+            let what = owner.map { " (\($0))" } ?? ""
+            throw CLIError(.invalidJob, "\(url)\(what) is not valid JSON: \(error)")
         }
     }
 
-    /// Fetches documents; a failed fetch falls back to the store's copy, else fails with 69.
-    /// `subjects` names the style pack or region each URL belongs to, for messages.
+    /// Fetches documents; a failed fetch falls back to the store's copy, else fails with 69, or
+    /// with 65 when every failure is a body that arrived but cannot be used (a style that is not
+    /// an object, a TileJSON without tiles; not an HTML error page). `subjects` names the style
+    /// pack or region each URL belongs to, for messages.
     private func fetchDocuments(_ requests: [FetchRequest], store: OfflineDatabase?,
                                 subjects: [String: String]) throws(CLIError) -> [String: FetchedBody] {
         var bodies: [String: FetchedBody] = [:]
@@ -240,6 +258,7 @@ final class PlanSession {
         }
         var unavailable: [String] = []
         var refused: [String] = []
+        var unusable: [(url: String, diagnostic: Diagnostic)] = []
         for (request, failure) in failures {
             if let stored = try? store?.resourceData(url: request.url) {
                 bodies[request.url] = FetchedBody(data: stored)
@@ -247,15 +266,25 @@ final class PlanSession {
                 let subject = subjects[request.url].map { " of \($0)" } ?? ""
                 refused.append("\(request.url)\(subject): the access token was refused (\(failure)); check that it is "
                                + "valid and has the scopes this style needs")
+            } else if case .invalidBody(let why) = failure, !why.hasPrefix("HTML page") {
+                let kind = request.kind == .style ? "style " : "TileJSON "
+                unusable.append((kind + request.url, Diagnostic(file: URLRedaction.redact(request.url), pointer: "", message: why)))
             } else {
                 let subject = subjects[request.url].map { " (\($0))" } ?? ""
                 unavailable.append("\(request.url)\(subject): \(failure)")
             }
         }
+        func redacted(_ text: String) -> String { credentials.secrets.redact(URLRedaction.redact(text)) }
         if !refused.isEmpty {
-            throw CLIError(.upstreamUnavailable, credentials.secrets.redact(URLRedaction.redact(refused.sorted().joined(separator: "\n"))))
+            throw CLIError(.upstreamUnavailable, redacted(refused.sorted().joined(separator: "\n")))
         }
-        unavailable = unavailable.map { credentials.secrets.redact(URLRedaction.redact($0)) }
+        if unavailable.isEmpty, let first = unusable.first {
+            let url = first.url.split(separator: " ", maxSplits: 1).last.map(String.init) ?? first.url
+            let what = unusable.count == 1 ? "\(first.url)\(subjects[url].map { " of \($0)" } ?? "")" : "\(unusable.count) documents"
+            throw CLIError(.invalidJob, redacted("\(what) cannot be used"), diagnostics: unusable.map(\.diagnostic))
+        }
+        unavailable += unusable.map { "\($0.url): invalid body: \($0.diagnostic.message)" }
+        unavailable = unavailable.map(redacted)
         if !unavailable.isEmpty {
             throw CLIError(.upstreamUnavailable, "cannot fetch \(unavailable.count == 1 ? "a document" : "\(unavailable.count) documents") the plan needs:\n  "
                            + unavailable.sorted().joined(separator: "\n  "))

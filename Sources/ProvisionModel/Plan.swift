@@ -318,15 +318,19 @@ public struct StylePackPlan: Equatable, Sendable {
     public var resources: [ResourceRef]
     /// Of those, the ones not yet stored.
     public var missing: [ResourceRef]
-    /// The tile sources of the style.
+    /// The tile sources of the style (what the lock records).
     public var sources: [SourceSummary]
+    /// What the style does: every source with what is fetched for it, the font stacks, sprites.
+    public var overview: StyleOverview
 
-    public init(id: String, styleURL: String, resources: [ResourceRef], missing: [ResourceRef], sources: [SourceSummary]) {
+    public init(id: String, styleURL: String, resources: [ResourceRef], missing: [ResourceRef], sources: [SourceSummary],
+                overview: StyleOverview = StyleOverview()) {
         self.id = id
         self.styleURL = styleURL
         self.resources = resources
         self.missing = missing
         self.sources = sources
+        self.overview = overview
     }
 }
 

@@ -7,15 +7,17 @@ public enum FontStacks {
 
     /// Every font stack the style's symbol layers can use, sorted and unique.
     ///
-    /// Only symbol layers with a `text-field` count; visibility and zoom limits are ignored,
-    /// as MapLibre's offline download ignores them. A constant `text-font` adds that stack, a
-    /// missing one adds `defaultStack`, an expression or legacy function adds each literal stack
-    /// it can output, stopping at the first output that is not a literal. A `text-font` MapLibre
-    /// would reject (not an array of strings, a malformed expression) adds nothing, and an empty
-    /// stack is never added (it names no font file).
+    /// Only symbol layers MapLibre's parser keeps (see `parsedLayers(in:)`) with a `text-field`
+    /// count (a legacy `"{token}"` string is a text field like any other); visibility and zoom
+    /// limits are ignored, as MapLibre's offline download ignores them. A constant `text-font`
+    /// adds that stack, a missing one adds `defaultStack`, an expression or legacy function adds
+    /// each literal stack it can output, stopping at the first output that is not a literal. A
+    /// `text-font` MapLibre would reject (not an array of strings, a malformed expression, an
+    /// `interpolate`, which cannot output font stacks) adds nothing, and an empty stack is never
+    /// added (it names no font file).
     public static func fontStacks(in style: JSONValue) -> [[String]] {
         var stacks = Set<[String]>()
-        for layer in style["layers"]?.arrayValue ?? [] {
+        for layer in parsedLayers(in: style) {
             guard layer["type"]?.stringValue == "symbol", let layout = layer["layout"]?.objectValue else { continue }
             guard let field = layout["text-field"], field != .null else { continue }
             for stack in stacksOfTextFont(layout["text-font"]) where !stack.isEmpty {
@@ -23,6 +25,23 @@ public enum FontStacks {
             }
         }
         return sorted(stacks)
+    }
+
+    /// The layers MapLibre Native's style parser keeps, in style order: objects with a string
+    /// `id` not used by an earlier layer and a string `type`, with a string `source` unless they
+    /// are `background` layers. Legacy `ref` layers are left out: they share the layout (and so
+    /// the fonts) of the layer they refer to. A layer whose `source` the style does not define
+    /// is kept, as the parser keeps it: it draws nothing, but its fonts are still downloaded.
+    public static func parsedLayers(in style: JSONValue) -> [JSONObject] {
+        var ids = Set<String>()
+        var kept: [JSONObject] = []
+        for value in style["layers"]?.arrayValue ?? [] {
+            guard let layer = value.objectValue, let id = layer["id"]?.stringValue, ids.insert(id).inserted else { continue }
+            guard layer["ref"] == nil, let type = layer["type"]?.stringValue else { continue }
+            guard type == "background" || layer["source"]?.stringValue != nil else { continue }
+            kept.append(layer)
+        }
+        return kept
     }
 
     /// Font stacks in the order of a C++ `std::set<std::vector<std::string>>`: lexicographic over

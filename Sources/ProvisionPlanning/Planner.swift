@@ -11,12 +11,16 @@ public struct ResolvedPack: Sendable {
     public var tileSources: [TileSource]
     /// The same sources as the lock and reports describe them.
     public var summaries: [SourceSummary]
+    /// What the style does, for the plan's views.
+    public var overview: StyleOverview
 
-    public init(pack: StylePack, resources: [ResourceRef], tileSources: [TileSource], summaries: [SourceSummary]) {
+    public init(pack: StylePack, resources: [ResourceRef], tileSources: [TileSource], summaries: [SourceSummary],
+                overview: StyleOverview = StyleOverview()) {
         self.pack = pack
         self.resources = Array(Set(resources)).sorted()
         self.tileSources = tileSources
         self.summaries = summaries
+        self.overview = overview
     }
 }
 
@@ -231,7 +235,7 @@ public enum Planner {
             let stored = try store?.storedResources(among: resolved.resources.map(\.url)) ?? []
             packPlans.append(StylePackPlan(id: pack.id, styleURL: pack.style, resources: resolved.resources,
                                            missing: resolved.resources.filter { !stored.contains($0.url) },
-                                           sources: resolved.summaries))
+                                           sources: resolved.summaries, overview: resolved.overview))
         }
 
         var plan = Plan(jobName: input.job.name, jobDigest: input.jobDigest, epoch: input.epoch,

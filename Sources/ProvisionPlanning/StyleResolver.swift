@@ -42,6 +42,11 @@ public struct SourceRef: Equatable, Sendable {
         guard let url = tileJSONURL, let tileJSON else { return nil }
         return try TileSource.from(tileJSON: tileJSON, sourceURL: url, type: type, tileSize: tileSize)
     }
+
+    /// How many URL templates a TileJSON (or an inline source) lists in `tiles`; the first is used.
+    public static func templateCount(in tileJSON: JSONValue?) -> Int {
+        tileJSON?["tiles"]?.arrayValue?.count ?? 0
+    }
 }
 
 /// Everything a style pack needs that the style itself names.
@@ -50,7 +55,7 @@ public struct ResolvedStyle: Equatable, Sendable {
     /// ranges (font stacks sorted, ranges ascending) and its sprites (per sprite: image 1x, 2x,
     /// JSON 1x, 2x), each URL once, in MapLibre's download order.
     public var resources: [ResourceRef]
-    /// The style's sources, in style order.
+    /// The style's sources a download uses, in style order (skipped ones left out).
     public var sources: [SourceRef]
     /// The font stacks of the symbol layers, sorted and unique.
     public var fontStacks: [[String]]
@@ -58,15 +63,23 @@ public struct ResolvedStyle: Equatable, Sendable {
     public var glyphsTemplate: String?
     /// The sprite base URLs, in style order.
     public var spriteBases: [String]
+    /// Every source with what is fetched for it, the fonts and sprites, for the plan. The zooms
+    /// of tiled sources and the template counts of TileJSON sources are filled in once the
+    /// TileJSONs are known.
+    public var overview: StyleOverview
+    /// What the user should know: sources skipped, layers drawing from a source the style lacks.
+    public var notes: [PlanNote]
 
     /// A resolved style with the given parts.
     public init(resources: [ResourceRef], sources: [SourceRef], fontStacks: [[String]], glyphsTemplate: String?,
-                spriteBases: [String]) {
+                spriteBases: [String], overview: StyleOverview = StyleOverview(), notes: [PlanNote] = []) {
         self.resources = resources
         self.sources = sources
         self.fontStacks = fontStacks
         self.glyphsTemplate = glyphsTemplate
         self.spriteBases = spriteBases
+        self.overview = overview
+        self.notes = notes
     }
 
     /// The TileJSON URLs that must be fetched before the tilesets are known, in source order, once each.
@@ -81,8 +94,13 @@ public struct ResolvedStyle: Equatable, Sendable {
 public enum StyleResolver {
     /// Resolves `style` (the document stored under `styleURL`) for `pack`.
     ///
+    /// Sources MapLibre's parser skips are skipped with a note (see `SourceResolver`); layers
+    /// drawing from a source the style lacks get a note and keep their fonts, as in MapLibre.
+    ///
     /// - Throws: `PlanningError` (document = `styleURL`) when the style is not an object, has no
-    ///   `version: 8` or `sources` object, or has a source, `sprite` or `glyphs` it cannot use.
+    ///   `version: 8` or `sources` object, or has a source, `sprite` or `glyphs` value no
+    ///   download can use (a URL that is not an absolute http(s)/`mapbox://` URL, a glyph
+    ///   template without `{fontstack}` and `{range}`, a sprite entry without `id` or `url` …).
     public static func resolve(styleURL: String, style: JSONValue, pack: StylePack) throws -> ResolvedStyle {
         func fail(_ pointer: JSONPointer, _ message: String) -> PlanningError {
             PlanningError(document: styleURL, pointer: pointer.description, message: message)
@@ -104,30 +122,38 @@ public enum StyleResolver {
             throw fail(root.appending("sources"), "expected an object of sources, found \(sourcesValue.typeDescription)")
         }
 
+        let subject = "stylePack '\(pack.id)'"
+        var notes: [PlanNote] = []
         var resources: [ResourceRef] = [ResourceRef(url: styleURL, kind: .style)]
         var sources: [SourceRef] = []
+        var summaries: [StyleSourceSummary] = []
         for (name, value) in sourcesObject.members {
-            let source = try resolveSource(name: name, value: value, styleURL: styleURL,
-                                           pointer: root.appending("sources").appending(name))
+            let pointer = root.appending("sources").appending(name)
+            let outcome = try SourceResolver.resolve(name: name, value: value, styleURL: styleURL, pointer: pointer)
+            summaries.append(outcome.summary)
+            if case .skipped(let reason) = outcome.summary.fetch {
+                notes.append(PlanNote(subject: subject,
+                                      message: "source '\(name)' (\(pointer)) is skipped, as MapLibre skips it: \(reason)"))
+            }
+            guard let source = outcome.source else { continue }
             sources.append(source)
             if let url = source.tileJSONURL { resources.append(ResourceRef(url: url, kind: .source)) }
             if let url = source.dataURL {
                 resources.append(ResourceRef(url: url, kind: source.type == .image ? .image : .source))
             }
         }
+        let skipped = Set(summaries.filter { $0.fetch.name == "skipped" }.map(\.name))
+        notes += missingSourceNotes(style, defined: Set(sources.map(\.name)), skipped: skipped, subject: subject)
 
         var glyphsTemplate: String?
         var fontStacks: [[String]] = []
-        if let glyphs = object["glyphs"] {
-            guard let template = glyphs.stringValue else {
-                throw fail(root.appending("glyphs"), "expected a glyph URL template string, found \(glyphs.typeDescription)")
-            }
-            if !template.isEmpty {
-                glyphsTemplate = template
-                fontStacks = FontStacks.fontStacks(in: style)
-                resources += GlyphRanges.urls(template: template, fontStacks: fontStacks, policy: pack.glyphs)
-                    .map { ResourceRef(url: $0, kind: .glyphs) }
-            }
+        var rangesPerStack = 0
+        if let template = try self.glyphsTemplate(object["glyphs"], styleURL: styleURL, pointer: root.appending("glyphs")) {
+            glyphsTemplate = template
+            fontStacks = FontStacks.fontStacks(in: style)
+            rangesPerStack = GlyphRanges.ranges(for: pack.glyphs).count
+            resources += GlyphRanges.urls(template: template, fontStacks: fontStacks, policy: pack.glyphs)
+                .map { ResourceRef(url: $0, kind: .glyphs) }
         }
 
         let spriteBases = try self.spriteBases(object["sprite"], styleURL: styleURL, pointer: root.appending("sprite"))
@@ -135,68 +161,53 @@ public enum StyleResolver {
 
         var seen = Set<String>()
         resources = resources.filter { seen.insert($0.url).inserted }
+        let overview = StyleOverview(sources: summaries, fontStacks: fontStacks, glyphRangesPerStack: rangesPerStack,
+                                     glyphsTemplate: glyphsTemplate, sprites: spriteBases)
         return ResolvedStyle(resources: resources, sources: sources, fontStacks: fontStacks,
-                             glyphsTemplate: glyphsTemplate, spriteBases: spriteBases)
+                             glyphsTemplate: glyphsTemplate, spriteBases: spriteBases, overview: overview, notes: notes)
     }
 
-    private static func resolveSource(name: String, value: JSONValue, styleURL: String,
-                                      pointer: JSONPointer) throws -> SourceRef {
-        func fail(_ p: JSONPointer, _ message: String) -> PlanningError {
-            PlanningError(document: styleURL, pointer: p.description, message: message)
+    /// One note per source name that layers MapLibre keeps draw from but the style does not
+    /// define or that was skipped: those layers draw nothing, yet their fonts are downloaded.
+    private static func missingSourceNotes(_ style: JSONValue, defined: Set<String>, skipped: Set<String>,
+                                           subject: String) -> [PlanNote] {
+        var layersBySource: [(source: String, layers: [String])] = []
+        for layer in FontStacks.parsedLayers(in: style) {
+            guard let source = layer["source"]?.stringValue, !defined.contains(source),
+                  let id = layer["id"]?.stringValue else { continue }
+            if let i = layersBySource.firstIndex(where: { $0.source == source }) {
+                layersBySource[i].layers.append(id)
+            } else {
+                layersBySource.append((source, [id]))
+            }
         }
-        guard let object = value.objectValue else {
-            throw fail(pointer, "expected a source object, found \(value.typeDescription)")
+        return layersBySource.map { entry in
+            let why = skipped.contains(entry.source) ? "is skipped" : "is not defined in the style"
+            let names = entry.layers.prefix(3).map { "'\($0)'" }.joined(separator: ", ")
+                + (entry.layers.count > 3 ? " and \(entry.layers.count - 3) more" : "")
+            let layers = entry.layers.count == 1 ? "layer \(names) draws" : "\(entry.layers.count) layers (\(names)) draw"
+            return PlanNote(subject: subject, message: "source '\(entry.source)' \(why) but \(layers) from it: "
+                            + "MapLibre keeps such layers (they draw nothing) and their fonts are downloaded")
         }
-        guard let typeValue = object["type"] else {
-            throw fail(pointer, "expected a source \"type\", found none")
-        }
-        guard let typeName = typeValue.stringValue, let type = SourceType(rawValue: typeName) else {
-            let known = SourceType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-            throw fail(pointer.appending("type"), "expected one of \(known), found \(typeValue.serialized())")
-        }
+    }
 
-        switch type {
-        case .vector, .raster, .rasterDEM:
-            var tileSize = 512
-            if type != .vector, let sizeValue = object["tileSize"] {
-                guard let size = sizeValue.doubleValue, size >= 1, size <= 65535 else {
-                    throw fail(pointer.appending("tileSize"), "expected a tile size in pixels, found \(sizeValue.serialized())")
-                }
-                tileSize = Int(size)
-            }
-            if let urlValue = object["url"] {
-                guard let url = urlValue.stringValue else {
-                    throw fail(pointer.appending("url"), "expected a TileJSON URL string, found \(urlValue.typeDescription)")
-                }
-                return SourceRef(name: name, type: type, tileJSONURL: url, tileSize: tileSize)
-            }
-            guard object["tiles"] != nil else {
-                throw fail(pointer, "expected a TileJSON \"url\" or a \"tiles\" array, found neither")
-            }
-            let tileset = try TileSource.parseTileset(value, document: styleURL, at: pointer, type: type,
-                                                      tileSize: tileSize)
-            return SourceRef(name: name, type: type, tileset: tileset, tileSize: tileSize)
-        case .geojson:
-            guard let data = object["data"] else {
-                throw fail(pointer, "expected a GeoJSON \"data\" URL or object, found none")
-            }
-            switch data {
-            case .string(let url): return SourceRef(name: name, type: type, dataURL: url)
-            case .object: return SourceRef(name: name, type: type)
-            default:
-                throw fail(pointer.appending("data"), "expected a GeoJSON URL or object, found \(data.typeDescription)")
-            }
-        case .image:
-            guard let urlValue = object["url"] else {
-                throw fail(pointer, "expected an image \"url\", found none")
-            }
-            guard let url = urlValue.stringValue else {
-                throw fail(pointer.appending("url"), "expected an image URL string, found \(urlValue.typeDescription)")
-            }
-            return SourceRef(name: name, type: type, dataURL: url.isEmpty ? nil : url)
-        case .video:
-            return SourceRef(name: name, type: type)
+    /// The `glyphs` template, nil when the style has none or an empty one.
+    private static func glyphsTemplate(_ value: JSONValue?, styleURL: String, pointer: JSONPointer) throws -> String? {
+        func fail(_ message: String) -> PlanningError {
+            PlanningError(document: styleURL, pointer: pointer.description, message: message)
         }
+        guard let value else { return nil }
+        guard let template = value.stringValue else {
+            throw fail("expected a glyph URL template string, found \(value.typeDescription)")
+        }
+        if template.isEmpty { return nil }
+        let missing = ["{fontstack}", "{range}"].filter { !template.contains($0) }
+        if !missing.isEmpty {
+            throw fail("expected a glyph URL template with {fontstack} and {range}, found \(StyleURL.quoted(template)), "
+                       + "which has no \(missing.joined(separator: " and "))")
+        }
+        if let problem = StyleURL.problem(in: template) { throw fail(problem) }
+        return template
     }
 
     /// The sprite base URLs: one for the string form, one per entry for the `[{id, url}]` form.
@@ -204,10 +215,14 @@ public enum StyleResolver {
         func fail(_ p: JSONPointer, _ message: String) -> PlanningError {
             PlanningError(document: styleURL, pointer: p.description, message: message)
         }
+        func checked(_ url: String, at p: JSONPointer) throws -> String {
+            if let problem = StyleURL.problem(in: url) { throw fail(p, problem) }
+            return url
+        }
         guard let value else { return [] }
         switch value {
         case .string(let base):
-            return base.isEmpty ? [] : [base]
+            return base.isEmpty ? [] : [try checked(base, at: pointer)]
         case .array(let entries):
             var bases: [String] = []
             var ids = Set<String>()
@@ -216,16 +231,22 @@ public enum StyleResolver {
                 guard entry.objectValue != nil else {
                     throw fail(entryPointer, "expected a sprite object {\"id\", \"url\"}, found \(entry.typeDescription)")
                 }
-                guard let id = entry["id"]?.stringValue else {
-                    throw fail(entryPointer.appending("id"), "expected a sprite id string")
+                guard let idValue = entry["id"] else {
+                    throw fail(entryPointer, "expected a sprite object with an \"id\", found none")
+                }
+                guard let id = idValue.stringValue else {
+                    throw fail(entryPointer.appending("id"), "expected a sprite id string, found \(idValue.typeDescription)")
                 }
                 guard ids.insert(id).inserted else {
                     throw fail(entryPointer.appending("id"), "expected a unique sprite id, found \"\(id)\" twice")
                 }
-                guard let url = entry["url"]?.stringValue else {
-                    throw fail(entryPointer.appending("url"), "expected a sprite URL string")
+                guard let urlValue = entry["url"] else {
+                    throw fail(entryPointer, "expected a sprite object with a \"url\", found none")
                 }
-                if !url.isEmpty { bases.append(url) }
+                guard let url = urlValue.stringValue else {
+                    throw fail(entryPointer.appending("url"), "expected a sprite URL string, found \(urlValue.typeDescription)")
+                }
+                if !url.isEmpty { bases.append(try checked(url, at: entryPointer.appending("url"))) }
             }
             return bases
         default:

@@ -127,7 +127,12 @@ public struct PlanDocument: Equatable, Sendable {
                     "resources": .int(pack.resources.count),
                     "missing": .int(pack.missing.count),
                     "resourcesByKind": .object(JSONObject(kindCounts(pack.resources).map { ($0.key, .int($0.value)) })),
-                    "sources": .array(pack.sources.map(sourceJSON)),
+                    "sources": .array(pack.overview.sources.map { styleSourceJSON($0, pack: pack) }),
+                    "fontStacks": .array(pack.overview.fontStacks.map {
+                        ["fonts": .array($0.map { .string($0) }), "glyphRanges": .int(pack.overview.glyphRangesPerStack)]
+                    }),
+                    "glyphs": pack.overview.glyphsTemplate.map { .string($0) } ?? .null,
+                    "sprites": .array(pack.overview.sprites.map { .string($0) }),
                 ]
             }),
         ]
@@ -138,6 +143,31 @@ public struct PlanDocument: Equatable, Sendable {
         for ref in refs { counts[ref.kind, default: 0] += 1 }
         return counts.sorted { $0.key < $1.key }.map { ($0.key.name, $0.value) }
     }
+}
+
+/// One source of a pack's style as the plan shows it: what is fetched for it and, for a tiled
+/// source, its tileset (as the lock records it) and the zooms fetched per region.
+func styleSourceJSON(_ source: StyleSourceSummary, pack: StylePackPlan) -> JSONValue {
+    var reason: JSONValue = .null, url: JSONValue = .null
+    switch source.fetch {
+    case .skipped(let why): reason = .string(why)
+    case .resource(let resource): url = .string(resource)
+    case .tiles, .nothing: break
+    }
+    let tileset = source.fetch == .tiles ? pack.sources.first { $0.name == source.name } : nil
+    return [
+        "name": .string(source.name),
+        "type": .string(source.type),
+        "fetch": .string(source.fetch.name),
+        "reason": reason,
+        "url": url,
+        "templates": .int(source.templateCount),
+        "tileset": tileset.map(sourceJSON) ?? .null,
+        "zooms": .array(source.zooms.map {
+            ["region": .string($0.region), "min": $0.zooms.map { .int($0.lowerBound) } ?? .null,
+             "max": $0.zooms.map { .int($0.upperBound) } ?? .null]
+        }),
+    ]
 }
 
 /// A source summary as JSON (plan, lock).

@@ -39,6 +39,13 @@ public enum PlanRenderer {
             let kinds = pack.resources.reduce(into: [ResourceKind: Int]()) { $0[$1.kind, default: 0] += 1 }
                 .sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.name)" }.joined(separator: ", ")
             out += "style pack \(pack.id): \(pack.resources.count) resources (\(kinds)), \(pack.missing.count) to download\n"
+            guard pack.overview != StyleOverview() else { continue }
+            for source in pack.overview.sources {
+                out += "    source \(source.name) (\(source.type)): \(fetchText(source, pack: pack))"
+                let zooms = zoomsText(source.zooms)
+                out += zooms.isEmpty ? "\n" : ", \(zooms)\n"
+            }
+            out += "    fonts: \(fontsText(pack.overview))\n"
         }
         let tiles = doc.tileTotals, resources = doc.resourceTotals
         out += "\nPlan: \(tiles.add) tiles to add, \(tiles.remove) to remove, \(tiles.keep) to keep; "
@@ -64,16 +71,64 @@ public enum PlanRenderer {
         let tiles = doc.tileTotals
         out += "| | **total** | | **\(tiles.add)** | **\(tiles.remove)** | **\(tiles.keep)** | **\(ByteFormat.string(doc.bytesToDownload))** |\n\n"
         out += doc.hasChanges ? "\(doc.tilesToDownload) tiles to download.\n" : "No changes.\n"
+        if let maxTiles = doc.limits.maxTiles {
+            let used = tiles.add + tiles.keep
+            out += "Limits: \(used) of \(maxTiles) tiles (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
+        }
+        for pack in doc.stylePacks where pack.overview != StyleOverview() {
+            let count = pack.overview.sources.count
+            out += "\n<details><summary>style pack \(pack.id): \(count) source\(count == 1 ? "" : "s"), "
+            out += "\(pack.overview.fontStacks.count) font stack\(pack.overview.fontStacks.count == 1 ? "" : "s")</summary>\n\n"
+            out += "| source | type | fetched | zooms |\n|---|---|---|---|\n"
+            for source in pack.overview.sources {
+                let cells = [source.name, source.type, fetchText(source, pack: pack, code: true), zoomsText(source.zooms)]
+                out += "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
+            }
+            out += "\nFonts: \(fontsText(pack.overview)).\n\n</details>\n"
+        }
         if !doc.notes.isEmpty {
             out += "\n<details><summary>\(doc.notes.count) note\(doc.notes.count == 1 ? "" : "s")</summary>\n\n"
             for note in doc.notes { out += "- **\(note.subject)**: \(note.message)\n" }
             out += "\n</details>\n"
         }
-        if let maxTiles = doc.limits.maxTiles {
-            let used = tiles.add + tiles.keep
-            out += "Limits: \(used) of \(maxTiles) tiles (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
-        }
         return out
+    }
+
+    /// What is fetched for a source: `tiles TEMPLATE (first of N)`, a resource URL, or why nothing.
+    /// With `code`, URLs are Markdown code spans.
+    static func fetchText(_ source: StyleSourceSummary, pack: StylePackPlan, code: Bool = false) -> String {
+        func url(_ text: String) -> String { code ? "`\(text)`" : text }
+        switch source.fetch {
+        case .tiles:
+            guard let tileset = pack.sources.first(where: { $0.name == source.name }) else { return "tiles" }
+            let scheme = tileset.scheme == "tms" ? " (tms)" : ""
+            let listed = source.templateCount > 1 ? " (first of \(source.templateCount) templates)" : ""
+            return "tiles \(url(tileset.urlTemplate))\(scheme)\(listed)"
+        case .resource(let resource): return url(resource)
+        case .nothing: return "nothing to fetch (inline)"
+        case .skipped(let reason): return "skipped: \(reason)"
+        }
+    }
+
+    /// The tile zooms of a source per region: `z10-14` when every region fetches the same ones,
+    /// else `paris z10-14, london none`; empty when no region draws with the pack.
+    public static func zoomsText(_ zooms: [RegionZooms]) -> String {
+        func text(_ range: ClosedRange<Int>?) -> String {
+            guard let range else { return "no zooms" }
+            return range.count == 1 ? "z\(range.lowerBound)" : "z\(range.lowerBound)-\(range.upperBound)"
+        }
+        guard let first = zooms.first else { return "" }
+        if zooms.allSatisfy({ $0.zooms == first.zooms }) { return text(first.zooms) }
+        return zooms.map { "\($0.region) \(text($0.zooms))" }.joined(separator: ", ")
+    }
+
+    /// The font stacks and how many glyph ranges each fetches.
+    public static func fontsText(_ overview: StyleOverview) -> String {
+        guard overview.glyphsTemplate != nil else { return "none (the style has no glyphs template)" }
+        guard !overview.fontStacks.isEmpty else { return "none (no symbol layer draws text)" }
+        let count = overview.fontStacks.count
+        return "\(count) stack\(count == 1 ? "" : "s") × \(overview.glyphRangesPerStack) glyph ranges: "
+            + overview.fontStacks.map { $0.joined(separator: ", ") }.joined(separator: "; ")
     }
 
     static func verb(_ action: PlanAction) -> String {

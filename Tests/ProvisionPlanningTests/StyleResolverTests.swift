@@ -71,9 +71,11 @@ final class StyleResolverTests: XCTestCase {
     }
 
     func testSources() throws {
-        let sources = try resolve(fullStyle).sources
+        let resolved = try resolve(fullStyle)
+        let sources = resolved.sources
         XCTAssertEqual(sources.map(\.name),
-                       ["streets", "sat", "hillshade", "inline", "points", "shapes", "overlay", "clip", "streets-again"])
+                       ["streets", "sat", "hillshade", "inline", "points", "shapes", "overlay", "streets-again"],
+                       "the video source is skipped")
         XCTAssertEqual(sources[0], SourceRef(name: "streets", type: .vector,
                                              tileJSONURL: "https://maps.example.com/tiles/streets.json", tileSize: 512))
         XCTAssertEqual(sources[1], SourceRef(name: "sat", type: .raster, tileJSONURL: "mapbox://mapbox.satellite", tileSize: 256))
@@ -85,7 +87,17 @@ final class StyleResolverTests: XCTestCase {
         XCTAssertEqual(sources[4], SourceRef(name: "points", type: .geojson, dataURL: "https://maps.example.com/points.geojson"))
         XCTAssertEqual(sources[5], SourceRef(name: "shapes", type: .geojson))
         XCTAssertEqual(sources[6].dataURL, "https://maps.example.com/overlay.png")
-        XCTAssertEqual(sources[7], SourceRef(name: "clip", type: .video))
+        XCTAssertEqual(resolved.overview.sources.map(\.name),
+                       ["streets", "sat", "hillshade", "inline", "points", "shapes", "overlay", "clip", "streets-again"])
+        XCTAssertEqual(resolved.overview.sources.map(\.fetch.name),
+                       ["tiles", "tiles", "tiles", "tiles", "resource", "nothing", "resource", "skipped", "tiles"])
+        XCTAssertEqual(resolved.overview.sources[7].type, "video")
+        XCTAssertEqual(resolved.notes.map(\.subject), ["stylePack 'demo'"])
+        XCTAssertTrue(resolved.notes[0].message.contains("source 'clip' (/sources/clip) is skipped"), resolved.notes[0].message)
+        XCTAssertEqual(resolved.overview.fontStacks, [["Noto Sans Bold"], FontStacks.defaultStack])
+        XCTAssertEqual(resolved.overview.glyphRangesPerStack, 130)
+        XCTAssertEqual(resolved.overview.glyphsTemplate, "https://maps.example.com/fonts/{fontstack}/{range}.pbf")
+        XCTAssertEqual(resolved.overview.sprites, ["https://maps.example.com/sprites/demo?key=${KEY}"])
     }
 
     func testTileJSONSourceResolvesWithTheStyleTileSizeAndCanonicalisation() throws {
@@ -120,34 +132,69 @@ final class StyleResolverTests: XCTestCase {
     }
 
     func testErrorsCarryAPointer() {
-        let cases: [(name: String, style: JSONValue, pointer: String)] = [
-            ("not an object", [1, 2], ""),
-            ("no version", ["sources": [:]], ""),
-            ("wrong version", ["version": 7, "sources": [:]], "/version"),
-            ("no sources", ["version": 8], ""),
-            ("sources not an object", ["version": 8, "sources": []], "/sources"),
-            ("source not an object", ["version": 8, "sources": ["a/b": 3]], "/sources/a~1b"),
-            ("unknown source type", ["version": 8, "sources": ["s": ["type": "vectr"]]], "/sources/s/type"),
-            ("url not a string", ["version": 8, "sources": ["s": ["type": "vector", "url": 3]]], "/sources/s/url"),
-            ("no url nor tiles", ["version": 8, "sources": ["s": ["type": "raster"]]], "/sources/s"),
-            ("bad tile", ["version": 8, "sources": ["s": ["type": "vector", "tiles": ["ok", nil]]]], "/sources/s/tiles/1"),
-            ("bad tileSize", ["version": 8, "sources": ["s": ["type": "raster", "url": "u", "tileSize": "256"]]],
-             "/sources/s/tileSize"),
-            ("geojson without data", ["version": 8, "sources": ["g": ["type": "geojson"]]], "/sources/g"),
-            ("geojson data number", ["version": 8, "sources": ["g": ["type": "geojson", "data": 1]]], "/sources/g/data"),
-            ("image without url", ["version": 8, "sources": ["i": ["type": "image"]]], "/sources/i"),
-            ("glyphs not a string", ["version": 8, "sources": [:], "glyphs": 1], "/glyphs"),
-            ("sprite number", ["version": 8, "sources": [:], "sprite": 1], "/sprite"),
-            ("sprite entry without url", ["version": 8, "sources": [:], "sprite": [["id": "a"]]], "/sprite/0/url"),
+        let cases: [(name: String, style: JSONValue, pointer: String, says: String)] = [
+            ("not an object", [1, 2], "", "expected a style object, found an array"),
+            ("a string root", "style", "", "expected a style object, found a string"),
+            ("no version", ["sources": [:]], "", "version"),
+            ("wrong version", ["version": 7, "sources": [:]], "/version", "expected 8"),
+            ("no sources", ["version": 8], "", "sources"),
+            ("sources not an object", ["version": 8, "sources": []], "/sources", "expected an object of sources"),
+            ("url not a string", ["version": 8, "sources": ["s": ["type": "vector", "url": 3]]], "/sources/s/url",
+             "expected a TileJSON URL string"),
+            ("url empty", ["version": 8, "sources": ["s": ["type": "vector", "url": ""]]], "/sources/s/url",
+             "found an empty string"),
+            ("url not a url", ["version": 8, "sources": ["s": ["type": "vector", "url": "not a url"]]], "/sources/s/url",
+             "expected an absolute http://, https:// or mapbox:// URL, found \"not a url\""),
+            ("url relative", ["version": 8, "sources": ["a/b": ["type": "raster", "url": "tiles/sat.json"]]],
+             "/sources/a~1b/url", "does not resolve URLs in a style against the style's own URL"),
+            ("url of another scheme", ["version": 8, "sources": ["s": ["type": "vector", "url": "pmtiles://x.pmtiles"]]],
+             "/sources/s/url", "found a pmtiles: URL"),
+            ("url with a space", ["version": 8, "sources": ["s": ["type": "vector", "url": "https://a b/t.json"]]],
+             "/sources/s/url", "without spaces"),
+            ("bad tile", ["version": 8, "sources": ["s": ["type": "vector", "tiles": ["ok", nil]]]], "/sources/s/tiles/1",
+             "URL template string"),
+            ("relative tile template", ["version": 8, "sources": ["s": ["type": "vector", "tiles": ["{z}/{x}/{y}.pbf"]]]],
+             "/sources/s/tiles/0", "absolute"),
+            ("bad tileSize", ["version": 8, "sources": ["s": ["type": "raster", "url": "https://u/t.json", "tileSize": "256"]]],
+             "/sources/s/tileSize", "tile size"),
+            ("geojson data number", ["version": 8, "sources": ["g": ["type": "geojson", "data": 1]]], "/sources/g/data",
+             "expected a GeoJSON URL or object"),
+            ("geojson data relative", ["version": 8, "sources": ["g": ["type": "geojson", "data": "points.geojson"]]],
+             "/sources/g/data", "absolute"),
+            ("image url number", ["version": 8, "sources": ["i": ["type": "image", "url": 1, "coordinates": []]]],
+             "/sources/i/url", "image URL string"),
+            ("image url relative", ["version": 8, "sources": ["i": ["type": "image", "url": "a.png", "coordinates": []]]],
+             "/sources/i/url", "absolute"),
+            ("glyphs not a string", ["version": 8, "sources": [:], "glyphs": 1], "/glyphs", "found a number"),
+            ("glyphs without tokens", ["version": 8, "sources": [:], "glyphs": "https://f/{fontstack}.pbf"], "/glyphs",
+             "which has no {range}"),
+            ("glyphs relative", ["version": 8, "sources": [:], "glyphs": "fonts/{fontstack}/{range}.pbf"], "/glyphs",
+             "absolute"),
+            ("sprite number", ["version": 8, "sources": [:], "sprite": 1], "/sprite", "found a number"),
+            ("sprite object", ["version": 8, "sources": [:], "sprite": ["url": "https://s/a"]], "/sprite", "found an object"),
+            ("sprite relative", ["version": 8, "sources": [:], "sprite": "sprites/a"], "/sprite", "absolute"),
+            ("sprite entry not an object", ["version": 8, "sources": [:], "sprite": ["https://s/a"]], "/sprite/0",
+             "found a string"),
+            ("sprite entry without id", ["version": 8, "sources": [:], "sprite": [["url": "https://s/a"]]], "/sprite/0",
+             "with an \"id\""),
+            ("sprite entry id number", ["version": 8, "sources": [:], "sprite": [["id": 1, "url": "https://s/a"]]],
+             "/sprite/0/id", "sprite id string"),
+            ("sprite entry without url", ["version": 8, "sources": [:], "sprite": [["id": "a"]]], "/sprite/0",
+             "with a \"url\""),
+            ("sprite entry url relative", ["version": 8, "sources": [:], "sprite": [["id": "a", "url": "https://s/a"],
+                                                                                  ["id": "b", "url": "b"]]],
+             "/sprite/1/url", "absolute"),
             ("duplicate sprite id", ["version": 8, "sources": [:],
-                                     "sprite": [["id": "a", "url": "u"], ["id": "a", "url": "v"]]], "/sprite/1/id"),
+                                     "sprite": [["id": "a", "url": "https://s/u"], ["id": "a", "url": "https://s/v"]]],
+             "/sprite/1/id", "unique"),
         ]
         for c in cases {
             XCTAssertThrowsError(try resolve(c.style), c.name) { error in
                 guard let e = error as? PlanningError else { return XCTFail("\(c.name): \(error)") }
                 XCTAssertEqual(e.pointer, c.pointer, c.name)
                 XCTAssertEqual(e.document, self.styleURL, c.name)
-                XCTAssertFalse(e.message.isEmpty, c.name)
+                XCTAssertTrue(e.message.contains(c.says), "\(c.name): \(e.message)")
+                XCTAssertTrue(e.description.hasPrefix("\(self.styleURL): \(c.pointer.isEmpty ? "/" : c.pointer): "), c.name)
             }
         }
     }

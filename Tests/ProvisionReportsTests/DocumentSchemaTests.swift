@@ -16,7 +16,31 @@ final class DocumentSchemaTests: XCTestCase {
         XCTAssertEqual(json["regions"]?[2]?["stylePack"], .null)
         XCTAssertEqual(json["removedRegions"]?.arrayValue?.map { $0["key"] }, [.string("rome/streets"), .null])
         XCTAssertEqual(json["limits"]?["maxBytes"], .null)
-        XCTAssertEqual(json["stylePacks"]?[0]?["sources"]?[1]?["tileJSON"], .null)
+        let sources = json["stylePacks"]?[0]?["sources"]
+        XCTAssertEqual(sources?[0]?["tileset"]?["tileJSON"], .string(Samples.tileJSONURL))
+        XCTAssertEqual(sources?[1]?["tileset"]?["tileJSON"], .null)
+        XCTAssertEqual(sources?[1]?["tileset"]?["scheme"], "tms")
+        XCTAssertEqual(sources?.arrayValue?.compactMap { $0["fetch"]?.stringValue }, ["tiles", "tiles", "resource", "skipped"])
+        XCTAssertEqual(sources?[0]?["templates"], 2)
+        XCTAssertEqual(sources?[1]?["zooms"], [["region": "paris", "min": 11, "max": 12], ["region": "london", "min": nil, "max": nil]])
+        XCTAssertEqual(sources?[2]?["url"], "https://tiles.example.com/demo/points.geojson")
+        XCTAssertEqual(sources?[2]?["tileset"], .null)
+        XCTAssertEqual(sources?[3]?["reason"]?.stringValue?.hasPrefix("it has neither"), true)
+        XCTAssertEqual(json["stylePacks"]?[0]?["fontStacks"], [["fonts": ["Noto Sans Regular", "Noto Sans CJK"], "glyphRanges": 3]])
+        XCTAssertEqual(json["stylePacks"]?[0]?["glyphs"], "https://tiles.example.com/demo/fonts/{fontstack}/{range}.pbf")
+        XCTAssertEqual(json["stylePacks"]?[0]?["sprites"], ["https://tiles.example.com/demo/sprites/streets"])
+    }
+
+    func testPlanSchemaRejectsMalformedStyleSources() throws {
+        let json = Samples.planDocument().json
+        try assertValid(json, against: "plan")
+        try assertInvalid(json.setting("/stylePacks/0/sources/0/fetch", to: "maybe"), against: "plan", mentioning: "is not one of")
+        try assertInvalid(json.setting("/stylePacks/0/sources/1/zooms/0/min", to: -1), against: "plan", mentioning: "less than 0")
+        try assertInvalid(json.setting("/stylePacks/0/sources/0/tileset/scheme", to: "wms"), against: "plan",
+                          mentioning: "/stylePacks/0/sources/0/tileset")
+        try assertInvalid(json.setting("/stylePacks/0/fontStacks/0/fonts", to: "Noto"), against: "plan",
+                          mentioning: "expected array, found string")
+        try assertInvalid(json.setting("/stylePacks/0/glyphs", to: nil), against: "plan", mentioning: "missing required property \"glyphs\"")
     }
 
     func testPlanDocumentWithNotesMatchesTheSchema() throws {

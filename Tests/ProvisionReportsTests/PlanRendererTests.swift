@@ -29,6 +29,11 @@ final class PlanRendererTests: XCTestCase {
                 tiles: -4, resources: -0
 
             style pack streets: 7 resources (1 style, 1 source, 3 glyphs, 1 sprite-image, 1 sprite-json), 2 to download
+                source streets (vector): tiles https://tiles.example.com/demo/tiles/streets/{z}/{x}/{y}.pbf (first of 2 templates), z10-11
+                source hillshade (raster-dem): tiles https://tiles.example.com/hillshade/{z}/{x}/{y}.png (tms), paris z11-12, london no zooms
+                source points (geojson): https://tiles.example.com/demo/points.geojson
+                source attribution (vector): skipped: it has neither "url" nor "tiles", so it names no tiles
+                fonts: 1 stack × 3 glyph ranges: Noto Sans Regular, Noto Sans CJK
 
             Plan: 7 tiles to add, 29 to remove, 9 to keep; 7 resource links to add, 4 to remove.
             Downloads: 7 tiles (~170.9 KiB).
@@ -84,14 +89,58 @@ final class PlanRendererTests: XCTestCase {
             7 tiles to download.
             Limits: 16 of 1000 tiles (1%).
 
+            <details><summary>style pack streets: 4 sources, 1 font stack</summary>
+
+            | source | type | fetched | zooms |
+            |---|---|---|---|
+            | streets | vector | tiles `https://tiles.example.com/demo/tiles/streets/{z}/{x}/{y}.pbf` (first of 2 templates) | z10-11 |
+            | hillshade | raster-dem | tiles `https://tiles.example.com/hillshade/{z}/{x}/{y}.png` (tms) | paris z11-12, london no zooms |
+            | points | geojson | `https://tiles.example.com/demo/points.geojson` |  |
+            | attribution | vector | skipped: it has neither "url" nor "tiles", so it names no tiles |  |
+
+            Fonts: 1 stack × 3 glyph ranges: Noto Sans Regular, Noto Sans CJK.
+
+            </details>
+
             """
         XCTAssertEqual(PlanRenderer.markdown(Samples.planDocument()), expected)
     }
 
     func testMarkdownWithoutChangesOrLimits() {
         let markdown = PlanRenderer.markdown(Samples.planDocument(changes: false, limits: Limits()))
-        XCTAssertTrue(markdown.hasSuffix("| | **total** | | **0** | **0** | **8** | **0 B** |\n\nNo changes.\n"), markdown)
+        XCTAssertTrue(markdown.contains("| | **total** | | **0** | **0** | **8** | **0 B** |\n\nNo changes.\n\n<details>"), markdown)
         XCTAssertFalse(markdown.contains("Limits"))
+    }
+
+    /// A pack whose overview is empty (a saved plan, a style with nothing) shows no source lines.
+    func testPacksWithoutAnOverviewShowNoSourceLines() {
+        var plan = Samples.plan()
+        plan.stylePacks[0].overview = StyleOverview()
+        let doc = PlanDocument(plan: plan, store: "s", limits: Limits())
+        XCTAssertFalse(PlanRenderer.text(doc).contains("    source "))
+        XCTAssertFalse(PlanRenderer.text(doc).contains("fonts:"))
+        XCTAssertFalse(PlanRenderer.markdown(doc).contains("<details>"))
+    }
+
+    func testZoomsAndFontsTexts() {
+        XCTAssertEqual(PlanRenderer.zoomsText([]), "")
+        XCTAssertEqual(PlanRenderer.zoomsText([RegionZooms(region: "a", zooms: 5...5), RegionZooms(region: "b", zooms: 5...5)]), "z5")
+        XCTAssertEqual(PlanRenderer.zoomsText([RegionZooms(region: "a", zooms: nil)]), "no zooms")
+        XCTAssertEqual(PlanRenderer.zoomsText([RegionZooms(region: "a", zooms: 1...16), RegionZooms(region: "b", zooms: 9...16)]),
+                       "a z1-16, b z9-16")
+        XCTAssertEqual(PlanRenderer.fontsText(StyleOverview()), "none (the style has no glyphs template)")
+        XCTAssertEqual(PlanRenderer.fontsText(StyleOverview(glyphsTemplate: "https://f/{fontstack}/{range}")),
+                       "none (no symbol layer draws text)")
+        XCTAssertEqual(PlanRenderer.fontsText(StyleOverview(fontStacks: [["A", "B"], ["C"]], glyphRangesPerStack: 256,
+                                                            glyphsTemplate: "https://f/{fontstack}/{range}")),
+                       "2 stacks × 256 glyph ranges: A, B; C")
+    }
+
+    func testMarkdownEscapesPipesInCells() {
+        var plan = Samples.plan()
+        plan.stylePacks[0].overview.sources = [StyleSourceSummary(name: "a|b", type: "vector", fetch: .skipped("x | y"))]
+        let markdown = PlanRenderer.markdown(PlanDocument(plan: plan, store: "s", limits: Limits()))
+        XCTAssertTrue(markdown.contains("| a\\|b | vector | skipped: x \\| y |  |\n"), markdown)
     }
 
     func testByteFormat() {

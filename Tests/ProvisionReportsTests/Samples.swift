@@ -26,6 +26,21 @@ enum Samples {
                       scheme: "tms", minZoom: 2, maxZoom: 12, tileSize: 256),
     ]
 
+    /// What the sample style does: two tiled sources, a GeoJSON URL, an attribution-only source.
+    static let overview = StyleOverview(
+        sources: [
+            StyleSourceSummary(name: "streets", type: "vector", fetch: .tiles, templateCount: 2,
+                               zooms: [RegionZooms(region: "paris", zooms: 10...11), RegionZooms(region: "london", zooms: 10...11)]),
+            StyleSourceSummary(name: "hillshade", type: "raster-dem", fetch: .tiles, templateCount: 1,
+                               zooms: [RegionZooms(region: "paris", zooms: 11...12), RegionZooms(region: "london", zooms: nil)]),
+            StyleSourceSummary(name: "points", type: "geojson", fetch: .resource("https://tiles.example.com/demo/points.geojson")),
+            StyleSourceSummary(name: "attribution", type: "vector",
+                               fetch: .skipped("it has neither \"url\" nor \"tiles\", so it names no tiles")),
+        ],
+        fontStacks: [["Noto Sans Regular", "Noto Sans CJK"]], glyphRangesPerStack: 3,
+        glyphsTemplate: "https://tiles.example.com/demo/fonts/{fontstack}/{range}.pbf",
+        sprites: ["https://tiles.example.com/demo/sprites/streets"])
+
     static func region(_ id: String, pack: String?, rowID: Int64?, action: PlanAction, zooms: [ZoomChange],
                        stale: [TileCount] = [], resources: ResourceChanges, bytes: Int64 = 0) -> RegionPlan {
         RegionPlan(regionID: id, name: id.capitalized, stylePackID: pack, rowID: rowID, action: action,
@@ -51,7 +66,7 @@ enum Samples {
                                   ZoomChange(urlTemplate: template, zoom: 11, counts: ChangeCounts(keep: 6))],
                           resources: ResourceChanges(wanted: [tileJSONRef], add: [], remove: []))
         let pack = StylePackPlan(id: "streets", styleURL: styleURL, resources: packResources,
-                                 missing: changes ? [styleRef, glyphs[0]] : [], sources: sources)
+                                 missing: changes ? [styleRef, glyphs[0]] : [], sources: sources, overview: overview)
         var plan = Plan(jobName: "cities", jobDigest: jobDigest, epoch: 0,
                         regions: changes ? [created, updated, kept] : [kept],
                         removedRegions: changes ? [RemovedRegion(rowID: 7, key: "rome/streets", tileCount: 20, resourceCount: 3),
