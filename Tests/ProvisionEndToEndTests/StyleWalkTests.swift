@@ -6,7 +6,7 @@ import XCTest
 /// by TileJSON URL, a 256-pixel raster-dem, a raster at the device's `{ratio}`, a GeoJSON URL,
 /// fonts in expressions and a symbol layer without `text-font`) plans, says what it does, and
 /// applies with exactly the glyph URLs a device looks up. The style is written here, not copied.
-final class ProviderStyleTests: WorkspaceTestCase {
+final class StyleWalkTests: WorkspaceTestCase {
     private let base = "https://tiles.provider.example/"
     private var styleURL: String { base + "styles/outdoor/style.json" }
     /// Paris at z10–11: the demo archive holds its vector tiles.
