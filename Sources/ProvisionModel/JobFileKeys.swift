@@ -14,7 +14,7 @@ public enum JobFileKeys {
     /// Keys an entry of `stylePacks` must have.
     public static let requiredStylePack = ["id", "style"]
     /// Keys of an entry of `regions`.
-    public static let region = ["id", "name", "bbox", "geometry", "geojson", "zoom", "stylePacks", "tilesets",
+    public static let region = ["id", "name", "bbox", "geometry", "geojson", "buffer", "zoom", "stylePacks", "tilesets",
                                 "metadata", "limits"]
     /// Keys an entry of `regions` must have (besides exactly one of `areaKeys`).
     public static let requiredRegion = ["id", "name", "zoom"]

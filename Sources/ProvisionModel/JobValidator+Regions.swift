@@ -30,7 +30,20 @@ extension JobValidator {
                                                    seen: &seen) }
         let name = object["name"].flatMap { collector.string($0, at: JSONPointer.appending(pointer, "name"),
                                                               nonEmpty: true) }
-        let area = self.area(object, at: pointer)
+        var area = self.area(object, at: pointer)
+        if let value = object["buffer"] {
+            let bufferPointer = JSONPointer.appending(pointer, "buffer")
+            let metres = collector.number(value, at: bufferPointer, expected: "a distance in metres")
+            if let metres, !(metres > 0 && metres <= Self.maxBufferMetres) {
+                collector.report(bufferPointer, "expected a distance in metres above 0 and at most "
+                                 + "\(Int(Self.maxBufferMetres)), found \(DiagnosticCollector.found(value))")
+                area = nil
+            } else if let metres, let shape = area {
+                area = Self.buffered(shape, metres: metres)
+            } else {
+                area = nil
+            }
+        }
         let zoom = object["zoom"].flatMap { self.zoom($0, at: JSONPointer.appending(pointer, "zoom")) }
         let packs = stringList(object["stylePacks"], at: JSONPointer.appending(pointer, "stylePacks"),
                                what: "style pack ids").flatMap { self.styleReferences($0, stylePackIDs: stylePackIDs) }
@@ -46,6 +59,25 @@ extension JobValidator {
         guard let id, let name, let area, let zoom, let packs, let tilesets, let metadata, let limits else { return nil }
         return Region(id: id, name: name, area: area, minZoom: zoom.min, maxZoom: zoom.max, stylePacks: packs,
                       tilesets: tilesets, metadata: metadata, limits: limits)
+    }
+
+    /// The largest `buffer` a region may have, in metres.
+    static let maxBufferMetres = 100_000.0
+
+    /// `area` grown by `metres` along the Earth's surface (`GeodesicBuffer`), as the MultiPolygon
+    /// the region definition records, so a device's own cover of it is what the bundle holds.
+    static func buffered(_ area: RegionArea, metres: Double) -> RegionArea {
+        var polygons: [Polygon] = [], lines: [[LngLat]] = [], points: [LngLat] = []
+        switch area {
+        case .bbox(let box):
+            polygons = [Polygon(rings: [[LngLat(lng: box.west, lat: box.south), LngLat(lng: box.east, lat: box.south),
+                                         LngLat(lng: box.east, lat: box.north), LngLat(lng: box.west, lat: box.north),
+                                         LngLat(lng: box.west, lat: box.south)]])]
+        case .geometry(let shapes, _): polygons = shapes
+        case .paths(let l, let p, _): (lines, points) = (l, p)
+        }
+        let grown = GeodesicBuffer.polygons(lines: lines, points: points, polygons: polygons, metres: metres)
+        return .geometry(grown, geoJSON: GeoJSONGeometry.geoJSON(grown, asMultiPolygon: true))
     }
 
     /// The one of `bbox`, `geometry` or `geojson` a region has, or nil after reporting.

@@ -99,6 +99,10 @@ private let cases: [InvalidCase] = [
                 [("/regions/1/geometry/coordinates", "expected a line string of at least 2 positions, found 1")]),
     InvalidCase("point out of range", [("/regions/1/geometry", ["type": "Point", "coordinates": [200, 0]])],
                 [("/regions/1/geometry/coordinates/0", "expected a longitude from -180 to 180, found 200")]),
+    InvalidCase("buffer of zero metres", [("/regions/1/buffer", 0)],
+                [("/regions/1/buffer", "expected a distance in metres above 0 and at most 100000, found 0")]),
+    InvalidCase("buffer too large", [("/regions/1/buffer", 250000)],
+                [("/regions/1/buffer", "expected a distance in metres above 0 and at most 100000, found 250000")]),
     InvalidCase("collection of mixed kinds",
                 [("/regions/1/geometry", ["type": "GeometryCollection", "geometries": [
                     ["type": "Point", "coordinates": [0, 0]], ["type": "LineString", "coordinates": [[0, 0], [1, 1]]]]])],

@@ -38,4 +38,27 @@ final class RegionShapeTests: XCTestCase {
     func testAnOrdinaryBoxStaysATilePyramid() throws {
         XCTAssertEqual(try area(#""bbox": [2.25, 48.8, 2.45, 48.9]"#), .bbox(BoundingBox(west: 2.25, south: 48.8, east: 2.45, north: 48.9)))
     }
+
+    func testPointsAndLinesAreCoveredAsPathsAndWrittenAsTheirGeometry() throws {
+        let line = try area(#""geometry": {"type": "LineString", "coordinates": [[2.29, 48.85], [2.35, 48.86]]}"#)
+        guard case .paths(let lines, let points, let geoJSON) = line else { return XCTFail("\(line)") }
+        XCTAssertEqual(lines.count, 1)
+        XCTAssertEqual(points, [])
+        XCTAssertEqual(geoJSON["type"], "LineString")
+        let collection = try area(#""geometry": {"type": "GeometryCollection", "geometries": [{"type": "Point", "coordinates": [1, 2]}, {"type": "MultiPoint", "coordinates": [[3, 4]]}]}"#)
+        guard case .paths(_, let collected, let collectedJSON) = collection else { return XCTFail("\(collection)") }
+        XCTAssertEqual(collected, [LngLat(lng: 1, lat: 2), LngLat(lng: 3, lat: 4)])
+        XCTAssertEqual(collectedJSON["type"], "MultiPoint", "a collection is flattened: MapLibre covers nothing for one")
+    }
+
+    func testABufferedShapeIsTheGrownMultiPolygon() throws {
+        let corridor = try area(#""geometry": {"type": "LineString", "coordinates": [[2.29, 48.85], [2.35, 48.86]]}, "buffer": 500"#)
+        guard case .geometry(let polygons, let geoJSON) = corridor else { return XCTFail("\(corridor)") }
+        XCTAssertGreaterThan(polygons.count, 2)
+        XCTAssertEqual(geoJSON["type"], "MultiPolygon")
+        let line = TileCover(.paths(lines: [[LngLat(lng: 2.29, lat: 48.85), LngLat(lng: 2.35, lat: 48.86)]], points: []), zoom: 14)
+        let grown = Set(TileCover(corridor.coverArea, zoom: 14))
+        XCTAssertTrue(Set(line).isSubset(of: grown))
+        XCTAssertGreaterThan(grown.count, line.count)
+    }
 }
