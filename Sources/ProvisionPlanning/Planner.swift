@@ -244,7 +244,7 @@ public enum Planner {
         plan.tilesToDownload = toDownload
         plan.bytesToDownload = bytes
         plan.drift = drift
-        plan.notes = input.notes + regionNotes
+        plan.notes = input.notes + latitudeNotes(input.job) + regionNotes
         plan.refetchTemplates = refetch.sorted()
         return plan
     }

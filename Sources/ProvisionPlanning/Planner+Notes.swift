@@ -1,4 +1,5 @@
 import ProvisionModel
+import TileMath
 
 extension Planner {
     /// Refuses a bundle whose `mapbox://` tiles a device would refuse to side-load.
@@ -29,5 +30,23 @@ extension Planner {
                         message: "its \(what) changed: a device that merges this bundle over the previous one adds a "
                             + "second region (MapLibre merges regions only on equal definition and description) and keeps "
                             + "the old one with its \(storedTiles) tiles until the app deletes it")
+    }
+}
+
+extension Planner {
+    /// Notes for regions that reach past Web Mercator's latitude limit (±85.0511°), where covers clamp.
+    static func latitudeNotes(_ job: Job) -> [PlanNote] {
+        job.regions.compactMap { region in
+            let latitudes: [Double]
+            switch region.area {
+            case .bbox(let box): latitudes = [box.south, box.north]
+            case .geometry(let polygons, _): latitudes = polygons.flatMap { $0.rings.flatMap { $0.map(\.lat) } }
+            case .paths(let lines, let points, _): latitudes = lines.flatMap { $0.map(\.lat) } + points.map(\.lat)
+            }
+            guard let extreme = latitudes.map(abs).max(), extreme > WebMercator.maxLatitude else { return nil }
+            return PlanNote(subject: "region '\(region.id)'",
+                            message: "it reaches latitude \(extreme)°, beyond Web Mercator's limit of ±85.0511°: "
+                                + "its cover is clamped there (no map has tiles past it)")
+        }
     }
 }
