@@ -172,8 +172,9 @@ final class PlanSession {
         return planInput
     }
 
+    /// Whether a region's tileset is a tile URL template (else it is a TileJSON URL, whatever its path).
     static func isTemplate(_ url: String) -> Bool {
-        url.contains("{z}") || url.contains("{quadkey}")
+        TileURLTemplate.isTemplate(url)
     }
 
     private func parseDocument(_ data: Data, url: String) throws(CLIError) -> JSONValue {
