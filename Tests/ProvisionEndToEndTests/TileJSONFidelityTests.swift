@@ -56,16 +56,42 @@ final class TileJSONFidelityTests: WorkspaceTestCase {
         return root
     }
 
-    func testRelativeTemplatesBoundsAndOverzoomFetchExactlyTheExpectedTiles() throws {
+    /// Serves the upstream and writes the job; returns its path.
+    private func setUpJob() throws -> String {
         ws.server.serveDirectory(try writeUpstream(), at: "/e2e/")
         let region: JSONValue = ["id": "greenwich", "name": "Greenwich", "bbox": .array(Self.region.map { .double($0) }),
                                  "zoom": [.int(Self.zooms.lowerBound), .int(Self.zooms.upperBound)], "stylePacks": ["s"]]
         let pack: JSONValue = ["id": "s", "style": .string(Self.base + "styles/style.json")]
-        let job = try ws.write(Demo.job(regions: [region], origins: [(Self.base, .string(ws.server.baseURL + "/e2e/"))],
-                                        stylePacks: [pack])).path
+        return try ws.write(Demo.job(regions: [region], origins: [(Self.base, .string(ws.server.baseURL + "/e2e/"))],
+                                     stylePacks: [pack])).path
+    }
 
-        let expectedStreets = WebMercatorOracle.tiles(bbox: Self.region, zooms: Self.zooms).filter(Self.inBounds)
-        let expectedLandcover = WebMercatorOracle.tiles(bbox: Self.region, zooms: 6...6)
+    static let expectedStreets = WebMercatorOracle.tiles(bbox: region, zooms: zooms).filter(inBounds)
+    static let expectedLandcover = WebMercatorOracle.tiles(bbox: region, zooms: 6...6)
+
+    /// The tiles requested under `prefix` (`z/x/y.pbf` paths), in request order.
+    private func requestedTiles(_ prefix: String) -> [TileAddress] {
+        ws.requests(under: prefix).compactMap { request in
+            let parts = request.path.dropFirst(prefix.count).dropLast(4).split(separator: "/").compactMap { Int($0) }
+            return parts.count == 3 ? TileAddress(z: parts[0], x: parts[1], y: parts[2]) : nil
+        }
+    }
+
+    /// A saved plan carries the bounds and the overzoom zoom: `apply PLAN` fetches the same tiles.
+    func testSavedPlanAppliesTheSameClippedAndOverzoomedTiles() throws {
+        let job = try setUpJob()
+        let planFile = ws.root.appendingPathComponent("saved.plan.json").path
+        try ws.provision("plan", "--quiet", "--out", planFile, job).expect(0)
+        try ws.provision("apply", "--quiet", planFile).expect(0)
+        XCTAssertEqual(requestedTiles("/e2e/tiles/streets/").sorted(), Self.expectedStreets.sorted())
+        XCTAssertEqual(requestedTiles("/e2e/landcover/").sorted(), Self.expectedLandcover.sorted())
+        try ws.provision("audit", "--store", ws.store.path).expect(0, "the store is whole")
+    }
+
+    func testRelativeTemplatesBoundsAndOverzoomFetchExactlyTheExpectedTiles() throws {
+        let job = try setUpJob()
+        let expectedStreets = Self.expectedStreets
+        let expectedLandcover = Self.expectedLandcover
         XCTAssertLessThan(expectedStreets.count, WebMercatorOracle.tiles(bbox: Self.region, zooms: Self.zooms).count,
                           "the bounds must cut tiles for this test to mean anything")
         XCTAssertEqual(expectedLandcover.count, 2, "the region spans two z6 columns")
@@ -81,14 +107,9 @@ final class TileJSONFidelityTests: WorkspaceTestCase {
         try ws.provision("apply", "--quiet", job).expect(0)
         let streets = ws.requests(under: "/e2e/tiles/streets/")
         let landcover = ws.requests(under: "/e2e/landcover/")
-        func addresses(_ requests: [LoopbackHTTPServer.LoggedRequest], _ prefix: String) -> [TileAddress] {
-            requests.compactMap { request in
-                let parts = request.path.dropFirst(prefix.count).dropLast(4).split(separator: "/").compactMap { Int($0) }
-                return parts.count == 3 ? TileAddress(z: parts[0], x: parts[1], y: parts[2]) : nil
-            }
-        }
-        XCTAssertEqual(addresses(streets, "/e2e/tiles/streets/").sorted(), expectedStreets.sorted(), "streets: each once, none outside the bounds")
-        XCTAssertEqual(addresses(landcover, "/e2e/landcover/").sorted(), expectedLandcover.sorted(), "landcover: z6 only")
+        XCTAssertEqual(requestedTiles("/e2e/tiles/streets/").sorted(), expectedStreets.sorted(),
+                       "streets: each once, none outside the bounds")
+        XCTAssertEqual(requestedTiles("/e2e/landcover/").sorted(), expectedLandcover.sorted(), "landcover: z6 only")
         XCTAssertTrue(streets.allSatisfy { $0.target.hasSuffix(".pbf?key=abc") }, "the query is kept as written")
         let documents: Set = ["/e2e/styles/style.json", "/e2e/tilesets/streets.json", "/e2e/tiles/v3"]
         let others = ws.requests(under: "/e2e/").filter { !documents.contains($0.path) }
