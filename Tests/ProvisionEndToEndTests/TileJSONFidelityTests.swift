@@ -77,6 +77,23 @@ final class TileJSONFidelityTests: WorkspaceTestCase {
         }
     }
 
+    /// A TileJSON whose template MapLibre could not request fails the plan with 65, naming the
+    /// TileJSON's URL and the JSON pointer; nothing is fetched.
+    func testUnusableTileJSONTemplateExits65NamingTheDocumentAndPointer() throws {
+        let job = try setUpJob()
+        let landcover = ws.root.appendingPathComponent("upstream/tiles/v3")
+        let unusable: JSONValue = ["tilejson": "3.0.0", "tiles": ["file:///var/tiles/{z}/{x}/{y}.pbf"]]
+        try unusable.data(.prettySorted).write(to: landcover)
+        for command in ["plan", "apply"] {
+            let result = try ws.provision(command, job)
+            result.expect(65, command)
+            XCTAssertTrue(result.stderr.contains(Self.base + "tiles/v3"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("/tiles/0"), result.stderr)
+            XCTAssertTrue(result.stderr.contains("file:"), result.stderr)
+        }
+        XCTAssertEqual(requestedTiles("/e2e/tiles/streets/"), [])
+    }
+
     /// A saved plan carries the bounds and the overzoom zoom: `apply PLAN` fetches the same tiles.
     func testSavedPlanAppliesTheSameClippedAndOverzoomedTiles() throws {
         let job = try setUpJob()
