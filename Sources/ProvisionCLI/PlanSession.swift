@@ -227,8 +227,9 @@ final class PlanSession {
                          + "differ in those times; set it (e.g. to the commit time) for byte-identical bundles")]
     }
 
+    /// Whether a region's tileset is a tile URL template (else it is a TileJSON URL, whatever its path).
     static func isTemplate(_ url: String) -> Bool {
-        url.contains("{z}") || url.contains("{quadkey}")
+        TileURLTemplate.isTemplate(url)
     }
 
     /// Parses a fetched document; `owner` (`style pack 'id'` …) says what needs it, for the message.

@@ -162,7 +162,7 @@ final class CanonicalAssembler {
             try builder.linkResources(ids, toRegion: regionIDs[index])
             var complete = ids.count == Set(region.resources.wanted.map(\.url)).count
             for set in region.tileSets {
-                for z in set.zooms where linkedCounts[index][countKey(set, z)] ?? 0 < TileCover.count(region.area, zoom: z) {
+                for z in set.zooms where linkedCounts[index][countKey(set, z)] ?? 0 < set.cover(of: region.area, zoom: z).count {
                     complete = false
                 }
             }
@@ -227,7 +227,7 @@ final class CanonicalAssembler {
         lookahead = iterator.next()
         tiles = iterator
         downloadIndex = 0
-        covers = group.rows.count > 1 ? group.areas.map { TileCover($0, zoom: group.zoom) } : []
+        covers = group.rows.count > 1 ? group.covers : []
         groupLinked = Array(repeating: 0, count: group.rows.count)
         walkedTo = nil
         stagingRows = []

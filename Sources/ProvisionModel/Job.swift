@@ -45,14 +45,18 @@ public struct StylePack: Equatable, Sendable {
     public var glyphs: GlyphPolicy
     /// Free-form metadata, carried into the lock.
     public var metadata: JSONObject
+    /// Whether a source whose `maxzoom` is below all of a region's zooms still gets its tiles at
+    /// `maxzoom` (which the renderer overzooms), where MapLibre's own download fetches none.
+    public var overzoom: Bool
 
     public init(id: String, style: String, pixelRatio: Int = 1, glyphs: GlyphPolicy = .ideographsLocal,
-                metadata: JSONObject = JSONObject()) {
+                metadata: JSONObject = JSONObject(), overzoom: Bool = true) {
         self.id = id
         self.style = style
         self.pixelRatio = pixelRatio
         self.glyphs = glyphs
         self.metadata = metadata
+        self.overzoom = overzoom
     }
 }
 

@@ -10,7 +10,7 @@ public enum JobFileKeys {
     /// Top-level keys that must be present.
     public static let requiredJob = ["version", "name", "regions"]
     /// Keys of an entry of `stylePacks`.
-    public static let stylePack = ["id", "style", "pixelRatio", "glyphs", "metadata"]
+    public static let stylePack = ["id", "style", "pixelRatio", "glyphs", "overzoom", "metadata"]
     /// Keys an entry of `stylePacks` must have.
     public static let requiredStylePack = ["id", "style"]
     /// Keys of an entry of `regions`.

@@ -190,7 +190,8 @@ extension JobValidator {
         return ok ? entries.map(\.text) : nil
     }
 
-    /// Tilesets: TileJSON URLs, or tile URL templates with `{z}`, `{x}` and `{y}` (or `{quadkey}`).
+    /// Tilesets: TileJSON URLs (any path, with or without an extension), or tile URL templates
+    /// with `{z}`, `{x}` and `{y}` (or `{quadkey}`, or `{bbox-epsg-3857}`).
     private mutating func checkedTilesets(_ entries: [(text: String, pointer: String)]) -> [String]? {
         var ok = true
         for (text, pointer) in entries {
@@ -200,7 +201,7 @@ extension JobValidator {
             }
             let placeholders = ["{z}", "{x}", "{y}"]
             let present = placeholders.filter { text.contains($0) }
-            if !present.isEmpty && present.count < 3 && !text.contains("{quadkey}") {
+            if !present.isEmpty && present.count < 3 && !text.contains("{quadkey}") && !text.contains("{bbox-epsg-3857}") {
                 let missing = placeholders.filter { !text.contains($0) }.joined(separator: " and ")
                 collector.report(pointer, "expected a tile URL template with {z}, {x} and {y}, found one without "
                                  + "\(missing): \(DiagnosticCollector.quoted(text))")

@@ -102,9 +102,20 @@ struct JobValidator {
                                  + suggestion)
             }
         }
+        var overzoom: Bool? = true
+        if let value = object["overzoom"] {
+            if case .bool(let flag) = value {
+                overzoom = flag
+            } else {
+                overzoom = nil
+                collector.report(JSONPointer.appending(pointer, "overzoom"),
+                                 "expected true or false, found \(DiagnosticCollector.found(value))")
+            }
+        }
         let metadata = metadataObject(object["metadata"], at: JSONPointer.appending(pointer, "metadata"))
-        guard let id, let style, let pixelRatio, let glyphs, let metadata else { return nil }
-        return StylePack(id: id, style: style, pixelRatio: pixelRatio, glyphs: glyphs, metadata: metadata)
+        guard let id, let style, let pixelRatio, let glyphs, let overzoom, let metadata else { return nil }
+        return StylePack(id: id, style: style, pixelRatio: pixelRatio, glyphs: glyphs, metadata: metadata,
+                         overzoom: overzoom)
     }
 
     // MARK: - Origins, limits (download: JobValidator+Download.swift)

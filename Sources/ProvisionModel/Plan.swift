@@ -162,17 +162,28 @@ public struct PlannedTileSet: Sendable, Equatable {
     public var pixelRatio: Int
     /// Whether the source numbers rows from the south.
     public var isTMS: Bool
-    /// The tile zooms fetched, after MapLibre's covering-zoom rule and the source's range.
+    /// The tile zooms fetched, after MapLibre's covering-zoom rule and the source's range (and,
+    /// for a source that stops below the region's zooms, its `maxzoom` to overzoom from).
     public var zooms: ClosedRange<Int>
     /// What the tiles' bodies must be.
     public var kind: ResourceKind
+    /// The source's TileJSON `bounds`: no tile outside them is wanted (nil: the whole world).
+    public var bounds: TileBounds?
 
-    public init(urlTemplate: String, pixelRatio: Int, isTMS: Bool, zooms: ClosedRange<Int>, kind: ResourceKind = .tile) {
+    public init(urlTemplate: String, pixelRatio: Int, isTMS: Bool, zooms: ClosedRange<Int>, kind: ResourceKind = .tile,
+                bounds: TileBounds? = nil) {
         self.urlTemplate = urlTemplate
         self.pixelRatio = pixelRatio
         self.isTMS = isTMS
         self.zooms = zooms
         self.kind = kind
+        self.bounds = bounds
+    }
+
+    /// The tiles of this set a region covering `area` wants at `zoom`: the area's cover clipped
+    /// to the set's bounds. Plan, apply and audit all count and enumerate through this.
+    public func cover(of area: CoverArea, zoom: Int) -> TileCover {
+        TileCover(area, zoom: zoom, bounds: bounds)
     }
 
     /// The stored key of a geographic XYZ tile.

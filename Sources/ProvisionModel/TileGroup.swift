@@ -14,13 +14,37 @@ public struct TileGroup: Sendable {
     public var rows: [Int]
     /// The sum of the rows' cover counts (tiles shared by rows count once per row).
     public var desiredCount: Int
+    /// For each of `areas`, the bounds of the tile set of that row (nil: unbounded). Rows that
+    /// reach one template through different TileJSONs may differ here.
+    public var bounds: [TileBounds?]
+
+    /// A group of `areas` (with their tile sets' `bounds`, default: `tileSet.bounds` for each).
+    public init(tileSet: PlannedTileSet, zoom: Int, areas: [CoverArea], rows: [Int], desiredCount: Int,
+                bounds: [TileBounds?]? = nil) {
+        self.tileSet = tileSet
+        self.zoom = zoom
+        self.areas = areas
+        self.rows = rows
+        self.desiredCount = desiredCount
+        self.bounds = bounds ?? areas.map { _ in tileSet.bounds }
+    }
 
     /// How many keys are looked up in the store at once.
     public static let lookupBatch = 2_048
 
+    /// The cover of each member row, in `areas` order: its area clipped to its bounds.
+    public var covers: [TileCover] {
+        areas.indices.map { cover(at: $0) }
+    }
+
+    /// The cover of member `index`.
+    public func cover(at index: Int) -> TileCover {
+        TileCover(areas[index], zoom: zoom, bounds: index < bounds.count ? bounds[index] : tileSet.bounds)
+    }
+
     /// Every tile of the group, ascending, each once.
     public var tiles: SortedUnion<TileCover> {
-        SortedUnion(areas.map { TileCover($0, zoom: zoom) })
+        SortedUnion(covers)
     }
 
     /// Calls `body` with each tile of the group (ascending, each once) and whether the store
@@ -57,8 +81,9 @@ extension Plan {
                     let key = "\(z)\u{0}\(set.urlTemplate)\u{0}\(set.pixelRatio)"
                     var group = groups[key] ?? TileGroup(tileSet: set, zoom: z, areas: [], rows: [], desiredCount: 0)
                     group.areas.append(region.area)
+                    group.bounds.append(set.bounds)
                     group.rows.append(index)
-                    group.desiredCount += TileCover.count(region.area, zoom: z)
+                    group.desiredCount += set.cover(of: region.area, zoom: z).count
                     groups[key] = group
                 }
             }

@@ -1,52 +1,63 @@
 import ProvisionModel
 import TileMath
 
+/// The notes the planner adds about how tilesets were read and which zooms are fetched.
 extension Planner {
-    /// Refuses a bundle whose `mapbox://` tiles a device would refuse to side-load.
-    ///
-    /// Why at plan time: MapLibre Native's merge counts the `mapbox://` tiles the device would hold
-    /// and aborts the whole merge past `offlineMapboxTileCountLimit` (6,000 by default), so an
-    /// over-limit bundle ships and then never loads. The count here is the bundle's own; a device
-    /// that already holds other `mapbox://` tiles counts those too.
-    static func checkMapboxTileLimit(_ count: Int, job: Job) throws {
-        let limit = job.limits.mapboxTiles ?? Limits.defaultMapboxTiles
-        guard count > limit else { return }
-        let origin = job.limits.mapboxTiles == nil ? "MapLibre's default offlineMapboxTileCountLimit" : "limits.mapboxTiles"
-        throw PlanError.limitExceeded(
-            "the bundle would hold \(count) mapbox:// tiles, over \(origin) of \(limit): devices refuse to side-load it "
-                + "(and also count the mapbox:// tiles they already hold). Shrink the regions or zooms, or raise the "
-                + "app's limit (iOS MLNOfflineStorage.setMaximumAllowedMapboxTiles, Android "
-                + "OfflineManager.setOfflineMapboxTileCountLimit) and set limits.mapboxTiles to match")
+    /// The names of a pack's tile sources (their keys in the style), in `tileSources` order.
+    static func sourceNames(_ pack: ResolvedPack) -> [String] {
+        pack.summaries.count == pack.tileSources.count ? pack.summaries.map(\.name) : pack.tileSources.map(\.template)
     }
-}
 
-extension Planner {
-    /// The note for a region row whose definition or description changed: devices merge regions
-    /// only on equal definition and description, so one holding the previous bundle gets a second
-    /// region, and keeps the first one's tiles until the app deletes it.
-    static func secondRegionNote(_ row: RegionPlan, definitionChanged: Bool, storedTiles: Int) -> PlanNote {
-        let what = definitionChanged ? "definition (geometry, zooms, style or pixel ratio)" : "description (metadata)"
-        return PlanNote(subject: "region '\(row.regionID)'",
-                        message: "its \(what) changed: a device that merges this bundle over the previous one adds a "
-                            + "second region (MapLibre merges regions only on equal definition and description) and keeps "
-                            + "the old one with its \(storedTiles) tiles until the app deletes it")
-    }
-}
-
-extension Planner {
-    /// Notes for regions that reach past Web Mercator's latitude limit (±85.0511°), where covers clamp.
-    static func latitudeNotes(_ job: Job) -> [PlanNote] {
-        job.regions.compactMap { region in
-            let latitudes: [Double]
-            switch region.area {
-            case .bbox(let box): latitudes = [box.south, box.north]
-            case .geometry(let polygons, _): latitudes = polygons.flatMap { $0.rings.flatMap { $0.map(\.lat) } }
-            case .paths(let lines, let points, _): latitudes = lines.flatMap { $0.map(\.lat) } + points.map(\.lat)
+    /// Notes about the TileJSONs themselves: several templates listed (MapLibre uses the first),
+    /// bounds clamped or refused. Once per style pack source and per region tileset.
+    static func sourceNotes(_ input: PlanInput) -> [PlanNote] {
+        var notes: [PlanNote] = []
+        func add(_ subject: String, _ name: String, _ source: TileSource) {
+            if source.templateCount > 1 {
+                notes.append(PlanNote(subject: subject, message: "\(name) lists \(source.templateCount) templates; "
+                                      + "MapLibre uses the first, \(source.template)"))
             }
-            guard let extreme = latitudes.map(abs).max(), extreme > WebMercator.maxLatitude else { return nil }
-            return PlanNote(subject: "region '\(region.id)'",
-                            message: "it reaches latitude \(extreme)°, beyond Web Mercator's limit of ±85.0511°: "
-                                + "its cover is clamped there (no map has tiles past it)")
+            for sentence in source.readingNotes {
+                notes.append(PlanNote(subject: subject, message: "\(name): \(sentence)"))
+            }
         }
+        for pack in input.job.stylePacks {
+            guard let resolved = input.packs[pack.id] else { continue }
+            for (source, name) in zip(resolved.tileSources, sourceNames(resolved)) {
+                add("stylePack '\(pack.id)'", "source '\(name)'", source)
+            }
+        }
+        for region in input.job.regions {
+            guard let resolved = input.regionTilesets[region.id] else { continue }
+            for (source, url) in zip(resolved.tileSources, resolved.tileJSONURLs) {
+                add("region '\(region.id)'", "tileset \(url ?? source.template)", source)
+            }
+        }
+        return notes
+    }
+
+    /// A note for each source of `row` whose `maxzoom` lies below all of the region's zooms:
+    /// its `maxzoom` tiles are fetched to overzoom (or, with `overzoom` off, none are).
+    static func overzoomNotes(_ row: RegionPlan, region: Region, sources: [TileSource], names: [String],
+                              overzoom: Bool) -> [PlanNote] {
+        var notes: [PlanNote] = []
+        let zooms = region.minZoom == region.maxZoom ? "z\(region.minZoom)" : "z\(region.minZoom)–\(region.maxZoom)"
+        let subject = "region '\(region.id)'" + (row.stylePackID.map { " with style pack '\($0)'" } ?? "")
+        for (source, name) in zip(sources, names)
+        where source.isOverzoomed(regionMin: region.minZoom, regionMax: region.maxZoom) {
+            let z = source.maxZoom
+            if overzoom {
+                let set = row.tileSets.first { $0.urlTemplate == source.template && $0.zooms == z...z }
+                let count = set.map { $0.cover(of: row.area, zoom: z).count } ?? 0
+                notes.append(PlanNote(subject: subject, message: "\(name) stops at z\(z), below the region's \(zooms): "
+                                      + "its \(count) tile\(count == 1 ? "" : "s") at z\(z) covering the region are fetched "
+                                      + "for the renderer to overzoom (MapLibre's own download fetches none)"))
+            } else {
+                notes.append(PlanNote(subject: subject, message: "\(name) stops at z\(z), below the region's \(zooms): "
+                                      + "none of its tiles are fetched (\"overzoom\": false), so its layers are "
+                                      + "missing offline"))
+            }
+        }
+        return notes
     }
 }

@@ -105,7 +105,7 @@ public enum Planner {
 
     /// Computes the plan. `store` is nil when the store does not exist yet.
     public static func plan(_ input: PlanInput, store: ResourceStore?) throws -> Plan {
-        var rows = try desiredRows(input)
+        var (rows, overzoomNotes) = try desiredRows(input)
         try checkTileLimit(rows, job: input.job)
 
         let storedRegions = try store?.regions() ?? []
@@ -196,11 +196,11 @@ public enum Planner {
             if group.areas.count == 1 && (store == nil || refetchAll) {
                 // Nothing stored (or everything refetched) and nothing to merge: the count is
                 // arithmetic, a planet at z22 included.
-                inGroup = TileCover.count(group.areas[0], zoom: group.zoom)
+                inGroup = group.cover(at: 0).count
                 missing = inGroup
             } else if group.areas.count == 1 && addedByOnlyRow == 0 {
                 // The one row wanting these tiles already links every one of them: all stored.
-                inGroup = TileCover.count(group.areas[0], zoom: group.zoom)
+                inGroup = group.cover(at: 0).count
             } else {
                 try group.forEachTile(store: store) { _, isStored in
                     inGroup += 1
@@ -244,7 +244,7 @@ public enum Planner {
         plan.tilesToDownload = toDownload
         plan.bytesToDownload = bytes
         plan.drift = drift
-        plan.notes = input.notes + latitudeNotes(input.job) + regionNotes
+        plan.notes = input.notes + sourceNotes(input) + overzoomNotes + latitudeNotes(input.job) + regionNotes
         plan.refetchTemplates = refetch.sorted()
         return plan
     }
@@ -269,35 +269,46 @@ public enum Planner {
 
     // MARK: - Desired rows
 
-    static func desiredRows(_ input: PlanInput) throws -> [RegionPlan] {
+    /// The desired region rows, and a note for each source a row fetches only to overzoom.
+    static func desiredRows(_ input: PlanInput) throws -> (rows: [RegionPlan], notes: [PlanNote]) {
         var rows: [RegionPlan] = []
+        var notes: [PlanNote] = []
         for region in input.job.regions {
             let extra = input.regionTilesets[region.id] ?? ResolvedTilesets()
+            let extraNames = zip(extra.tileSources, extra.tileJSONURLs).map { "tileset \($1 ?? $0.template)" }
             if region.stylePacks.isEmpty {
                 let styleURL = region.tilesets.first ?? ""
-                rows.append(makeRow(region, packID: nil, styleURL: styleURL, pixelRatio: 1, includeIdeographs: false,
-                                    sources: extra.tileSources, resources: extra.resources))
+                let row = makeRow(region, packID: nil, styleURL: styleURL, pixelRatio: 1, includeIdeographs: false,
+                                  sources: extra.tileSources, resources: extra.resources, overzoom: true)
+                notes += overzoomNotes(row, region: region, sources: extra.tileSources, names: extraNames, overzoom: true)
+                rows.append(row)
                 continue
             }
             for packID in region.stylePacks {
                 guard let resolved = input.packs[packID] else { throw PlanError.unresolvedStylePack(packID) }
-                rows.append(makeRow(region, packID: packID, styleURL: resolved.pack.style,
-                                    pixelRatio: resolved.pack.pixelRatio,
-                                    includeIdeographs: resolved.pack.glyphs == .all,
-                                    sources: resolved.tileSources + extra.tileSources,
-                                    resources: resolved.resources + extra.resources))
+                let sources = resolved.tileSources + extra.tileSources
+                let row = makeRow(region, packID: packID, styleURL: resolved.pack.style,
+                                  pixelRatio: resolved.pack.pixelRatio,
+                                  includeIdeographs: resolved.pack.glyphs == .all,
+                                  sources: sources, resources: resolved.resources + extra.resources,
+                                  overzoom: resolved.pack.overzoom)
+                notes += overzoomNotes(row, region: region, sources: sources,
+                                       names: sourceNames(resolved).map { "source '\($0)'" } + extraNames,
+                                       overzoom: resolved.pack.overzoom)
+                rows.append(row)
             }
         }
-        return rows
+        return (rows, notes)
     }
 
     static func makeRow(_ region: Region, packID: String?, styleURL: String, pixelRatio: Int, includeIdeographs: Bool,
-                        sources: [TileSource], resources: [ResourceRef]) -> RegionPlan {
+                        sources: [TileSource], resources: [ResourceRef], overzoom: Bool = true) -> RegionPlan {
         var tileSets: [PlannedTileSet] = []
         for source in sources {
-            guard let zooms = source.zoomRange(regionMin: region.minZoom, regionMax: region.maxZoom) else { continue }
+            guard let zooms = source.zoomRange(regionMin: region.minZoom, regionMax: region.maxZoom,
+                                               overzoom: overzoom) else { continue }
             let set = PlannedTileSet(urlTemplate: source.template, pixelRatio: source.pixelRatio(forDeviceRatio: pixelRatio),
-                                     isTMS: source.scheme == .tms, zooms: zooms)
+                                     isTMS: source.scheme == .tms, zooms: zooms, bounds: source.bounds)
             if !tileSets.contains(set) { tileSets.append(set) }
         }
         let wanted = Array(Set(resources)).sorted()
@@ -326,7 +337,7 @@ public enum Planner {
             for row in rows {
                 for set in row.tileSets where set.zooms.contains(z) {
                     let key = "\(set.urlTemplate)\u{0}\(set.pixelRatio)"
-                    largest[key] = max(largest[key] ?? 0, TileCover.count(row.area, zoom: z))
+                    largest[key] = max(largest[key] ?? 0, set.cover(of: row.area, zoom: z).count)
                 }
             }
             lowerBound += largest.values.reduce(0, +)
@@ -343,7 +354,7 @@ public enum Planner {
             for row in rows where row.regionID == region.id {
                 for set in row.tileSets {
                     for z in set.zooms where counted.insert("\(z) \(set.urlTemplate) \(set.pixelRatio)").inserted {
-                        let count = TileCover.count(row.area, zoom: z)
+                        let count = set.cover(of: row.area, zoom: z).count
                         tiles += count
                         bytes += Double(count) * (try meanSize(set.urlTemplate, z))
                     }
@@ -376,7 +387,7 @@ public enum Planner {
             for z in set.zooms {
                 guard let rowID = row.rowID, let store else {
                     changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
-                                              counts: ChangeCounts(add: TileCover.count(row.area, zoom: z))))
+                                              counts: ChangeCounts(add: set.cover(of: row.area, zoom: z).count)))
                     continue
                 }
                 // Links at another pixel ratio (a pack that went from 1x to 2x) are removals.
@@ -385,7 +396,7 @@ public enum Planner {
                 if set.isTMS {
                     linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted()
                 }
-                var counts = mergeCounts(desired: TileCover(row.area, zoom: z), linked: linked)
+                var counts = mergeCounts(desired: set.cover(of: row.area, zoom: z), linked: linked)
                 counts.remove += keys.count - linked.count
                 changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z, counts: counts))
             }

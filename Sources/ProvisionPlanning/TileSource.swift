@@ -31,7 +31,7 @@ public struct TileSource: Hashable, Sendable {
         case tms
     }
 
-    /// The canonical, unexpanded URL template (`tiles[0]`): the tile key's `url_template`.
+    /// The canonical, unexpanded URL template (`tiles[0]`, made absolute): the tile key's `url_template`.
     public var template: String
     /// How the template numbers rows (TileJSON `scheme`; only `"tms"` flips).
     public var scheme: Scheme
@@ -43,20 +43,35 @@ public struct TileSource: Hashable, Sendable {
     public var tileSize: Int
     /// The type of the source the tileset belongs to.
     public var type: SourceType
+    /// The TileJSON `bounds` as MapLibre keeps them; nil when absent (the whole world).
+    public var bounds: TileBounds?
+    /// How many templates the TileJSON's `tiles` lists (MapLibre only ever requests the first).
+    public var templateCount: Int
+    /// Sentences about how the TileJSON was read that the plan should show (bounds clamped or
+    /// refused), in document order.
+    public var readingNotes: [String]
+    /// Why MapLibre refuses the tileset altogether (it then has no tiles), or nil.
+    public var refusal: String?
 
     /// A tileset with the given properties.
     public init(template: String, scheme: Scheme = .xyz, minZoom: Int = 0, maxZoom: Int = 22, tileSize: Int = 512,
-                type: SourceType = .vector) {
+                type: SourceType = .vector, bounds: TileBounds? = nil, templateCount: Int = 1,
+                readingNotes: [String] = [], refusal: String? = nil) {
         self.template = template
         self.scheme = scheme
         self.minZoom = minZoom
         self.maxZoom = maxZoom
         self.tileSize = tileSize
         self.type = type
+        self.bounds = bounds
+        self.templateCount = templateCount
+        self.readingNotes = readingNotes
+        self.refusal = refusal
     }
 
-    /// The tileset a TileJSON document describes, with its tile template canonicalised when the
-    /// TileJSON was loaded from a `mapbox://` source URL.
+    /// The tileset a TileJSON document describes. Relative templates are resolved against the
+    /// TileJSON's URL (RFC 3986, on the text); for a `mapbox://` source URL against the API URL
+    /// it is fetched from, and the result is then canonicalised to `mapbox://tiles/…`.
     ///
     /// - Parameters:
     ///   - tileJSON: the parsed TileJSON.
@@ -65,14 +80,17 @@ public struct TileSource: Hashable, Sendable {
     ///   - tileSize: the style source's tile size (vector sources: 512).
     /// - Throws: `PlanningError` (document = `sourceURL`) when the TileJSON is not usable.
     public static func from(tileJSON: JSONValue, sourceURL: String, type: SourceType, tileSize: Int) throws -> TileSource {
-        var source = try parseTileset(tileJSON, document: sourceURL, at: .root, type: type, tileSize: tileSize)
+        let base = MapboxURL.isMapboxURL(sourceURL) ? mapboxRequestBase(sourceURL) : sourceURL
+        var source = try parseTileset(tileJSON, document: sourceURL, at: .root, type: type, tileSize: tileSize,
+                                      base: base)
         if MapboxURL.isMapboxURL(sourceURL) {
             source.template = MapboxURL.canonicalizeTileURL(source.template, type: type, tileSize: tileSize)
         }
         return source
     }
 
-    /// The tileset of a style source that lists its `tiles` inline. No canonicalisation applies.
+    /// The tileset of a style source that lists its `tiles` inline. No canonicalisation applies,
+    /// and templates must be absolute (MapLibre resolves nothing in a style).
     ///
     /// - Parameters:
     ///   - inlineSource: the source object from the style.
@@ -84,8 +102,17 @@ public struct TileSource: Hashable, Sendable {
                          tileSize: tileSize)
     }
 
+    /// The URL a `mapbox://` TileJSON is requested from, without its query (no token is involved).
+    static func mapboxRequestBase(_ sourceURL: String) -> String {
+        guard let network = MapboxURL.networkURL(for: sourceURL, accessToken: "-") else { return sourceURL }
+        return network.firstIndex(of: "?").map { String(network[..<$0]) } ?? network
+    }
+
+    /// Reads a TileJSON (or an inline source) as MapLibre's `Converter<Tileset>` does, with
+    /// errors for what MapLibre would refuse or could not request. `base` is the URL relative
+    /// templates resolve against; nil refuses them.
     static func parseTileset(_ json: JSONValue, document: String, at pointer: JSONPointer, type: SourceType,
-                             tileSize: Int) throws -> TileSource {
+                             tileSize: Int, base: String? = nil) throws -> TileSource {
         func fail(_ p: JSONPointer, _ message: String) -> PlanningError {
             PlanningError(document: document, pointer: p.description, message: message)
         }
@@ -101,10 +128,19 @@ public struct TileSource: Hashable, Sendable {
         for (i, item) in templates.enumerated() where item.stringValue == nil {
             throw fail(pointer.appending("tiles").appending(i), "expected a URL template string, found \(item.typeDescription)")
         }
-        guard let first = templates.first?.stringValue else {
+        guard let written = templates.first?.stringValue else {
             throw fail(pointer.appending("tiles"), "expected at least one URL template, found an empty array")
         }
-        let scheme: Scheme = object["scheme"]?.stringValue == "tms" ? .tms : .xyz
+        let template = try absoluteTemplate(written, base: base) { fail(pointer.appending("tiles").appending(0), $0) }
+
+        var scheme = Scheme.xyz
+        if let value = object["scheme"] {
+            guard let name = value.stringValue else {
+                throw fail(pointer.appending("scheme"), "expected \"xyz\" or \"tms\", found \(value.typeDescription)")
+            }
+            // MapLibre reads any other string as xyz.
+            if name == "tms" { scheme = .tms }
+        }
 
         func zoom(_ key: String, default value: Int) throws -> Int {
             guard let member = object[key] else { return value }
@@ -116,8 +152,68 @@ public struct TileSource: Hashable, Sendable {
         }
         let minZoom = try zoom("minzoom", default: 0)
         let maxZoom = try zoom("maxzoom", default: 22)
-        return TileSource(template: first, scheme: scheme, minZoom: minZoom, maxZoom: maxZoom, tileSize: tileSize,
-                          type: type)
+        var source = TileSource(template: template, scheme: scheme, minZoom: minZoom, maxZoom: maxZoom,
+                                tileSize: tileSize, type: type, templateCount: templates.count)
+        if let value = object["bounds"] {
+            try source.readBounds(value) { fail(pointer.appending("bounds"), $0) }
+        }
+        return source
+    }
+
+    /// The template MapLibre requests: `written` made absolute against `base`; it must be an
+    /// http(s) (or `mapbox://`) URL with a `{z}`, `{quadkey}` or `{bbox-epsg-3857}` token.
+    private static func absoluteTemplate(_ written: String, base: String?,
+                                         fail: (String) -> PlanningError) throws -> String {
+        var template = written
+        let scheme = URLReference(written).scheme?.lowercased()
+        if scheme == nil {
+            guard let base else {
+                throw fail("expected an absolute http(s) URL template, found the relative \"\(written)\"")
+            }
+            template = URLTemplate.resolve(written, against: base)
+        }
+        let resolvedScheme = URLReference(template).scheme?.lowercased()
+        guard let resolvedScheme, ["http", "https", "mapbox"].contains(resolvedScheme) else {
+            throw fail("expected an http:// or https:// URL template, found \"\(written)\""
+                       + (resolvedScheme.map { " (scheme \($0):)" } ?? ""))
+        }
+        guard TileURLTemplate.isTemplate(template) else {
+            throw fail("expected a URL template with {z} (or {quadkey} or {bbox-epsg-3857}), found \"\(written)\"")
+        }
+        return template
+    }
+
+    /// Reads TileJSON `bounds` as MapLibre does: four numbers, latitudes clamped to ±90 and
+    /// longitudes to ±180 (noted), refused when south ≥ north or west ≥ east (noted; the
+    /// tileset then has no tiles, as MapLibre loads none of it).
+    private mutating func readBounds(_ value: JSONValue, fail: (String) -> PlanningError) throws {
+        guard let items = value.arrayValue, items.count == 4 else {
+            throw fail("expected bounds [west, south, east, north], found \(value.serialized())")
+        }
+        let numbers = items.compactMap(\.doubleValue)
+        guard numbers.count == 4 else {
+            throw fail("expected four numbers [west, south, east, north], found \(value.serialized())")
+        }
+        let (west, south, east, north) = (numbers[0], numbers[1], numbers[2], numbers[3])
+        let written = value.serialized()
+        guard let bounds = TileBounds(west: west, south: south, east: east, north: north) else {
+            let why: String
+            if min(max(south, -90), 90) >= min(max(north, -90), 90) {
+                why = "its bounds \(written) have a south edge not below the north edge"
+            } else if west >= east {
+                why = "its bounds \(written) have a west edge not left of the east edge (bounds must not cross the antimeridian)"
+            } else {
+                why = "its bounds \(written) lie outside the world"
+            }
+            refusal = why
+            readingNotes.append("MapLibre refuses this TileJSON: \(why); no tile of it is fetched")
+            return
+        }
+        if bounds.west != west || bounds.east != east || bounds.south != south || bounds.north != north {
+            readingNotes.append("bounds \(written) are clamped to [\(bounds.west), \(bounds.south), \(bounds.east), "
+                                + "\(bounds.north)] as MapLibre does")
+        }
+        self.bounds = bounds.isWorld ? nil : bounds
     }
 
     // MARK: - Zoom levels
@@ -130,14 +226,30 @@ public struct TileSource: Hashable, Sendable {
         return Int(type == .raster || type == .video ? z.rounded() : z.rounded(.down))
     }
 
-    /// The tile zoom levels fetched for a region zoom range: the covering levels of the region's
-    /// bounds, clamped to the tileset's own range; nil when that is empty.
+    /// THE tile zoom levels fetched for a region zoom range; nil when none are.
     ///
-    /// A 256-pixel raster source shifts the range up by one: region 0…15 fetches z1…16.
-    public func zoomRange(regionMin: Int, regionMax: Int) -> ClosedRange<Int>? {
-        let low = max(coveringZoomLevel(Double(regionMin)), minZoom, 0)
+    /// MapLibre's offline download fetches the covering levels of the region's zooms clamped to
+    /// the tileset's own range: a 256-pixel raster source shifts the range up by one (region
+    /// 0…15 fetches z1…16), and a region reaching past `maxzoom` fetches up to `maxzoom` (the
+    /// renderer overzooms those tiles). When the whole region lies above `maxzoom`, MapLibre
+    /// fetches nothing, although the renderer would draw the layer from the `maxzoom` tiles;
+    /// with `overzoom` (the default) those tiles, at `maxzoom` alone, are fetched.
+    /// A tileset MapLibre refuses (``refusal``) has no zooms.
+    public func zoomRange(regionMin: Int, regionMax: Int, overzoom: Bool = true) -> ClosedRange<Int>? {
+        guard refusal == nil else { return nil }
+        let coverMin = coveringZoomLevel(Double(regionMin))
+        let low = max(coverMin, minZoom, 0)
         let high = min(coveringZoomLevel(Double(regionMax)), maxZoom)
-        return low <= high ? low...high : nil
+        if low <= high { return low...high }
+        if overzoom && coverMin > maxZoom && maxZoom >= max(minZoom, 0) { return maxZoom...maxZoom }
+        return nil
+    }
+
+    /// Whether `zoomRange` fetches this region's zooms only because of overzoom (the region
+    /// lies wholly above `maxzoom`).
+    public func isOverzoomed(regionMin: Int, regionMax: Int) -> Bool {
+        zoomRange(regionMin: regionMin, regionMax: regionMax, overzoom: false) == nil
+            && zoomRange(regionMin: regionMin, regionMax: regionMax, overzoom: true) != nil
     }
 
     // MARK: - Keys and URLs

@@ -83,7 +83,8 @@ public struct SavedPlan: Sendable {
             "area": areaJSON(region.area),
             "tileSets": .array(region.tileSets.map {
                 ["template": .string($0.urlTemplate), "pixelRatio": .int($0.pixelRatio), "tms": .bool($0.isTMS),
-                 "minZoom": .int($0.zooms.lowerBound), "maxZoom": .int($0.zooms.upperBound), "kind": .int($0.kind.rawValue)]
+                 "minZoom": .int($0.zooms.lowerBound), "maxZoom": .int($0.zooms.upperBound), "kind": .int($0.kind.rawValue),
+                 "bounds": $0.bounds.map { b in .array([b.west, b.south, b.east, b.north].map { .double($0) }) } ?? .null]
             }),
             "zoomChanges": .array(region.zoomChanges.map {
                 ["template": .string($0.urlTemplate), "zoom": .int($0.zoom), "add": .int($0.counts.add),
@@ -175,8 +176,17 @@ public struct SavedPlan: Sendable {
                       let kind = t["kind"]?.intValue.flatMap(ResourceKind.init(rawValue:)) else {
                     throw fail("\(p)/tileSets/\(j)", "expected a tile set")
                 }
+                var bounds: TileBounds?
+                if let edges = t["bounds"]?.arrayValue {
+                    let values = edges.compactMap(\.doubleValue)
+                    guard values.count == 4, let read = TileBounds(west: values[0], south: values[1], east: values[2],
+                                                                   north: values[3]) else {
+                        throw fail("\(p)/tileSets/\(j)/bounds", "expected tile set bounds [west, south, east, north]")
+                    }
+                    bounds = read
+                }
                 tileSets.append(PlannedTileSet(urlTemplate: template, pixelRatio: ratio, isTMS: t["tms"] == .bool(true),
-                                               zooms: minZ...maxZ, kind: kind))
+                                               zooms: minZ...maxZ, kind: kind, bounds: bounds))
             }
             let zoomChanges = (r["zoomChanges"]?.arrayValue ?? []).compactMap { z -> ZoomChange? in
                 guard let template = z["template"]?.stringValue, let zoom = z["zoom"]?.intValue else { return nil }

@@ -31,15 +31,17 @@ public struct TileCover: Sequence, Sendable {
     public let area: CoverArea
     /// The zoom level of every tile in the cover.
     public let zoom: Int
+    /// The tileset bounds the cover is clipped to, if any.
+    public let bounds: TileBounds?
 
     let plan: Plan
 
     enum Plan: Sendable {
         /// Canonical column ranges (sorted, disjoint, at most two) times one row range.
         case rectangle(columns: [Range<Int>], rows: Range<Int>)
-        /// Projected polygon edges, swept column by column.
-        case polygons(PolygonEdges)
-        /// The columns of lines and points, computed up front (``PathCover``).
+        /// Projected polygon edges, swept column by column, then clipped to a rectangle if any.
+        case polygons(PolygonEdges, clip: TileRect?)
+        /// The columns of lines and points, computed up front (``PathCover``), already clipped.
         case cells([Column])
         case empty
     }
@@ -48,20 +50,41 @@ public struct TileCover: Sequence, Sendable {
     ///
     /// Only the bbox ranges or the projected polygon edges are computed here; tiles are produced
     /// while iterating.
-    public init(_ area: CoverArea, zoom: Int) {
+    ///
+    /// With `bounds`, the cover keeps only the tiles inside the bounds' tile range at `zoom`
+    /// (``TileBounds/rect(zoom:)``, MapLibre's `TileRange`): a bbox stays a rectangle, so its
+    /// count is still arithmetic.
+    public init(_ area: CoverArea, zoom: Int, bounds: TileBounds? = nil) {
         precondition(zoom >= 0 && zoom <= TileID.maxZoom, "zoom \(zoom) is outside 0...\(TileID.maxZoom)")
         self.area = area
         self.zoom = zoom
+        self.bounds = bounds
+        let clip = bounds?.rect(zoom: zoom)
         switch area {
         case .bbox(let box):
-            plan = TileCover.rectanglePlan(box, zoom: zoom)
+            plan = TileCover.clipped(TileCover.rectanglePlan(box, zoom: zoom), to: clip)
         case .polygons(let polygons):
             let edges = PolygonEdges(polygons, zoom: zoom)
-            plan = edges.isEmpty ? .empty : .polygons(edges)
+            plan = edges.isEmpty || clip?.count == 0 ? .empty : .polygons(edges, clip: clip)
         case .paths(let lines, let points):
-            let columns = PathCover.columns(lines: lines, points: points, zoom: zoom)
+            var columns = PathCover.columns(lines: lines, points: points, zoom: zoom)
+            if let clip {
+                columns = columns.compactMap { column in
+                    guard clip.columns.contains(column.x) else { return nil }
+                    let rows = column.rows.map { $0.clamped(to: clip.rows) }.filter { !$0.isEmpty }
+                    return rows.isEmpty ? nil : Column(x: column.x, rows: rows)
+                }
+            }
             plan = columns.isEmpty ? .empty : .cells(columns)
         }
+    }
+
+    /// A rectangle plan intersected with `clip`.
+    static func clipped(_ plan: Plan, to clip: TileRect?) -> Plan {
+        guard let clip, case .rectangle(let columns, let rows) = plan else { return plan }
+        let kept = columns.map { $0.clamped(to: clip.columns) }.filter { !$0.isEmpty }
+        let keptRows = rows.clamped(to: clip.rows)
+        return kept.isEmpty || keptRows.isEmpty ? .empty : .rectangle(columns: kept, rows: keptRows)
     }
 
     /// The number of tiles in the cover: arithmetic for a bbox, a sum of row spans for polygons.
@@ -83,8 +106,8 @@ public struct TileCover: Sequence, Sendable {
     }
 
     /// The number of tiles that cover `area` at `zoom`, without enumerating them.
-    public static func count(_ area: CoverArea, zoom: Int) -> Int {
-        TileCover(area, zoom: zoom).count
+    public static func count(_ area: CoverArea, zoom: Int, bounds: TileBounds? = nil) -> Int {
+        TileCover(area, zoom: zoom, bounds: bounds).count
     }
 
     /// The number of tiles that cover `area` over a range of zooms.
@@ -100,7 +123,8 @@ public struct TileCover: Sequence, Sendable {
             return false
         case .rectangle(let columns, let rows):
             return rows.contains(tile.y) && columns.contains { $0.contains(tile.x) }
-        case .polygons(let edges):
+        case .polygons(let edges, let clip):
+            if let clip, !clip.contains(tile) { return false }
             return edges.rows(inCanonicalColumn: tile.x).contains { $0.contains(tile.y) }
         case .cells(let columns):
             return columns.first { $0.x == tile.x }?.rows.contains { $0.contains(tile.y) } ?? false
@@ -172,6 +196,7 @@ extension TileCover {
             var rectangle: (columns: [Range<Int>], rows: Range<Int>, index: Int, x: Int)?
             var sweep: PolygonColumnMerger?
             var cells: IndexingIterator<[Column]>?
+            var clip: TileRect?
 
             init(cover: TileCover) {
                 switch cover.plan {
@@ -181,8 +206,9 @@ extension TileCover {
                     cells = columns.makeIterator()
                 case .rectangle(let columns, let rows):
                     rectangle = (columns, rows, 0, columns.first?.lowerBound ?? 0)
-                case .polygons(let edges):
+                case .polygons(let edges, let clip):
                     sweep = PolygonColumnMerger(edges: edges)
+                    self.clip = clip
                 }
             }
 
@@ -202,7 +228,14 @@ extension TileCover {
                     return column
                 }
                 if cells != nil { return cells?.next() }
-                return sweep?.next()
+                guard let clip else { return sweep?.next() }
+                while let column = sweep?.next() {
+                    if column.x >= clip.columns.upperBound { return nil }
+                    guard column.x >= clip.columns.lowerBound else { continue }
+                    let rows = column.rows.map { $0.clamped(to: clip.rows) }.filter { !$0.isEmpty }
+                    if !rows.isEmpty { return Column(x: column.x, rows: rows) }
+                }
+                return nil
             }
         }
     }

@@ -20,6 +20,12 @@ public enum TileURLTemplate {
         }
     }
 
+    /// Whether `text` is a tile URL template rather than a TileJSON URL: it has a `{z}`,
+    /// `{quadkey}` or `{bbox-epsg-3857}` token (the tokens that say which tile is meant).
+    public static func isTemplate(_ text: String) -> Bool {
+        text.contains("{z}") || text.contains("{quadkey}") || text.contains("{bbox-epsg-3857}")
+    }
+
     /// Replaces each `{name}` in `template` by `lookup(name)`.
     ///
     /// A token is a `{`, then any characters but `{` and `}`, then `}`. When `lookup` returns nil

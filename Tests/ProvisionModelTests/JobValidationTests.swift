@@ -193,6 +193,10 @@ private let cases: [InvalidCase] = [
                   + "did you mean \"all\"?")]),
     InvalidCase("style pack key misspelled", [("/stylePacks/0/pixelratio", 2)],
                 [("/stylePacks/0/pixelratio", "unknown key \"pixelratio\"; did you mean \"pixelRatio\"?")]),
+    InvalidCase("overzoom not a boolean", [("/stylePacks/0/overzoom", "no")],
+                [("/stylePacks/0/overzoom", "expected true or false, found the string \"no\"")]),
+    InvalidCase("overzoom misspelled", [("/stylePacks/0/overZoom", false)],
+                [("/stylePacks/0/overZoom", "unknown key \"overZoom\"; did you mean \"overzoom\"?")]),
 
     // Tilesets.
     InvalidCase("tileset template without {y}", [("/regions/1/tilesets/0", "https://t.example/{z}/{x}.png")],
@@ -355,6 +359,28 @@ final class JobValidationTests: XCTestCase {
         let job = try XCTUnwrap(validate(document, base: base).job)
         XCTAssertEqual(job.stylePacks[0].style, style)
         XCTAssertEqual(job.regions[1].tilesets, [tileset])
+    }
+
+    func testOverzoomDefaultsToTrueAndReadsFalse() throws {
+        let base = try makeTemporaryDirectory(self)
+        XCTAssertEqual(try XCTUnwrap(validate(baseJob, base: base).job).stylePacks[0].overzoom, true)
+        let off = validate(baseJob.setting("/stylePacks/0/overzoom", to: false), base: base)
+        XCTAssertEqual(off.diagnostics, [])
+        XCTAssertEqual(off.job?.stylePacks[0].overzoom, false)
+        let schema = try JSONValue.parse(Data(contentsOf: repositoryRoot.appendingPathComponent("Jobs/schema/job.schema.json")))
+        let property = schema["$defs"]?["stylePack"]?["properties"]?["overzoom"]
+        XCTAssertEqual(property?["type"]?.stringValue, "boolean")
+        XCTAssertEqual(property?["default"], .bool(StylePack(id: "p", style: "s").overzoom))
+    }
+
+    func testTilesetsTakeExtensionlessTileJSONURLsAndEveryTemplateToken() throws {
+        let base = try makeTemporaryDirectory(self)
+        for tileset in ["https://t.example/tiles/v3", "https://t.example/planet", "https://t.example/{quadkey}.jpeg",
+                        "https://t.example/wms?bbox={bbox-epsg-3857}&format=image/png"] {
+            let result = validate(baseJob.setting("/regions/1/tilesets/0", to: .string(tileset)), base: base)
+            XCTAssertEqual(result.diagnostics, [], tileset)
+            XCTAssertEqual(result.job?.regions[1].tilesets, [tileset])
+        }
     }
 
     func testDownloadSettingsAreReadWithTheirDefaults() throws {

@@ -76,7 +76,7 @@ final class PlannerTests: XCTestCase {
             var wanted = Set<TileKey>()
             for set in region.tileSets {
                 for z in set.zooms {
-                    for tile in TileCover(region.area, zoom: z) { wanted.insert(set.key(for: tile)) }
+                    for tile in set.cover(of: region.area, zoom: z) { wanted.insert(set.key(for: tile)) }
                 }
             }
             try store.linkTiles(Array(wanted), toRegion: rowID)

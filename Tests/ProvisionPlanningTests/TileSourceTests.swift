@@ -108,8 +108,70 @@ final class TileSourceTests: XCTestCase {
         ]
         for c in cases {
             let s = source("t", type: c.type, tileSize: c.size, minZoom: c.min, maxZoom: c.max)
-            XCTAssertEqual(s.zoomRange(regionMin: c.region.0, regionMax: c.region.1), c.expected, c.name)
+            XCTAssertEqual(s.zoomRange(regionMin: c.region.0, regionMax: c.region.1, overzoom: false), c.expected, c.name)
         }
+    }
+
+    /// MapLibre's `coveringZoomRange` for every tiled source type at 256 and 512 pixels: the
+    /// covering levels of the region's zooms, clamped to the source's range, and how many tiles
+    /// of a fixed box that fetches. Without overzoom this is exactly what its offline download asks for.
+    func testCoveringZoomRangeTableByTypeAndTileSize() {
+        let box = CoverArea.bbox(BoundingBox(west: 2.25, south: 48.8, east: 2.42, north: 48.9))  // Paris
+        let cases: [(type: SourceType, size: Int, min: Int, max: Int, region: (Int, Int), zooms: ClosedRange<Int>?)] = [
+            (.vector, 512, 0, 14, (10, 13), 10...13),
+            (.vector, 512, 0, 14, (10, 16), 10...14),
+            (.vector, 512, 11, 14, (10, 13), 11...13),
+            (.raster, 512, 0, 22, (10, 13), 10...13),
+            (.raster, 256, 0, 22, (10, 13), 11...14),
+            (.raster, 256, 0, 12, (10, 13), 11...12),
+            (.raster, 256, 12, 22, (10, 13), 12...14),
+            (.rasterDEM, 512, 0, 15, (10, 13), 10...13),
+            (.rasterDEM, 256, 0, 22, (10, 13), 11...14),
+            (.rasterDEM, 256, 0, 13, (10, 13), 11...13),
+            (.raster, 256, 0, 22, (0, 0), 1...1),
+            (.vector, 512, 0, 22, (0, 0), 0...0),
+            (.raster, 256, 0, 10, (10, 13), nil),
+        ]
+        for c in cases {
+            let s = source("t/{z}/{x}/{y}", type: c.type, tileSize: c.size, minZoom: c.min, maxZoom: c.max)
+            let name = "\(c.type.rawValue) \(c.size) source z\(c.min)-\(c.max), region z\(c.region.0)-\(c.region.1)"
+            let zooms = s.zoomRange(regionMin: c.region.0, regionMax: c.region.1, overzoom: false)
+            XCTAssertEqual(zooms, c.zooms, name)
+            // The tiles fetched: z by z, the box's cover, counted independently from the fractional tile edges.
+            let fetched = zooms.map { $0.reduce(0) { $0 + TileCover.count(box, zoom: $1) } } ?? 0
+            let expected = (c.zooms.map { Array($0) } ?? []).reduce(0) { total, z in
+                let n = Double(1 << z)
+                let columns = Int(ceil((180 + 2.42) / 360 * n)) - Int(floor((180 + 2.25) / 360 * n))
+                func row(_ lat: Double) -> Double { (1 - log(tan(lat * .pi / 180) + 1 / cos(lat * .pi / 180)) / .pi) / 2 * n }
+                let rows = Int(ceil(row(48.8))) - Int(floor(row(48.9)))
+                return total + columns * rows
+            }
+            XCTAssertEqual(fetched, expected, name)
+        }
+    }
+
+    func testOverzoomFetchesMaxzoomOnlyWhenTheWholeRegionIsAboveIt() {
+        let landcover = source("t/{z}/{x}/{y}", type: .vector, maxZoom: 6)
+        XCTAssertEqual(landcover.zoomRange(regionMin: 10, regionMax: 13), 6...6)
+        XCTAssertEqual(landcover.zoomRange(regionMin: 10, regionMax: 13, overzoom: false), nil)
+        XCTAssertTrue(landcover.isOverzoomed(regionMin: 10, regionMax: 13))
+        // A region reaching below maxzoom already gets tiles up to maxzoom: nothing extra.
+        XCTAssertEqual(landcover.zoomRange(regionMin: 4, regionMax: 13), 4...6)
+        XCTAssertEqual(landcover.zoomRange(regionMin: 4, regionMax: 13, overzoom: false), 4...6)
+        XCTAssertFalse(landcover.isOverzoomed(regionMin: 4, regionMax: 13))
+        XCTAssertEqual(landcover.zoomRange(regionMin: 6, regionMax: 9), 6...6)
+        XCTAssertFalse(landcover.isOverzoomed(regionMin: 6, regionMax: 9))
+        // A 256-pixel raster covers region z5 with z6: above maxzoom 5 from region z5 on.
+        let raster = source("t/{z}/{x}/{y}", type: .raster, tileSize: 256, maxZoom: 5)
+        XCTAssertEqual(raster.zoomRange(regionMin: 5, regionMax: 8), 5...5)
+        XCTAssertEqual(raster.zoomRange(regionMin: 4, regionMax: 8), 5...5)
+        XCTAssertFalse(raster.isOverzoomed(regionMin: 4, regionMax: 8))
+        // Below minzoom nothing is drawn, so nothing is fetched, overzoom or not.
+        XCTAssertNil(source("t/{z}/{x}/{y}", type: .vector, minZoom: 8, maxZoom: 14).zoomRange(regionMin: 2, regionMax: 5))
+        // A refused tileset has no zooms at all.
+        var refused = landcover
+        refused.refusal = "bounds"
+        XCTAssertNil(refused.zoomRange(regionMin: 0, regionMax: 6))
     }
 
     func testCoveringZoomLevelRoundsRasterAndFloorsOthers() {
@@ -125,7 +187,7 @@ final class TileSourceTests: XCTestCase {
         let json: JSONValue = ["tiles": ["https://a.t/{z}/{x}/{y}.pbf", "https://b.t/{z}/{x}/{y}.pbf"]]
         let s = try TileSource.from(tileJSON: json, sourceURL: "https://t/tiles.json", type: .vector, tileSize: 512)
         XCTAssertEqual(s, TileSource(template: "https://a.t/{z}/{x}/{y}.pbf", scheme: .xyz, minZoom: 0, maxZoom: 22,
-                                     tileSize: 512, type: .vector))
+                                     tileSize: 512, type: .vector, templateCount: 2))
     }
 
     func testTileJSONSchemeZoomsAndTruncation() throws {
@@ -136,29 +198,121 @@ final class TileSourceTests: XCTestCase {
         XCTAssertEqual(s.minZoom, 2)
         XCTAssertEqual(s.maxZoom, 14)
         XCTAssertEqual(s.tileSize, 256)
-        let other = try TileSource.from(tileJSON: ["tiles": ["t"], "scheme": "xyz-ish"], sourceURL: "u", type: .vector,
-                                        tileSize: 512)
+        let other = try TileSource.from(tileJSON: ["tiles": ["t/{z}/{x}/{y}"], "scheme": "xyz-ish"],
+                                        sourceURL: "https://t/u", type: .vector, tileSize: 512)
         XCTAssertEqual(other.scheme, .xyz)
     }
 
     func testTileJSONErrorsPointAtTheProblem() {
-        let cases: [(JSONValue, String)] = [
-            ([1, 2], ""),
-            (["minzoom": 0], ""),
-            (["tiles": "t/{z}"], "/tiles"),
-            (["tiles": []], "/tiles"),
-            (["tiles": ["ok", 3]], "/tiles/1"),
-            (["tiles": ["ok"], "minzoom": -1], "/minzoom"),
-            (["tiles": ["ok"], "maxzoom": "22"], "/maxzoom"),
+        let ok: JSONValue = "https://t/{z}/{x}/{y}.pbf"
+        let cases: [(JSONValue, String, String)] = [
+            ([1, 2], "", "TileJSON object"),
+            ("tiles", "", "TileJSON object"),
+            (["minzoom": 0], "", "\"tiles\""),
+            (["tiles": "t/{z}"], "/tiles", "array"),
+            (["tiles": []], "/tiles", "at least one"),
+            (["tiles": [ok, 3]], "/tiles/1", "string"),
+            (["tiles": ["file:///data/{z}/{x}/{y}.pbf"]], "/tiles/0", "scheme file:"),
+            (["tiles": ["ftp://t/{z}/{x}/{y}.pbf"]], "/tiles/0", "scheme ftp:"),
+            (["tiles": ["asset://t/{z}/{x}/{y}.pbf"]], "/tiles/0", "http"),
+            (["tiles": ["https://t/tiles/0/0/0.pbf"]], "/tiles/0", "{z}"),
+            (["tiles": ["https://t/{x}/{y}.pbf"]], "/tiles/0", "{z}"),
+            (["tiles": [ok], "minzoom": -1], "/minzoom", "zoom level"),
+            (["tiles": [ok], "maxzoom": "22"], "/maxzoom", "zoom level"),
+            (["tiles": [ok], "maxzoom": 256], "/maxzoom", "zoom level"),
+            (["tiles": [ok], "scheme": 1], "/scheme", "\"tms\""),
+            (["tiles": [ok], "bounds": "world"], "/bounds", "[west, south, east, north]"),
+            (["tiles": [ok], "bounds": [0, 0, 1]], "/bounds", "[west, south, east, north]"),
+            (["tiles": [ok], "bounds": [0, 0, 1, "2"]], "/bounds", "four numbers"),
         ]
-        for (json, pointer) in cases {
+        for (json, pointer, words) in cases {
             XCTAssertThrowsError(try TileSource.from(tileJSON: json, sourceURL: "https://t/a.json", type: .vector,
                                                      tileSize: 512)) { error in
                 let e = error as? PlanningError
                 XCTAssertEqual(e?.pointer, pointer, "\(json)")
                 XCTAssertEqual(e?.document, "https://t/a.json")
+                XCTAssertTrue(e?.message.contains(words) == true, "\(json): \(e?.message ?? "\(error)")")
             }
         }
+        // Only the template MapLibre uses is checked: a bad mirror after it is never requested.
+        XCTAssertNoThrow(try TileSource.from(tileJSON: ["tiles": [ok, "ftp://m/{z}"]], sourceURL: "https://t/a.json",
+                                             type: .vector, tileSize: 512))
+        // Inline sources in a style resolve nothing: a relative template is refused there.
+        XCTAssertThrowsError(try TileSource.from(inlineSource: ["tiles": ["{z}/{x}/{y}.pbf"]], styleURL: "https://t/s.json",
+                                                 pointer: "/sources/v", type: .vector, tileSize: 512)) { error in
+            XCTAssertEqual((error as? PlanningError)?.pointer, "/sources/v/tiles/0")
+        }
+    }
+
+    // MARK: Relative templates, tokens, queries
+
+    func testRelativeTemplatesResolveAgainstTheTileJSONURL() throws {
+        let cases: [(base: String, written: String, stored: String)] = [
+            ("https://h.example/tiles/v3", "{z}/{x}/{y}.pbf", "https://h.example/tiles/{z}/{x}/{y}.pbf"),
+            ("https://h.example/tiles/v3/", "{z}/{x}/{y}.pbf", "https://h.example/tiles/v3/{z}/{x}/{y}.pbf"),
+            ("https://h.example/data/planet", "/tiles/{z}/{x}/{y}.pbf", "https://h.example/tiles/{z}/{x}/{y}.pbf"),
+            ("https://h.example/a/b/tiles.json", "../t/{z}/{x}/{y}.png", "https://h.example/a/t/{z}/{x}/{y}.png"),
+            ("https://h.example/a/tiles.json?v=2", "./{z}/{x}/{y}.pbf?key=abc", "https://h.example/a/{z}/{x}/{y}.pbf?key=abc"),
+            ("https://h.example/a/tiles.json", "//cdn.example/{z}/{x}/{y}.pbf", "https://cdn.example/{z}/{x}/{y}.pbf"),
+            ("http://h.example:8080/tiles.json", "{quadkey}.jpeg", "http://h.example:8080/{quadkey}.jpeg"),
+            ("https://h.example/wms", "?bbox={bbox-epsg-3857}&fmt=png", "https://h.example/wms?bbox={bbox-epsg-3857}&fmt=png"),
+            // Absolute templates are kept exactly as written, query and all.
+            ("https://h.example/t.json", "https://x.example/{z}/{x}/{y}.pbf?key=abc&lang={ratio}",
+             "https://x.example/{z}/{x}/{y}.pbf?key=abc&lang={ratio}"),
+        ]
+        for c in cases {
+            let s = try TileSource.from(tileJSON: ["tiles": [.string(c.written)]], sourceURL: c.base, type: .vector,
+                                        tileSize: 512)
+            XCTAssertEqual(s.template, c.stored, "\(c.written) against \(c.base)")
+        }
+        let stored = try TileSource.from(tileJSON: ["tiles": ["{z}/{x}/{y}.pbf?key=abc"]], sourceURL: "https://h/v3",
+                                         type: .vector, tileSize: 512)
+        XCTAssertEqual(stored.url(for: TileID(z: 3, x: 1, y: 2), pixelRatio: 1), "https://h/3/1/2.pbf?key=abc")
+    }
+
+    func testRelativeMapboxTemplatesResolveAgainstTheAPIBeforeCanonicalising() throws {
+        let json: JSONValue = ["tiles": ["mapbox.streets/{z}/{x}/{y}.vector.pbf?access_token=pk.x"]]
+        let s = try TileSource.from(tileJSON: json, sourceURL: "mapbox://mapbox.streets", type: .vector, tileSize: 512)
+        XCTAssertEqual(s.template, "mapbox://tiles/mapbox.streets/{z}/{x}/{y}.vector.pbf")
+        let rooted = try TileSource.from(tileJSON: ["tiles": ["/v4/mapbox.satellite/{z}/{x}/{y}.png"]],
+                                         sourceURL: "mapbox://mapbox.satellite", type: .raster, tileSize: 256)
+        XCTAssertEqual(rooted.template, "mapbox://tiles/mapbox.satellite/{z}/{x}/{y}{ratio}.png")
+    }
+
+    func testTileJSONWithSeveralTemplatesKeepsTheFirstAndCountsThem() throws {
+        let json: JSONValue = ["tiles": ["a/{z}/{x}/{y}.pbf", "https://b.t/{z}/{x}/{y}.pbf", "https://c.t/{z}/{x}/{y}.pbf"]]
+        let s = try TileSource.from(tileJSON: json, sourceURL: "https://t/v3", type: .vector, tileSize: 512)
+        XCTAssertEqual(s.template, "https://t/a/{z}/{x}/{y}.pbf")
+        XCTAssertEqual(s.templateCount, 3)
+    }
+
+    // MARK: Bounds
+
+    func testBoundsAreReadAsMapLibreKeepsThem() throws {
+        func read(_ bounds: JSONValue) throws -> TileSource {
+            try TileSource.from(tileJSON: ["tiles": ["https://t/{z}/{x}/{y}.pbf"], "bounds": bounds],
+                                sourceURL: "https://t/a.json", type: .vector, tileSize: 512)
+        }
+        let plain = try read([2.25, 48.8, 2.42, 48.9])
+        XCTAssertEqual(plain.bounds, TileBounds(west: 2.25, south: 48.8, east: 2.42, north: 48.9))
+        XCTAssertEqual(plain.readingNotes, [])
+        XCTAssertNil(plain.refusal)
+        // The TileJSON default (the whole Mercator world) limits nothing.
+        XCTAssertNil(try read([-180, -85.051128779806604, 180, 85.051128779806604]).bounds)
+        XCTAssertNil(try read([-180, -90, 180, 90]).bounds)
+        // Out of range: clamped, with a note.
+        let clamped = try read([-200, -95, 10, 20])
+        XCTAssertEqual(clamped.bounds, TileBounds(west: -180, south: -90, east: 10, north: 20))
+        XCTAssertEqual(clamped.readingNotes.count, 1)
+        XCTAssertTrue(clamped.readingNotes[0].contains("clamped"), clamped.readingNotes[0])
+        // What MapLibre refuses (the source then loads nothing): no zooms, and a note.
+        for bad: JSONValue in [[170, -10, -170, 10], [0, 10, 1, 10], [0, 20, 1, 10], [0, 91, 1, 95]] {
+            let refused = try read(bad)
+            XCTAssertNotNil(refused.refusal, "\(bad)")
+            XCTAssertNil(refused.zoomRange(regionMin: 0, regionMax: 14), "\(bad)")
+            XCTAssertTrue(refused.readingNotes.first?.contains("MapLibre refuses") == true, "\(bad)")
+        }
+        XCTAssertTrue(try read([170, -10, -170, 10]).refusal?.contains("antimeridian") == true)
     }
 
     func testMapboxTileJSONIsCanonicalised() throws {

@@ -20,7 +20,7 @@ enum CoverCheck {
     static func enumerate(_ cover: TileCover, file: StaticString = #filePath, line: UInt = #line) -> [TileID] {
         let tiles = Array(cover)
         XCTAssertEqual(tiles.count, cover.count, "count", file: file, line: line)
-        XCTAssertEqual(tiles.count, TileCover.count(cover.area, zoom: cover.zoom), file: file, line: line)
+        XCTAssertEqual(tiles.count, TileCover.count(cover.area, zoom: cover.zoom, bounds: cover.bounds), file: file, line: line)
         for (a, b) in zip(tiles, tiles.dropFirst()) where !(a < b) {
             XCTFail("not strictly ascending: \(a) then \(b)", file: file, line: line)
             break
