@@ -178,7 +178,7 @@ final class PlanSession {
                                                minZoom: tileSource.minZoom, maxZoom: tileSource.maxZoom,
                                                tileSize: tileSource.tileSize))
                 if let i = overview.sources.firstIndex(where: { $0.name == source.name }) {
-                    if tileJSON != nil { overview.sources[i].templateCount = SourceRef.templateCount(in: tileJSON) }
+                    overview.sources[i].templateCount = tileSource.templateCount
                     overview.sources[i].zooms = regions.map {
                         RegionZooms(region: $0.id, zooms: tileSource.zoomRange(regionMin: $0.minZoom, regionMax: $0.maxZoom))
                     }

@@ -42,11 +42,6 @@ public struct SourceRef: Equatable, Sendable {
         guard let url = tileJSONURL, let tileJSON else { return nil }
         return try TileSource.from(tileJSON: tileJSON, sourceURL: url, type: type, tileSize: tileSize)
     }
-
-    /// How many URL templates a TileJSON (or an inline source) lists in `tiles`; the first is used.
-    public static func templateCount(in tileJSON: JSONValue?) -> Int {
-        tileJSON?["tiles"]?.arrayValue?.count ?? 0
-    }
 }
 
 /// Everything a style pack needs that the style itself names.

@@ -26,7 +26,7 @@ final class StyleSourcesTests: XCTestCase {
              [ResourceRef(url: "mapbox://mapbox.mapbox-streets-v8", kind: .source)]),
             ("vector inline, two templates", ["type": "vector", "tiles": ["https://a.t/{z}/{x}/{y}.pbf", "https://b.t/{z}/{x}/{y}.pbf"],
                                               "maxzoom": 14],
-             SourceRef(name: "s", type: .vector, tileset: TileSource(template: "https://a.t/{z}/{x}/{y}.pbf", maxZoom: 14)),
+             SourceRef(name: "s", type: .vector, tileset: TileSource(template: "https://a.t/{z}/{x}/{y}.pbf", maxZoom: 14, templateCount: 2)),
              .tiles, 2, []),
             ("raster by url at 256 px", ["type": "raster", "url": "https://t.example.com/r.json", "tileSize": 256],
              SourceRef(name: "s", type: .raster, tileJSONURL: "https://t.example.com/r.json", tileSize: 256), .tiles, 0,
@@ -137,11 +137,5 @@ final class StyleSourcesTests: XCTestCase {
         let none = try resolve(sources, layers: layers)
         XCTAssertEqual(none.overview.glyphRangesPerStack, 0, "no glyphs template, no glyphs")
         XCTAssertEqual(none.overview.fontStacks, [])
-    }
-
-    func testTemplateCountOfATileJSON() {
-        XCTAssertEqual(SourceRef.templateCount(in: ["tiles": ["a", "b", "c"]]), 3)
-        XCTAssertEqual(SourceRef.templateCount(in: ["tilejson": "3.0.0"]), 0)
-        XCTAssertEqual(SourceRef.templateCount(in: nil), 0)
     }
 }
