@@ -24,7 +24,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     /// Where the file is written.
     public let url: URL
     private let database: OfflineDatabase
-    private let hasher: StoreHasher
+    private var hasher: ContentHasher
     private var content = ContentDigest(tileCount: 0, resourceCount: 0, byteCount: 0, digest: "")
     private var nextRegion: Int64 = 1
     private var nextResource: Int64 = 1
@@ -41,7 +41,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         OfflineDatabase.removeFiles(at: url)
         do {
             database = try OfflineDatabase(url: url, epoch: epoch, options: .init(pageSize: CanonicalStoreWriter.pageSize))
-            hasher = try StoreHasher()
+            hasher = try ContentHasher()
             tileInsert = try database.db.prepare(CanonicalStoreWriter.insertTile)
             tileLink = try database.db.prepare("INSERT INTO region_tiles (region_id, tile_id) VALUES (?1, ?2)")
             writeback = BackgroundWriteback(path: url.path)
@@ -78,7 +78,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         try database.db.run(CanonicalStoreWriter.insertResource,
                             [.int(id), .text(row.url), .int(row.kind)] + values(row.content))
         content.resourceCount += 1
-        hash("R \(row.url) \(row.kind)", row.content)
+        try hash("R \(row.url) \(row.kind)", row.content)
         nextResource += 1
         return id
     }
@@ -91,7 +91,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
             .int(Int64(key.tile.x)), .int(Int64(key.tile.y)),
         ] + values(row.content))
         content.tileCount += 1
-        hash("T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y)", row.content)
+        try hash("T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y)", row.content)
         nextTile += 1
         return id
     }
@@ -114,11 +114,10 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
 
     /// Adds a row to the digest as `contentDigest()` reads it: the key line, the `compressed`
     /// flag and length, then the stored bytes.
-    private func hash(_ keyLine: String, _ stored: StoredContent) {
+    private func hash(_ keyLine: String, _ stored: StoredContent) throws {
         let bytes = stored.data ?? Data()
         content.byteCount += Int64(bytes.count)
-        hasher.update("\(keyLine) \(stored.compressed ? 1 : 0) \(bytes.count)\n")
-        hasher.update(bytes)
+        try hasher.add("\(keyLine) \(stored.compressed ? 1 : 0) \(bytes.count)\n", bytes)
     }
 
     public func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64 {
@@ -152,7 +151,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         writeback.wait()
         try CanonicalStoreWriter.resetTransactionCounters(path: url.path)
         var result = content
-        result.digest = hasher.finalizeHex()
+        (result.digest, result.chunks) = try hasher.finish()
         return result
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionModel
+import TileMath
 
 /// What a store holds, summed and hashed.
 public struct ContentDigest: Equatable, Sendable {
@@ -11,12 +12,17 @@ public struct ContentDigest: Equatable, Sendable {
     public var byteCount: Int64
     /// sha256 over every row's key, `compressed` flag, length and stored bytes, in key order.
     public var digest: String
+    /// The same bytes hashed per run of `chunkSize` rows (resources, then tiles), 16 hex digits each.
+    public var chunks: [String]
+    /// Rows per chunk.
+    public static let chunkSize = ContentHasher.chunkSize
 
-    public init(tileCount: Int, resourceCount: Int, byteCount: Int64, digest: String) {
+    public init(tileCount: Int, resourceCount: Int, byteCount: Int64, digest: String, chunks: [String] = []) {
         self.tileCount = tileCount
         self.resourceCount = resourceCount
         self.byteCount = byteCount
         self.digest = digest
+        self.chunks = chunks
     }
 }
 
@@ -29,29 +35,52 @@ extension OfflineDatabase {
     /// that lost or changed content from one that did not. Why stored bytes and not inflated
     /// payloads: the stored form is itself deterministic, and hashing it needs no inflate pass.
     public func contentDigest() throws -> ContentDigest {
-        let hash = try StoreHasher()
         var result = ContentDigest(tileCount: 0, resourceCount: 0, byteCount: 0, digest: "")
+        var hasher = try ContentHasher()
+        try forEachHashedRow { row in
+            if row.isTile { result.tileCount += 1 } else { result.resourceCount += 1 }
+            result.byteCount += Int64(row.bytes.count)
+            try hasher.add(row.line, row.bytes)
+        }
+        (result.digest, result.chunks) = try hasher.finish()
+        return result
+    }
+
+    /// One row as the content digest reads it.
+    public struct HashedRow {
+        /// The key line hashed before the bytes (`R url kind compressed length` or `T template
+        /// ratio z x y compressed length`).
+        public var line: String
+        /// The stored bytes.
+        public var bytes: Data
+        public var isTile: Bool
+        /// The resource URL, or the tile key.
+        public var url: String
+        public var kind: ResourceKind
+        public var tile: TileKey?
+        public var compressed: Bool
+    }
+
+    /// Calls `body` with every row in the content digest's order: resources by URL, then tiles by key.
+    public func forEachHashedRow(_ body: (HashedRow) throws -> Void) throws {
         let resources = try db.prepare("SELECT url, kind, data, compressed FROM resources ORDER BY url")
         defer { resources.reset() }
         while try resources.step() {
             let stored = resources.optionalData(2) ?? Data()
-            result.resourceCount += 1
-            result.byteCount += Int64(stored.count)
-            hash.update("R \(resources.text(0)) \(resources.int64(1)) \(resources.int64(3)) \(stored.count)\n")
-            hash.update(stored)
+            let url = resources.text(0), kind = resources.int64(1), compressed = resources.int64(3)
+            try body(HashedRow(line: "R \(url) \(kind) \(compressed) \(stored.count)\n", bytes: stored, isTile: false, url: url,
+                               kind: ResourceKind(rawValue: Int(kind)) ?? .unknown, tile: nil, compressed: compressed == 1))
         }
         let tiles = try db.prepare(
             "SELECT url_template, pixel_ratio, z, x, y, data, compressed FROM tiles ORDER BY url_template, pixel_ratio, z, x, y")
         defer { tiles.reset() }
         while try tiles.step() {
             let stored = tiles.optionalData(5) ?? Data()
-            result.tileCount += 1
-            result.byteCount += Int64(stored.count)
-            hash.update("T \(tiles.text(0)) \(tiles.int64(1)) \(tiles.int64(2)) \(tiles.int64(3)) \(tiles.int64(4)) "
-                        + "\(tiles.int64(6)) \(stored.count)\n")
-            hash.update(stored)
+            let template = tiles.text(0), ratio = tiles.int64(1), z = tiles.int64(2), x = tiles.int64(3), y = tiles.int64(4)
+            let compressed = tiles.int64(6)
+            let key = TileKey(urlTemplate: template, pixelRatio: Int(ratio), tile: TileID(z: Int(z), x: Int(x), y: Int(y)))
+            try body(HashedRow(line: "T \(template) \(ratio) \(z) \(x) \(y) \(compressed) \(stored.count)\n", bytes: stored,
+                               isTile: true, url: template, kind: .tile, tile: key, compressed: compressed == 1))
         }
-        result.digest = hash.finalizeHex()
-        return result
     }
 }
