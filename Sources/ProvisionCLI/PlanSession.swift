@@ -169,7 +169,22 @@ final class PlanSession {
         var planInput = PlanInput(job: job, jobDigest: input.digest, epoch: epoch, packs: packs,
                                   regionTilesets: regionTilesets, documents: documents, lockedRows: lock?.rowsByKey ?? [:])
         planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
+        if let note = Self.revalidationNote(documents) { planInput.notes.append(note) }
         return planInput
+    }
+
+    /// Tells of the documents served with no-cache, no-store or must-revalidate, which the bundle
+    /// nonetheless stores with must_revalidate = 0; nil when there are none.
+    static func revalidationNote(_ documents: [String: FetchedBody]) -> PlanNote? {
+        let asking = documents.filter { $0.value.revalidation.asksRevalidation }.keys.sorted()
+        guard let first = asking.first else { return nil }
+        let mapLibre = asking.filter { documents[$0]?.revalidation.contains(.mapLibreMustRevalidate) == true }.count
+        let subject = asking.count == 1 ? first : "\(first) and \(asking.count - 1) more"
+        let what = asking.count == 1 ? "1 document was" : "\(asking.count) documents were"
+        return PlanNote(subject: subject, message: "\(what) served with no-cache/no-store/must-revalidate "
+            + "(MapLibre would store must_revalidate = 1 for \(mapLibre)); the bundle stores them with "
+            + "must_revalidate = 0 so devices use them offline; expiry is the response's Date for no-cache and no-store "
+            + "(a device online revalidates at once), else its max-age or Expires")
     }
 
     static func isTemplate(_ url: String) -> Bool {
