@@ -40,7 +40,7 @@ final class PlanSession {
             let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
                 settings: input.job.download,
                 rewrite: { url in PlanSession.networkURL(url, environment: env) },
-                now: { epoch }))
+                now: { epoch }, trust: TLSTrust(environment: env)))
             fetcher = OriginRouter(routes: routes, http: http)
         } catch let error as StoreError {
             throw CLIError(.missingInput, "cannot open an origin archive: \(error.message)", cause: "\(error)")
