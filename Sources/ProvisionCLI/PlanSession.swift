@@ -182,7 +182,7 @@ final class PlanSession {
         let subject = asking.count == 1 ? first : "\(first) and \(asking.count - 1) more"
         let what = asking.count == 1 ? "1 document was" : "\(asking.count) documents were"
         return PlanNote(subject: subject, message: "\(what) served with no-cache/no-store/must-revalidate "
-            + "(MapLibre would store must_revalidate = 1 for \(mapLibre)); the bundle stores them with "
+            + "(MapLibre would store must_revalidate = 1 for \(mapLibre)); the bundle stores \(asking.count == 1 ? "it" : "them") with "
             + "must_revalidate = 0 so devices use them offline; expiry is the response's Date for no-cache and no-store "
             + "(a device online revalidates at once), else its max-age or Expires")
     }

@@ -195,7 +195,8 @@ final class CurlTransfer {
         let host = HTTPFetcher.hostKey(effectiveURL)
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ISSUER_ERROR:
-            var text = "the certificate of \(host) is not trusted (\(curlMessage(code))); "
+            let detail = String(cString: errorBuffer)
+            var text = "the certificate of \(host) is not trusted (\(detail.isEmpty ? curlMessage(code) : detail)); "
             if let file = trust.caFile {
                 text += "the CA certificates come from \(file) (\(trust.caFileVariable ?? "CURL_CA_BUNDLE")): add the issuing CA to it"
             } else {

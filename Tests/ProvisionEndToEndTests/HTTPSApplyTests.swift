@@ -76,7 +76,7 @@ final class HTTPSApplyTests: WorkspaceTestCase {
         XCTAssertEqual(note?["message"]?.stringValue?.hasPrefix("1 document was served with no-cache/no-store/must-revalidate "
                                                                 + "(MapLibre would store must_revalidate = 1 for 1)"), true,
                        "notes: \(notes)")
-        XCTAssertEqual(note?["message"]?.stringValue?.contains("must_revalidate = 0 so devices use them offline"), true)
+        XCTAssertEqual(note?["message"]?.stringValue?.contains("stores it with must_revalidate = 0 so devices use them offline"), true)
 
         try ws.provision("apply", "--quiet", job).expect(0)
         XCTAssertEqual(try ws.sqlite.int("SELECT must_revalidate FROM resources WHERE url = '\(Demo.styleURL)'"), 0)
