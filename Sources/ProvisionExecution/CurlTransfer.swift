@@ -79,7 +79,10 @@ final class CurlTransfer {
         provision_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
         // libcurl reads no CA variable from the environment; the curl tool's choice is set here.
         if let file = options.trust.caFile { provision_curl_easy_setopt_string(handle, CURLOPT_CAINFO, file) }
-        if let directory = options.trust.caDirectory { provision_curl_easy_setopt_string(handle, CURLOPT_CAPATH, directory) }
+        if let directory = options.trust.caDirectory {
+            provision_curl_easy_setopt_string(handle, CURLOPT_CAPATH, directory)
+            provision_curl_easy_setopt_string(handle, CURLOPT_PROXY_CAPATH, directory)
+        }
         provision_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
         provision_curl_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWriteBody)
         provision_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)

@@ -5,10 +5,11 @@ import Foundation
 ///
 /// libcurl itself reads none of these variables (the curl tool does), so without this a user
 /// behind a corporate proxy that re-signs HTTPS could not make provision trust the proxy's CA.
-/// `CURL_CA_BUNDLE` (a PEM file) wins; without it, `SSL_CERT_FILE` (a file) and `SSL_CERT_DIR`
-/// (a directory of hashed certificates, as `openssl rehash` makes) are used. An empty variable
-/// counts as unset. The system store stays trusted alongside a named file (libcurl's built-in
-/// CA directory is kept unless `SSL_CERT_DIR` replaces it).
+/// The first set of `CURL_CA_BUNDLE` (a PEM file), `SSL_CERT_DIR` (a directory of hashed
+/// certificates, as `openssl rehash` makes) and `SSL_CERT_FILE` (a PEM file) is used, the others
+/// ignored, as in curl's tool_operate.c; an empty variable counts as unset. The directory also
+/// checks an HTTPS proxy's own certificate (CURLOPT_PROXY_CAPATH), as curl does. libcurl's
+/// built-in CA directory stays trusted beside a named file unless `SSL_CERT_DIR` replaces it.
 public struct TLSTrust: Equatable, Sendable {
     /// The PEM file of CA certificates (CURLOPT_CAINFO); nil for libcurl's built-in bundle.
     public var caFile: String?
@@ -35,8 +36,10 @@ public struct TLSTrust: Equatable, Sendable {
         }
         if let bundle = value("CURL_CA_BUNDLE") {
             self.init(caFile: bundle, caDirectory: nil, caFileVariable: "CURL_CA_BUNDLE")
+        } else if let directory = value("SSL_CERT_DIR") {
+            self.init(caFile: nil, caDirectory: directory)
         } else {
-            self.init(caFile: value("SSL_CERT_FILE"), caDirectory: value("SSL_CERT_DIR"), caFileVariable: "SSL_CERT_FILE")
+            self.init(caFile: value("SSL_CERT_FILE"), caDirectory: nil, caFileVariable: "SSL_CERT_FILE")
         }
     }
 }

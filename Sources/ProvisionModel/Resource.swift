@@ -121,6 +121,7 @@ public struct FetchedBody: Equatable, Sendable {
 /// The revalidation directives a response was served with (RFC 9111 §5.2.2), and what MapLibre
 /// Native would have made of them.
 public struct ServedRevalidation: OptionSet, Hashable, Sendable {
+    /// The bits of the set.
     public let rawValue: UInt8
 
     /// Creates the set from its bits.

@@ -32,12 +32,15 @@ public final class NginxTLSServer: @unchecked Sendable {
         public var proto: String
         /// nginx's serial number of the connection the request came on.
         public var connection: Int
+        /// The response status.
         public var status: Int
+        /// The request URI, query string included.
         public var uri: String
     }
 
     /// An error setting the server up, with the output of the tool that failed.
     public struct SetupError: Error, CustomStringConvertible {
+        /// What failed, with the tool's output.
         public var description: String
     }
 

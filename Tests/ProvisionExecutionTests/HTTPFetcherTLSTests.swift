@@ -53,13 +53,16 @@ final class HTTPFetcherTLSTests: XCTestCase {
             ["CURL_CA_BUNDLE": nginx.caFile.path],
             ["SSL_CERT_FILE": nginx.caFile.path],
             ["SSL_CERT_DIR": nginx.caDirectory.path],
-            ["CURL_CA_BUNDLE": nginx.caFile.path, "SSL_CERT_FILE": "/nonexistent/ca.pem"],
+            ["CURL_CA_BUNDLE": nginx.caFile.path, "SSL_CERT_DIR": "/nonexistent", "SSL_CERT_FILE": "/nonexistent/ca.pem"],
+            ["SSL_CERT_DIR": nginx.caDirectory.path, "SSL_CERT_FILE": "/nonexistent/ca.pem"],
         ]
         for (index, environment) in environments.enumerated() {
             let results = fetch(try makeFetcher(TLSTrust(environment: environment)), [request(index)])
             XCTAssertEqual(try results.first?.1.get().data, Fixtures.tile(layers: ["water"], seed: index), "\(environment)")
         }
         XCTAssertEqual(TLSTrust(environment: ["CURL_CA_BUNDLE": "", "SSL_CERT_DIR": ""]), .system, "empty counts as unset")
+        XCTAssertEqual(TLSTrust(environment: ["SSL_CERT_DIR": "/d", "SSL_CERT_FILE": "/f"]),
+                       TLSTrust(caFile: nil, caDirectory: "/d"), "as curl: the directory, and then the file is ignored")
     }
 
     func testAnUnreadableCAFileIsATLSFailureNamingTheVariable() throws {
