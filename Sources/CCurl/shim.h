@@ -20,3 +20,15 @@ static inline const char *provision_curl_header_value(CURL *h, const char *name)
     if (curl_easy_header(h, name, 0, CURLH_HEADER, -1, &header) != CURLHE_OK || header == NULL) { return NULL; }
     return header->value;
 }
+// How many field lines named `name` the last response (after redirects) had.
+static inline size_t provision_curl_header_count(CURL *h, const char *name) {
+    struct curl_header *header = NULL;
+    if (curl_easy_header(h, name, 0, CURLH_HEADER, -1, &header) != CURLHE_OK || header == NULL) { return 0; }
+    return header->amount;
+}
+// The value of the index-th field line named `name` of the last response, or NULL.
+static inline const char *provision_curl_header_value_at(CURL *h, const char *name, size_t index) {
+    struct curl_header *header = NULL;
+    if (curl_easy_header(h, name, index, CURLH_HEADER, -1, &header) != CURLHE_OK || header == NULL) { return NULL; }
+    return header->value;
+}

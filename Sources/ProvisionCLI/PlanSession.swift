@@ -51,7 +51,7 @@ final class PlanSession {
             let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
                 settings: input.job.download,
                 rewrite: { url in credentials.requestURL(url) },
-                now: { epoch }))
+                now: { epoch }, trust: TLSTrust(environment: environment)))
             fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
         } catch let error as StoreError {
             throw CLIError(.missingInput, "cannot open an origin archive: \(error.message)", cause: "\(error)")
@@ -215,6 +215,7 @@ final class PlanSession {
                                   regionTilesets: regionTilesets, documents: documents, lockedRows: lock?.rowsByKey ?? [:])
         planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
         planInput.notes = buildTimeNotes(epoch: epoch) + notes + planInput.notes
+        if let note = Self.revalidationNote(documents) { planInput.notes.append(note) }
         return planInput
     }
 
@@ -225,6 +226,20 @@ final class PlanSession {
         return [PlanNote(subject: "build time", message: "SOURCE_DATE_EPOCH is not set, so rows without an upstream "
                          + "Last-Modified are stamped with this build's time (\(time)) and two builds of the same job "
                          + "differ in those times; set it (e.g. to the commit time) for byte-identical bundles")]
+    }
+
+    /// Tells of the documents served with no-cache, no-store or must-revalidate, which the bundle
+    /// nonetheless stores with must_revalidate = 0; nil when there are none.
+    static func revalidationNote(_ documents: [String: FetchedBody]) -> PlanNote? {
+        let asking = documents.filter { $0.value.revalidation.asksRevalidation }.keys.sorted()
+        guard let first = asking.first else { return nil }
+        let mapLibre = asking.filter { documents[$0]?.revalidation.contains(.mapLibreMustRevalidate) == true }.count
+        let subject = asking.count == 1 ? first : "\(first) and \(asking.count - 1) more"
+        let what = asking.count == 1 ? "1 document was" : "\(asking.count) documents were"
+        return PlanNote(subject: subject, message: "\(what) served with no-cache/no-store/must-revalidate "
+            + "(MapLibre would store must_revalidate = 1 for \(mapLibre)); the bundle stores \(asking.count == 1 ? "it" : "them") with "
+            + "must_revalidate = 0 so devices use them offline; expiry is the response's Date for no-cache and no-store "
+            + "(a device online revalidates at once), else its max-age or Expires")
     }
 
     /// Whether a region's tileset is a tile URL template (else it is a TileJSON URL, whatever its path).

@@ -24,6 +24,8 @@ final class CurlTransfer {
     /// The If-None-Match / If-Modified-Since headers of the current request, if any.
     private var conditionalHeaders: UnsafeMutablePointer<curl_slist>?
     let maxBytes: Int
+    let maxRedirects: Int
+    let trust: TLSTrust
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
     /// Settings every handle shares.
@@ -33,12 +35,15 @@ final class CurlTransfer {
         var maxRedirects: Int
         var maxBytes: Int
         var userAgent: String
+        var trust: TLSTrust
     }
 
     init?(options: Options) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.maxBytes = options.maxBytes
+        self.maxRedirects = options.maxRedirects
+        self.trust = options.trust
         self.errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         configure(options)
@@ -68,7 +73,16 @@ final class CurlTransfer {
         provision_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
         provision_curl_easy_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(options.stallTimeout.rounded(.up))))
         provision_curl_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(options.maxBytes))
+        // HTTP/2 when TLS negotiates it (ALPN), HTTP/1.1 otherwise; a new transfer waits for a
+        // connection being set up to the same host, so that streams share it (see HTTPFetcher).
+        provision_curl_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         provision_curl_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        // libcurl reads no CA variable from the environment; the curl tool's choice is set here.
+        if let file = options.trust.caFile { provision_curl_easy_setopt_string(handle, CURLOPT_CAINFO, file) }
+        if let directory = options.trust.caDirectory {
+            provision_curl_easy_setopt_string(handle, CURLOPT_CAPATH, directory)
+            provision_curl_easy_setopt_string(handle, CURLOPT_PROXY_CAPATH, directory)
+        }
         provision_curl_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
         provision_curl_easy_setopt_write_function(handle, CURLOPT_WRITEFUNCTION, curlWriteBody)
         provision_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
@@ -110,6 +124,8 @@ final class CurlTransfer {
         case failure(FetchFailure, retryAfter: TimeInterval?)
         /// A 304 to a conditional request, with the new cache fields.
         case notModified(HTTPCacheFields)
+        /// A 204: MapLibre's "no content" (an empty tile; no use for any other kind).
+        case noContent(HTTPCacheFields)
     }
 
     /// Interprets libcurl's result code, the status and the headers of the finished transfer.
@@ -123,10 +139,14 @@ final class CurlTransfer {
             let encoding = header("Content-Encoding") ?? "?"
             return .failure(.invalidBody("cannot decode the declared Content-Encoding \"\(encoding)\""), retryAfter: nil)
         }
+        if let failure = tlsFailure(code) { return .failure(failure, retryAfter: nil) }
+        if code == CURLE_TOO_MANY_REDIRECTS {
+            let start = request.map { URLRedaction.redact($0.url) } ?? "the request"
+            return .failure(.redirects("more than \(maxRedirects) redirects from \(start) (a redirect loop?), "
+                                       + "the last to \(URLRedaction.redact(effectiveURL))"), retryAfter: nil)
+        }
         guard code == CURLE_OK else {
-            let detail = String(cString: errorBuffer)
-            let summary = String(cString: curl_easy_strerror(code))
-            return .failure(.transport(detail.isEmpty ? summary : "\(summary): \(detail)"), retryAfter: nil)
+            return .failure(.transport(curlMessage(code)), retryAfter: nil)
         }
         var status = 0
         provision_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -158,14 +178,60 @@ final class CurlTransfer {
             return .failure(.transport("truncated body: received \(body.count) of \(expected) bytes"), retryAfter: nil)
         }
         let fields = HTTPCacheFields(etag: header("ETag"), lastModified: header("Last-Modified"),
-                                     cacheControl: header("Cache-Control"), expires: header("Expires"), now: now,
+                                     cacheControl: headerLines("Cache-Control"), expires: header("Expires"), now: now,
                                      date: header("Date"))
         if status == 304 { return .notModified(fields) }
+        if status == 204 { return .noContent(fields) }
         return .body(body, fields, contentType: header("Content-Type"))
+    }
+
+    /// libcurl's name for `code` with the detail of its error buffer.
+    private func curlMessage(_ code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        let summary = String(cString: curl_easy_strerror(code))
+        return detail.isEmpty ? summary : "\(summary): \(detail)"
+    }
+
+    /// A certificate the CA store does not vouch for, or a CA file that cannot be used: the same
+    /// answer on every attempt, so a failure that names the host and the way out.
+    private func tlsFailure(_ code: CURLcode) -> FetchFailure? {
+        let host = HTTPFetcher.hostKey(effectiveURL)
+        switch code {
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ISSUER_ERROR:
+            let detail = String(cString: errorBuffer)
+            var text = "the certificate of \(host) is not trusted (\(detail.isEmpty ? curlMessage(code) : detail)); "
+            if let file = trust.caFile {
+                text += "the CA certificates come from \(file) (\(trust.caFileVariable ?? "CURL_CA_BUNDLE")): add the issuing CA to it"
+            } else {
+                text += "behind a corporate proxy that inspects HTTPS, set CURL_CA_BUNDLE to a PEM file of its CA certificate"
+            }
+            return .tls(text)
+        case CURLE_SSL_CACERT_BADFILE:
+            let source = trust.caFile.map { "\($0) (\(trust.caFileVariable ?? "CURL_CA_BUNDLE"))" } ?? "the system CA store"
+            return .tls("cannot load the CA certificates of \(source) to check \(host) (\(curlMessage(code))); "
+                        + "set CURL_CA_BUNDLE to a readable PEM file of CA certificates")
+        default:
+            return nil
+        }
+    }
+
+    /// The URL of the last request of the transfer (after redirects); the transport URL when unknown.
+    private var effectiveURL: String {
+        var pointer: UnsafeMutableRawPointer?
+        provision_curl_easy_getinfo_pointer(handle, CURLINFO_EFFECTIVE_URL, &pointer)
+        guard let pointer else { return url }
+        return String(cString: pointer.assumingMemoryBound(to: CChar.self))
     }
 
     private func header(_ name: String) -> String? {
         provision_curl_header_value(handle, name).map { String(cString: $0) }
+    }
+
+    /// Every field line named `name` of the last response, in the order received.
+    private func headerLines(_ name: String) -> [String] {
+        (0..<provision_curl_header_count(handle, name)).compactMap { index in
+            provision_curl_header_value_at(handle, name, index).map { String(cString: $0) }
+        }
     }
 }
 

@@ -65,6 +65,8 @@ public struct DownloadStats: Equatable, Sendable {
         case .transport: return "transport"
         case .unsupported: return "unsupported"
         case .abandoned: return "abandoned"
+        case .tls: return "tls"
+        case .redirects: return "too-many-redirects"
         }
     }
 }

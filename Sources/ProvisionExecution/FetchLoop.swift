@@ -158,7 +158,7 @@ struct FetchLoop {
             let options = CurlTransfer.Options(
                 timeout: configuration.timeout, stallTimeout: configuration.stallTimeout,
                 maxRedirects: configuration.maxRedirects, maxBytes: configuration.maxResponseBytes,
-                userAgent: configuration.userAgent)
+                userAgent: configuration.userAgent, trust: configuration.trust)
             guard let created = CurlTransfer(options: options) else {
                 finish(pending, .failure(.transport("curl_easy_init failed")), retryAfter: nil)
                 return
@@ -207,6 +207,7 @@ struct FetchLoop {
             let verified = fetcher.verifier.verifiedBody(data, kind: kind, contentType: contentType).map { body in
                 var body = body
                 (body.etag, body.modified, body.expires) = (fields.etag, fields.modified, fields.expires)
+                body.revalidation = fields.revalidation
                 return body
             }
             finish(pending, verified, retryAfter: nil)
@@ -214,7 +215,14 @@ struct FetchLoop {
             var body = FetchedBody(data: Data(), etag: fields.etag ?? pending.request.etag, modified: fields.modified,
                                    expires: fields.expires)
             body.isNotModified = true
+            body.revalidation = fields.revalidation
             finish(pending, .success(body), retryAfter: nil)
+        case .noContent(let fields) where kind == .tile:
+            var body = FetchedBody(data: Data(), etag: fields.etag, modified: fields.modified, expires: fields.expires)
+            body.revalidation = fields.revalidation
+            finish(pending, .success(body), retryAfter: nil)
+        case .noContent:
+            finish(pending, .failure(.invalidBody("HTTP 204 No Content: a \(kind.name) must have a body")), retryAfter: nil)
         case .failure(.notFound, _) where kind == .tile && configuration.missingTiles == .skip:
             finish(pending, .success(.missingTile), retryAfter: nil)
         case .failure(let failure, let retryAfter):

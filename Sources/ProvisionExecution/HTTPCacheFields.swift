@@ -1,34 +1,61 @@
 import CCurl
 import Foundation
+import ProvisionModel
 
 /// The HTTP caching fields MapLibre's offline database keeps, read from response headers.
+///
+/// Freshness follows RFC 9111: every Cache-Control field line of a response is one list, and
+/// when its directives conflict the most restrictive wins (§4.2.1): `no-store` or an unqualified
+/// `no-cache` make the response stale on arrival whatever `max-age` says; of several `max-age`
+/// the smallest counts; a `max-age` that is not a number makes the response stale. `max-age`
+/// counts from the response's own `Date` (a time from upstream, not from this machine); `Expires`
+/// is used only without `max-age`, and an invalid one ("0", garbage) means already expired.
+/// "Stale on arrival" is stored as an expiry equal to the response's Date, so that a device
+/// revalidates the body as soon as it is online, and uses it offline (must_revalidate = 0).
 public struct HTTPCacheFields: Equatable, Sendable {
     /// The ETag header verbatim.
     public var etag: String?
     /// Last-Modified, Unix seconds.
     public var modified: Int64?
-    /// When the response expires, Unix seconds: `now + max-age` when Cache-Control has one, else Expires.
+    /// When the response expires, Unix seconds; nil when it carries no freshness information.
     public var expires: Int64?
+    /// The revalidation directives the response was served with, and what MapLibre would store.
+    public var revalidation: ServedRevalidation
+
+    /// The largest delta-seconds a cache need represent (RFC 9111 §1.2.2).
+    static let maxDeltaSeconds: Int64 = 2_147_483_648
 
     /// Creates the fields from their values.
-    public init(etag: String? = nil, modified: Int64? = nil, expires: Int64? = nil) {
+    public init(etag: String? = nil, modified: Int64? = nil, expires: Int64? = nil, revalidation: ServedRevalidation = []) {
         self.etag = etag
         self.modified = modified
         self.expires = expires
+        self.revalidation = revalidation
     }
 
-    /// Reads the fields from raw header values; `now` (Unix seconds) anchors a relative max-age.
-    public init(etag: String?, lastModified: String?, cacheControl: String?, expires: String?, now: Int64,
+    /// Reads the fields from raw header values: `cacheControl` holds every Cache-Control field
+    /// line in the order received; `now` (Unix seconds) stands in for a missing or invalid Date.
+    public init(etag: String?, lastModified: String?, cacheControl: [String], expires: String?, now: Int64,
                 date: String? = nil) {
         self.etag = etag.flatMap { $0.isEmpty ? nil : $0 }
         self.modified = lastModified.flatMap(Self.httpDate)
-        if let maxAge = cacheControl.flatMap(Self.maxAge) {
-            // Relative to the response's own Date header when it has one: a time from upstream,
-            // not from this machine's clock.
-            self.expires = (date.flatMap(Self.httpDate) ?? now) + maxAge
+        let directives = CacheDirectives(cacheControl)
+        let served = date.flatMap(Self.httpDate) ?? now
+        if directives.noStore || directives.noCache {
+            self.expires = served
+        } else if let maxAge = directives.maxAge {
+            self.expires = served + maxAge
+        } else if let expires {
+            self.expires = Self.httpDate(expires) ?? served
         } else {
-            self.expires = expires.flatMap(Self.httpDate)
+            self.expires = nil
         }
+        var revalidation: ServedRevalidation = []
+        if directives.noCache { revalidation.insert(.noCache) }
+        if directives.noStore { revalidation.insert(.noStore) }
+        if directives.mustRevalidate { revalidation.insert(.mustRevalidate) }
+        if let last = cacheControl.last, Self.mapLibreMustRevalidate(last) { revalidation.insert(.mapLibreMustRevalidate) }
+        self.revalidation = revalidation
     }
 
     /// Parses an HTTP date (IMF-fixdate, RFC 850 or asctime) into Unix seconds with libcurl's parser.
@@ -37,15 +64,90 @@ public struct HTTPCacheFields: Equatable, Sendable {
         return seconds < 0 ? nil : Int64(seconds)
     }
 
-    /// The `max-age` directive of a Cache-Control value, in seconds (`s-maxage` is for shared caches).
-    public static func maxAge(_ cacheControl: String) -> Int64? {
-        for directive in cacheControl.split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2,
-                  parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "max-age" else { continue }
-            let value = parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            if let seconds = Int64(value), seconds >= 0 { return seconds }
+    /// The freshness lifetime the `max-age` directives of Cache-Control field lines give, in
+    /// seconds: the smallest, 0 when one is not a number, nil when there is none
+    /// (`s-maxage` is for shared caches).
+    public static func maxAge(_ cacheControl: String...) -> Int64? {
+        CacheDirectives(cacheControl).maxAge
+    }
+
+    /// Whether MapLibre Native's Cache-Control parser sets `mustRevalidate` for one field line: a
+    /// directive spelled exactly `must-revalidate` (its grammar is case-sensitive).
+    static func mapLibreMustRevalidate(_ line: String) -> Bool {
+        CacheDirectives.split(line).contains { $0.name == "must-revalidate" && $0.value == nil }
+    }
+}
+
+/// The directives of a response's Cache-Control field lines, combined as RFC 9111 says.
+struct CacheDirectives {
+    /// One directive as written: its name (case kept) and its value, unquoted, if any.
+    struct Directive: Equatable {
+        var name: String
+        var value: String?
+    }
+
+    var noCache = false
+    var noStore = false
+    var mustRevalidate = false
+    /// The smallest `max-age`, 0 when any is invalid.
+    var maxAge: Int64?
+
+    init(_ lines: [String]) {
+        for directive in lines.flatMap(Self.split) {
+            switch directive.name.lowercased() {
+            // A qualified no-cache="Set-Cookie" restricts those header fields only, not the content.
+            case "no-cache" where directive.value == nil: noCache = true
+            case "no-store": noStore = true
+            case "must-revalidate": mustRevalidate = true
+            case "max-age":
+                let seconds = directive.value.flatMap(Self.deltaSeconds) ?? 0
+                maxAge = min(maxAge ?? seconds, seconds)
+            default: continue
+            }
         }
-        return nil
+    }
+
+    /// A delta-seconds value (digits only), capped at 2^31 as RFC 9111 §1.2.2 allows.
+    static func deltaSeconds(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return min(Int64(text.prefix(11)) ?? HTTPCacheFields.maxDeltaSeconds, HTTPCacheFields.maxDeltaSeconds)
+    }
+
+    /// Splits one field line into directives at the commas outside quoted strings.
+    static func split(_ line: String) -> [Directive] {
+        var directives: [Directive] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        func flush() {
+            let text = current.trimmingCharacters(in: .whitespaces)
+            current = ""
+            guard !text.isEmpty else { return }
+            guard let equals = text.firstIndex(of: "=") else {
+                directives.append(Directive(name: text, value: nil))
+                return
+            }
+            let name = text[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast()).replacingOccurrences(of: "\\", with: "")
+            }
+            directives.append(Directive(name: name, value: value))
+        }
+        for character in line {
+            if escaped {
+                escaped = false
+            } else if quoted && character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                quoted.toggle()
+            } else if character == "," && !quoted {
+                flush()
+                continue
+            }
+            current.append(character)
+        }
+        flush()
+        return directives
     }
 }

@@ -21,7 +21,13 @@ public protocol RetryCounting: AnyObject {
 /// a slow host never holds every slot; an optional token bucket (`requestsPerSecond`) on every
 /// start, retries included; `Retry-After` honoured on 429/503; a 401/403 stops the run (no new
 /// request is pulled, waiting ones are reported `.abandoned`); every failure message is redacted
-/// (`URLRedaction`). Under `missingTiles: .skip` a tile 404 is delivered as `FetchedBody.missingTile`.
+/// (`URLRedaction`). Under `missingTiles: .skip` a tile 404 is delivered as `FetchedBody.missingTile`;
+/// a tile 204 is an empty tile whatever `missingTiles` says (MapLibre's "no content"), and a 204
+/// for any other kind a failure. Redirects are followed across hosts up to `maxRedirects`; results
+/// carry the request as made, so the store keeps the URL the style names, never the final one.
+/// HTTPS uses HTTP/2 when the server offers it (ALPN), multiplexed; certificates are checked
+/// against `trust` (CURL_CA_BUNDLE, SSL_CERT_FILE, SSL_CERT_DIR), and an untrusted one is a
+/// `FetchFailure.tls` that is not retried.
 public final class HTTPFetcher: Fetcher, RetryCounting {
     /// How the fetcher behaves.
     public struct Configuration: Sendable {
@@ -50,8 +56,11 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         public var retry: RetryPolicy
         /// Maps a canonical URL to the URL actually fetched; nil keeps the canonical URL.
         public var rewrite: @Sendable (String) -> String?
-        /// The wall clock in Unix seconds, used to turn a relative max-age into an expiry.
+        /// The wall clock in Unix seconds, used to turn a relative max-age into an expiry when a
+        /// response has no Date.
         public var now: @Sendable () -> Int64
+        /// The CA certificates HTTPS origins are checked against.
+        public var trust: TLSTrust
 
         /// The default User-Agent.
         public static let defaultUserAgent = "provision/0.1 (+https://github.com/provision-maps/provision)"
@@ -65,7 +74,8 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
                     userAgent: String? = nil,
                     retry: RetryPolicy? = nil,
                     rewrite: @escaping @Sendable (String) -> String? = { _ in nil },
-                    now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+                    now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+                    trust: TLSTrust = TLSTrust(environment: ProcessInfo.processInfo.environment)) {
             self.concurrency = max(1, settings.concurrency)
             self.perHost = max(1, settings.perHost)
             self.requestsPerSecond = settings.requestsPerSecond.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
@@ -80,6 +90,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
             self.retry = retry ?? RetryPolicy(settings: settings)
             self.rewrite = rewrite
             self.now = now
+            self.trust = trust
         }
     }
 
@@ -110,6 +121,10 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         // The loop keeps its own per-host count (so a host at its cap never holds a slot);
         // libcurl's cap backs it up for redirects to another host.
         provision_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.perHost)
+        // HTTP/2 streams share a connection: with CURLOPT_PIPEWAIT a transfer waits for the
+        // host's connection to finish its handshake and then multiplexes onto it, so `perHost`
+        // transfers in flight to an HTTP/2 host usually travel on one connection.
+        provision_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     }
 
     deinit {

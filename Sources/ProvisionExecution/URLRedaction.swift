@@ -82,6 +82,8 @@ extension FetchFailure {
         case .invalidBody(let text): return .invalidBody(URLRedaction.redact(text))
         case .unsupported(let text): return .unsupported(URLRedaction.redact(text))
         case .abandoned(let text): return .abandoned(URLRedaction.redact(text))
+        case .tls(let text): return .tls(URLRedaction.redact(text))
+        case .redirects(let text): return .redirects(URLRedaction.redact(text))
         case .status, .notFound: return self
         }
     }

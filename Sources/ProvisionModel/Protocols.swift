@@ -16,13 +16,19 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// Never attempted, or not retried, because the run stopped early (after a fatal failure
     /// of another request); the text says why.
     case abandoned(String)
+    /// The origin's TLS certificate is not trusted, or the CA file or directory named in the
+    /// environment cannot be used; the text names the host and what to set. Not retried.
+    case tls(String)
+    /// More redirects than allowed (a loop, or a chain too long), the text naming where the chain
+    /// started. Not retried.
+    case redirects(String)
 
     /// Whether another attempt may succeed.
     public var isTransient: Bool {
         switch self {
         case .status(let code): return [408, 429, 500, 502, 503, 504].contains(code)
         case .transport: return true
-        case .invalidBody, .notFound, .unsupported, .abandoned: return false
+        case .invalidBody, .notFound, .unsupported, .abandoned, .tls, .redirects: return false
         }
     }
 
@@ -44,6 +50,8 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .notFound: return "not found"
         case .unsupported(let why): return "unsupported: \(why)"
         case .abandoned(let why): return "not fetched: \(why)"
+        case .tls(let why): return "TLS: \(why)"
+        case .redirects(let why): return why
         }
     }
 }

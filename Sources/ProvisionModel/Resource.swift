@@ -101,6 +101,9 @@ public struct FetchedBody: Equatable, Sendable {
     /// The payload as a zlib stream (RFC 1950) when the origin delivered it deflated (gzip):
     /// the same compressed bytes rewrapped, so the store can keep them without compressing again.
     public var zlibData: Data?
+    /// What the origin's Cache-Control said about revalidation (HTTP responses only). The store
+    /// writes `must_revalidate = 0` whatever it says, so that a device uses the body offline.
+    public var revalidation: ServedRevalidation = []
 
     public init(data: Data, etag: String? = nil, modified: Int64? = nil, expires: Int64? = nil,
                 isMissing: Bool = false) {
@@ -113,6 +116,30 @@ public struct FetchedBody: Equatable, Sendable {
 
     /// The body recorded for a tile the origin does not have, under `missingTiles: "skip"`.
     public static let missingTile = FetchedBody(data: Data(), isMissing: true)
+}
+
+/// The revalidation directives a response was served with (RFC 9111 §5.2.2), and what MapLibre
+/// Native would have made of them.
+public struct ServedRevalidation: OptionSet, Hashable, Sendable {
+    /// The bits of the set.
+    public let rawValue: UInt8
+
+    /// Creates the set from its bits.
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// An unqualified `no-cache`: a cache must revalidate before every use.
+    public static let noCache = ServedRevalidation(rawValue: 1 << 0)
+    /// `no-store`: a cache must not keep the response at all.
+    public static let noStore = ServedRevalidation(rawValue: 1 << 1)
+    /// `must-revalidate` in any Cache-Control field line: once stale, revalidate before use.
+    public static let mustRevalidate = ServedRevalidation(rawValue: 1 << 2)
+    /// MapLibre Native, fetching the response itself, would store `must_revalidate = 1`: its
+    /// HTTP file source keeps only the last Cache-Control field line, and its parser matches
+    /// `must-revalidate` exactly (lower case). It reads neither no-cache nor no-store.
+    public static let mapLibreMustRevalidate = ServedRevalidation(rawValue: 1 << 3)
+
+    /// Whether the response asked caches to revalidate it: no-cache, no-store or must-revalidate.
+    public var asksRevalidation: Bool { !isDisjoint(with: [.noCache, .noStore, .mustRevalidate]) }
 }
 
 /// A request with its verified body, ready to be written.

@@ -46,11 +46,12 @@ enum ProvisionProcess {
     }
 
     /// The environment the child gets: ours, minus anything that would change its behaviour
-    /// (proxies, tokens, a fixed epoch), plus `extra`.
+    /// (proxies, tokens, a fixed epoch, CA files), plus `extra`.
     static func environment(_ extra: [String: String]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         for key in env.keys where key.lowercased().hasSuffix("_proxy") || key == "MAPBOX_ACCESS_TOKEN"
-            || key == "SOURCE_DATE_EPOCH" || key == "PROVISION_NOW" || key == "TEST_KEY" {
+            || key == "SOURCE_DATE_EPOCH" || key == "PROVISION_NOW" || key == "TEST_KEY"
+            || ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"].contains(key) {
             env[key] = nil
         }
         env["NO_COLOR"] = "1"

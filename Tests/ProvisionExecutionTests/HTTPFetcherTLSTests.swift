@@ -1,0 +1,87 @@
+import ProvisionModel
+import ProvisionTestSupport
+import XCTest
+@testable import ProvisionExecution
+
+/// HTTPS against a real server (nginx on 127.0.0.1, HTTP/2 on, a certificate from a throwaway
+/// CA): which CA store is used, what an untrusted certificate says, and HTTP/2 multiplexing.
+final class HTTPFetcherTLSTests: XCTestCase {
+    var nginx: NginxTLSServer!
+    var tiles: URL!
+    let tileCount = 300
+
+    override func setUpWithError() throws {
+        tiles = FileManager.default.temporaryDirectory.appendingPathComponent("tls-tiles-\(UUID().uuidString)")
+        for index in 0..<tileCount {
+            let folder = tiles.appendingPathComponent("12/\(index / 20)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Fixtures.tile(layers: ["water"], seed: index).write(to: folder.appendingPathComponent("\(index % 20).pbf"))
+        }
+        nginx = try NginxTLSServer(serving: [("/tiles/", tiles)])
+    }
+
+    override func tearDownWithError() throws {
+        nginx?.stop()
+        try? FileManager.default.removeItem(at: tiles)
+    }
+
+    private func makeFetcher(_ trust: TLSTrust, concurrency: Int = 4) throws -> HTTPFetcher {
+        try HTTPFetcher(configuration: HTTPFetcher.Configuration(
+            settings: DownloadSettings(concurrency: concurrency, retries: 3, timeoutSeconds: 10),
+            retry: fastRetries(), trust: trust))
+    }
+
+    private func request(_ index: Int) -> FetchRequest {
+        FetchRequest(url: "\(nginx.baseURL)/tiles/12/\(index / 20)/\(index % 20).pbf", kind: .tile)
+    }
+
+    func testAnUntrustedCertificateIsOneClearFailureNamingTheHostAndCURL_CA_BUNDLE() throws {
+        let fetcher = try makeFetcher(.system)
+        let results = fetch(fetcher, [request(0)])
+        guard case .failure(let failure)? = results.first?.1, case .tls(let why) = failure else {
+            return XCTFail("expected a TLS failure, got \(String(describing: results.first?.1))")
+        }
+        XCTAssertTrue(why.contains("127.0.0.1:\(nginx.port)"), why)
+        XCTAssertTrue(why.contains("set CURL_CA_BUNDLE"), why)
+        XCTAssertFalse(failure.isTransient)
+        XCTAssertEqual(fetcher.retryCount, 0, "not retried")
+        XCTAssertEqual(nginx.requests, [], "no request got past the handshake")
+    }
+
+    func testTheCAFromEachEnvironmentVariableIsTrusted() throws {
+        let environments: [[String: String]] = [
+            ["CURL_CA_BUNDLE": nginx.caFile.path],
+            ["SSL_CERT_FILE": nginx.caFile.path],
+            ["SSL_CERT_DIR": nginx.caDirectory.path],
+            ["CURL_CA_BUNDLE": nginx.caFile.path, "SSL_CERT_DIR": "/nonexistent", "SSL_CERT_FILE": "/nonexistent/ca.pem"],
+            ["SSL_CERT_DIR": nginx.caDirectory.path, "SSL_CERT_FILE": "/nonexistent/ca.pem"],
+        ]
+        for (index, environment) in environments.enumerated() {
+            let results = fetch(try makeFetcher(TLSTrust(environment: environment)), [request(index)])
+            XCTAssertEqual(try results.first?.1.get().data, Fixtures.tile(layers: ["water"], seed: index), "\(environment)")
+        }
+        XCTAssertEqual(TLSTrust(environment: ["CURL_CA_BUNDLE": "", "SSL_CERT_DIR": ""]), .system, "empty counts as unset")
+        XCTAssertEqual(TLSTrust(environment: ["SSL_CERT_DIR": "/d", "SSL_CERT_FILE": "/f"]),
+                       TLSTrust(caFile: nil, caDirectory: "/d"), "as curl: the directory, and then the file is ignored")
+    }
+
+    func testAnUnreadableCAFileIsATLSFailureNamingTheVariable() throws {
+        let trust = TLSTrust(environment: ["SSL_CERT_FILE": "/nonexistent/corporate-ca.pem"])
+        let results = fetch(try makeFetcher(trust), [request(0)])
+        guard case .failure(.tls(let why))? = results.first?.1 else {
+            return XCTFail("expected a TLS failure, got \(String(describing: results.first?.1))")
+        }
+        XCTAssertTrue(why.contains("/nonexistent/corporate-ca.pem (SSL_CERT_FILE)"), why)
+    }
+
+    func testHTTP2IsNegotiatedAndAFewConnectionsCarryEveryStream() throws {
+        let fetcher = try makeFetcher(TLSTrust(caFile: nginx.caFile.path, caDirectory: nil), concurrency: 16)
+        let results = fetch(fetcher, (0..<tileCount).map(request))
+        XCTAssertEqual(results.filter { (try? $0.1.get()) != nil }.count, tileCount)
+        let logged = nginx.requests
+        XCTAssertEqual(logged.count, tileCount)
+        XCTAssertEqual(Set(logged.map(\.proto)), ["HTTP/2.0"])
+        let connections = Set(logged.map(\.connection)).count
+        XCTAssertLessThanOrEqual(connections, 2, "\(tileCount) requests, 16 in flight, multiplexed on \(connections) connections")
+    }
+}
