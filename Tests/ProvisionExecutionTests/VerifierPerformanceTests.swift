@@ -1,0 +1,23 @@
+import Foundation
+import ProvisionModel
+import XCTest
+@testable import ProvisionExecution
+
+/// The deep vector tile check runs once per downloaded tile: it must stay cheap.
+final class VerifierPerformanceTests: XCTestCase {
+    func testVerifyingAFifteenKilobyteVectorTileIsCheap() throws {
+        let tile = VectorTileEncoder.realistic(targetBytes: 15_000)
+        XCTAssertGreaterThanOrEqual(tile.count, 15_000)
+        let verifier = Verifier()
+        let rounds = 2_000
+        var accepted = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<rounds {
+            if case .success = verifier.verify(tile, kind: .tile) { accepted += 1 }
+        }
+        let nanoseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / Double(rounds)
+        XCTAssertEqual(accepted, rounds)
+        print("verify: \(Int(nanoseconds)) ns per \(tile.count)-byte vector tile")
+        XCTAssertLessThan(nanoseconds, 5_000_000, "debug build; well under a millisecond expected in release")
+    }
+}
