@@ -184,7 +184,8 @@ final class PlanSession {
         }
     }
 
-    /// Fetches documents; a failed fetch falls back to the store's copy, else fails with 69.
+    /// Fetches documents; a failed fetch falls back to the store's copy, else fails with 65 for a
+    /// document that arrived but cannot be used and 69 for one that could not be fetched.
     private func fetchDocuments(_ requests: [FetchRequest], store: OfflineDatabase?) throws(CLIError) -> [String: FetchedBody] {
         var bodies: [String: FetchedBody] = [:]
         var failures: [(FetchRequest, FetchFailure)] = []
@@ -196,12 +197,21 @@ final class PlanSession {
             }
         }
         var unavailable: [String] = []
+        var unusable: [String] = []
         for (request, failure) in failures {
             if let stored = try? store?.resourceData(url: request.url) {
                 bodies[request.url] = FetchedBody(data: stored)
+            } else if case .unusableDocument(let why) = failure.redacted {
+                unusable.append(URLRedaction.redact("\(request.url): \(why)"))
             } else {
                 unavailable.append(URLRedaction.redact("\(request.url): \(failure.redacted)"))
             }
+        }
+        // A document that arrived whole but cannot be used is the document's problem (65), not
+        // the origin's (69): fetching it again gets the same bytes.
+        if !unusable.isEmpty {
+            throw CLIError(.invalidJob, "\(unusable.count == 1 ? "a document" : "\(unusable.count) documents") the plan needs cannot be used:\n  "
+                           + unusable.sorted().joined(separator: "\n  "))
         }
         if !unavailable.isEmpty {
             throw CLIError(.upstreamUnavailable, "cannot fetch \(unavailable.count == 1 ? "a document" : "\(unavailable.count) documents") the plan needs:\n  "

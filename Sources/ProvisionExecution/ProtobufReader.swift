@@ -9,6 +9,8 @@ struct ProtobufReader {
         var wireType: UInt8
         /// Byte range of a length-delimited payload inside the buffer.
         var payload: Range<Int>?
+        /// The value of a varint field (0 for other wire types).
+        var value: UInt64 = 0
     }
 
     /// Why the bytes are not a well-formed message.
@@ -29,6 +31,9 @@ struct ProtobufReader {
     /// Whether every byte has been read.
     var isAtEnd: Bool { position >= end }
 
+    /// The byte offset of the next read inside the buffer.
+    var offset: Int { position }
+
     /// Reads the next field, skipping its value; nil at the end of the message.
     mutating func nextField() throws -> Field? {
         guard position < end else { return nil }
@@ -38,8 +43,7 @@ struct ProtobufReader {
         guard number > 0, number < (1 << 29) else { throw Malformed(description: "field number \(number)") }
         switch wireType {
         case 0:
-            _ = try varint()
-            return Field(number: number, wireType: 0, payload: nil)
+            return Field(number: number, wireType: 0, payload: nil, value: try varint())
         case 1:
             try skip(8)
             return Field(number: number, wireType: 1, payload: nil)
@@ -64,7 +68,8 @@ struct ProtobufReader {
         position += count
     }
 
-    private mutating func varint() throws -> UInt64 {
+    /// Reads one varint (as a packed repeated field holds them).
+    mutating func varint() throws -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while position < end {

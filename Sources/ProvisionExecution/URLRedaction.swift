@@ -80,6 +80,7 @@ extension FetchFailure {
         switch self {
         case .transport(let text): return .transport(URLRedaction.redact(text))
         case .invalidBody(let text): return .invalidBody(URLRedaction.redact(text))
+        case .unusableDocument(let text): return .unusableDocument(URLRedaction.redact(text))
         case .unsupported(let text): return .unsupported(URLRedaction.redact(text))
         case .abandoned(let text): return .abandoned(URLRedaction.redact(text))
         case .status, .notFound: return self
