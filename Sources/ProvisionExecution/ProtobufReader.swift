@@ -35,6 +35,7 @@ struct ProtobufReader {
     var offset: Int { position }
 
     /// Reads the next field, skipping its value; nil at the end of the message.
+    @inline(__always)
     mutating func nextField() throws -> Field? {
         guard position < end else { return nil }
         let key = try varint()
@@ -69,7 +70,28 @@ struct ProtobufReader {
     }
 
     /// Reads one varint (as a packed repeated field holds them).
+    @inline(__always)
     mutating func varint() throws -> UInt64 {
+        // Fast path: most varints of a tile (small deltas, tag indexes) are one byte.
+        if position < end, bytes[position] < 0x80 {
+            position += 1
+            return UInt64(bytes[position - 1])
+        }
+        return try multiByteVarint()
+    }
+
+    /// Skips `count` varints without decoding them; false when the message ends first.
+    mutating func skipVarints(_ count: UInt64) -> Bool {
+        var remaining = count
+        while remaining > 0 {
+            guard position < end else { return false }
+            if bytes[position] < 0x80 { remaining -= 1 }
+            position += 1
+        }
+        return true
+    }
+
+    private mutating func multiByteVarint() throws -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while position < end {

@@ -137,11 +137,8 @@ enum VectorTileCheck {
             let count = command >> 3
             switch id {
             case 1, 2:
-                for _ in 0..<count * 2 {
-                    guard !reader.isAtEnd else {
-                        return "command \(id == 1 ? "MoveTo" : "LineTo") of \(count) points runs past the stream"
-                    }
-                    _ = try reader.varint()
+                guard reader.skipVarints(count * 2) else {
+                    return "command \(id == 1 ? "MoveTo" : "LineTo") of \(count) points runs past the stream"
                 }
             case 7:
                 continue

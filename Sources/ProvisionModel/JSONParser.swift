@@ -151,12 +151,11 @@ private struct JSONTextParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var object = JSONObject()
-        var count = 0
+        var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(object)
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
@@ -170,19 +169,18 @@ private struct JSONTextParser {
             }
             index += 1
             skipWhitespace()
+            if members.count == limits.maxMembers {
+                throw error("object has more members than the cap of \(limits.maxMembers)")
+            }
             do {
-                object[key] = try parseValue()
+                members.append((key, try parseValue()))
             } catch {
                 throw Self.inside(error, component: key)
-            }
-            count += 1
-            if count > limits.maxMembers {
-                throw error("object has more members than the cap of \(limits.maxMembers)")
             }
             skipWhitespace()
             guard index < bytes.count else { throw error("expected ',' or '}', found the end of the input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject(parsed: members)) }
             throw error("expected ',' or '}' in object, found \(describeCurrent())")
         }
     }

@@ -90,6 +90,25 @@ public struct JSONObject: Equatable, Sendable {
         for (k, v) in members { self[k] = v }
     }
 
+    /// An object of members as a parser read them: the index is built in one pass sized for
+    /// them; a repeated key (rare) keeps its first place and its last value.
+    init(parsed list: [(key: String, value: JSONValue)]) {
+        if list.count > Self.linearSearchLimit {
+            var index = [String: Int](minimumCapacity: list.count)
+            var unique = true
+            for (i, member) in list.enumerated() where index.updateValue(i, forKey: member.key) != nil {
+                unique = false
+                break
+            }
+            if unique {
+                members = list
+                positions = index
+                return
+            }
+        }
+        for member in list { self[member.key] = member.value }
+    }
+
     /// The keys, in order.
     public var keys: [String] { members.map(\.key) }
 
@@ -103,20 +122,26 @@ public struct JSONObject: Equatable, Sendable {
     public subscript(key: String) -> JSONValue? {
         get { position(of: key).map { members[$0].value } }
         set {
-            if let i = position(of: key) {
-                if let newValue {
-                    members[i].value = newValue
-                } else {
+            guard let newValue else {
+                if let i = position(of: key) {
                     members.remove(at: i)
                     indexPositions()
                 }
-            } else if let newValue {
-                members.append((key, newValue))
-                if positions != nil {
-                    positions?[key] = members.count - 1
-                } else if members.count > Self.linearSearchLimit {
-                    indexPositions()
+                return
+            }
+            if positions != nil {
+                // One hash for the common case, a new key; a repeated key keeps its first place.
+                if let old = positions?.updateValue(members.count, forKey: key) {
+                    positions?[key] = old
+                    members[old].value = newValue
+                } else {
+                    members.append((key, newValue))
                 }
+            } else if let i = members.firstIndex(where: { $0.key == key }) {
+                members[i].value = newValue
+            } else {
+                members.append((key, newValue))
+                if members.count > Self.linearSearchLimit { indexPositions() }
             }
         }
     }

@@ -93,7 +93,7 @@ struct VectorTileEncoder {
                           values: [.string("primary"), .bool(true), .string("High Street"), .uint(7)])
         var places = Layer(name: "place", keys: ["name", "rank"], values: [.string("Old Town"), .sint(-4), .float(1.5)])
         var n: Int32 = 0
-        while tile([buildings, roads, places]).count < targetBytes {
+        while n % 8 != 0 || tile([buildings, roads, places]).count < targetBytes {
             n += 1
             let size = 8 + n % 40
             buildings.features.append(Feature(id: UInt64(n), tags: [0, UInt32(n % 4 == 0 ? 0 : 3), 1, UInt32(1 + n % 2)],

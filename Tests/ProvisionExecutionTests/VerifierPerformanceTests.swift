@@ -9,14 +9,18 @@ final class VerifierPerformanceTests: XCTestCase {
         let tile = VectorTileEncoder.realistic(targetBytes: 15_000)
         XCTAssertGreaterThanOrEqual(tile.count, 15_000)
         let verifier = Verifier()
-        let rounds = 2_000
+        let rounds = 500
         var accepted = 0
-        let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<rounds {
-            if case .success = verifier.verify(tile, kind: .tile) { accepted += 1 }
+        var nanoseconds = Double.infinity
+        // The best of five batches: the machine is shared, the slowest batches measure the others.
+        for _ in 0..<5 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            for _ in 0..<rounds {
+                if case .success = verifier.verify(tile, kind: .tile) { accepted += 1 }
+            }
+            nanoseconds = min(nanoseconds, Double(DispatchTime.now().uptimeNanoseconds - start) / Double(rounds))
         }
-        let nanoseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / Double(rounds)
-        XCTAssertEqual(accepted, rounds)
+        XCTAssertEqual(accepted, 5 * rounds)
         print("verify: \(Int(nanoseconds)) ns per \(tile.count)-byte vector tile")
         XCTAssertLessThan(nanoseconds, 5_000_000, "debug build; well under a millisecond expected in release")
     }
