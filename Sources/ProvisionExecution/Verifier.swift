@@ -148,7 +148,7 @@ public struct Verifier: Sendable {
         do {
             value = try JSONValue.parse(data)
         } catch {
-            return "not JSON (\(error.description))"
+            return error.exceedsCap ? "JSON past a parse cap (\(error.description))" : "not JSON (\(error.description))"
         }
         guard let object = value.objectValue else { return "JSON \(value.typeDescription), expected an object" }
         return check(object)

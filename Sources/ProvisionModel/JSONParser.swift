@@ -12,6 +12,8 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     /// The RFC 6901 JSON Pointer of the innermost object member or array element the error is
     /// in ("" for the root value).
     public var pointer: String = ""
+    /// Whether the document is well-formed as far as read but past one of `JSONValue.ParseLimits`.
+    public var exceedsCap = false
 
     public var description: String {
         "line \(line), column \(column)\(pointer.isEmpty ? "" : " (at \(pointer))"): \(message)"
@@ -50,7 +52,8 @@ extension JSONValue {
     public static func parse(_ data: Data, limits: ParseLimits = .standard) throws(JSONSyntaxError) -> JSONValue {
         guard data.count <= limits.maxBytes else {
             throw JSONSyntaxError(line: 1, column: 1,
-                                  message: "document of \(data.count) bytes exceeds the size cap of \(limits.maxBytes) bytes")
+                                  message: "document of \(data.count) bytes exceeds the size cap of \(limits.maxBytes) bytes",
+                                  exceedsCap: true)
         }
         var parser = JSONTextParser(bytes: [UInt8](data), limits: limits)
         return try parser.parseDocument()
@@ -94,6 +97,13 @@ private struct JSONTextParser {
         let prefix = Array(bytes[lineStart..<end])
         let column = (String(bytes: prefix, encoding: .utf8)?.unicodeScalars.count ?? prefix.count) + 1
         return JSONSyntaxError(line: line, column: column, message: message)
+    }
+
+    /// The error of a cap of `limits` hit at the current position.
+    func capError(_ message: String) -> JSONSyntaxError {
+        var error = error(message)
+        error.exceedsCap = true
+        return error
     }
 
     /// `error`, found inside the member or element `component` of the value being parsed.
@@ -144,7 +154,7 @@ private struct JSONTextParser {
 
     mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        if depth > limits.maxDepth { throw error("nesting deeper than the depth cap of \(limits.maxDepth) levels") }
+        if depth > limits.maxDepth { throw capError("nesting deeper than the depth cap of \(limits.maxDepth) levels") }
     }
 
     mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
@@ -170,7 +180,7 @@ private struct JSONTextParser {
             index += 1
             skipWhitespace()
             if members.count == limits.maxMembers {
-                throw error("object has more members than the cap of \(limits.maxMembers)")
+                throw capError("object has more members than the cap of \(limits.maxMembers)")
             }
             do {
                 members.append((key, try parseValue()))
@@ -198,7 +208,7 @@ private struct JSONTextParser {
         while true {
             skipWhitespace()
             if items.count == limits.maxMembers {
-                throw error("array has more elements than the cap of \(limits.maxMembers)")
+                throw capError("array has more elements than the cap of \(limits.maxMembers)")
             }
             do {
                 items.append(try parseValue())

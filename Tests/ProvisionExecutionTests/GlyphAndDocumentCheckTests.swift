@@ -69,7 +69,8 @@ final class GlyphAndDocumentCheckTests: XCTestCase {
         let deep = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
         let style = Data(#"{"version":8,"sources":{},"metadata":{"x":\#(deep)}}"#.utf8)
         refuses(style, .style, containing: "(at /metadata/x/0/0", document: true)
-        refuses(style, .style, containing: "depth cap of 128 levels", document: true)
+        refuses(style, .style, containing: "JSON past a parse cap (line 1, column 169 (at /metadata/x/0/0", document: true)
+        refuses(style, .style, containing: "nesting deeper than the depth cap of 128 levels", document: true)
         // A 400,000-member metadata object is fine.
         let members = (0..<400_000).map { "\"m\($0)\":\($0)" }.joined(separator: ",")
         accepts(Data(#"{"version":8,"sources":{},"metadata":{\#(members)}}"#.utf8), .style)

@@ -119,6 +119,7 @@ final class JSONValueTests: XCTestCase {
         XCTAssertThrowsError(try JSONValue.parse("[[[[1]]]]", limits: small)) { error in
             XCTAssertEqual((error as? JSONSyntaxError)?.message, "nesting deeper than the depth cap of 3 levels")
             XCTAssertEqual((error as? JSONSyntaxError)?.pointer, "/0/0/0")
+            XCTAssertEqual((error as? JSONSyntaxError)?.exceedsCap, true)
         }
         XCTAssertThrowsError(try JSONValue.parse(#"{"a":{"b":1,"c":2,"d":3}}"#, limits: small)) { error in
             XCTAssertEqual((error as? JSONSyntaxError)?.message, "object has more members than the cap of 2")
@@ -150,6 +151,7 @@ final class JSONValueTests: XCTestCase {
         for (text, pointer) in table {
             XCTAssertThrowsError(try JSONValue.parse(text), text) { error in
                 XCTAssertEqual((error as? JSONSyntaxError)?.pointer, pointer, text)
+                XCTAssertEqual((error as? JSONSyntaxError)?.exceedsCap, false, text)
             }
         }
         XCTAssertThrowsError(try JSONValue.parse(#"{"a":[x]}"#)) { error in
