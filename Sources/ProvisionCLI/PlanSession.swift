@@ -242,6 +242,16 @@ final class PlanSession {
             + "(a device online revalidates at once), else its max-age or Expires")
     }
 
+    /// Why a document that arrived cannot be used (a cap, a BOM, not an object, not a style), or nil
+    /// for a failure fetching it again might cure (an HTML error page counts as one).
+    static func unusableReason(_ failure: FetchFailure) -> String? {
+        switch failure {
+        case .unusableDocument(let why): return why
+        case .invalidBody(let why) where !why.hasPrefix("HTML page"): return why
+        default: return nil
+        }
+    }
+
     /// Whether a region's tileset is a tile URL template (else it is a TileJSON URL, whatever its path).
     static func isTemplate(_ url: String) -> Bool {
         TileURLTemplate.isTemplate(url)
@@ -282,7 +292,7 @@ final class PlanSession {
                 let subject = subjects[request.url].map { " of \($0)" } ?? ""
                 refused.append("\(request.url)\(subject): the access token was refused (\(failure)); check that it is "
                                + "valid and has the scopes this style needs")
-            } else if case .invalidBody(let why) = failure, !why.hasPrefix("HTML page") {
+            } else if let why = Self.unusableReason(failure) {
                 let kind = request.kind == .style ? "style " : "TileJSON "
                 unusable.append((kind + request.url, Diagnostic(file: URLRedaction.redact(request.url), pointer: "", message: why)))
             } else {

@@ -28,7 +28,7 @@ public struct DownloadStats: Equatable, Sendable {
     public var failed = 0
     /// The first failures, in completion order (at most `Downloader.Configuration.maxRecordedFailures`).
     public var failures: [Failure] = []
-    /// Failure counts by `DownloadStats.reason(of:)`: `http-503`, `not-found`, `invalid-body`, `transport`, `unsupported`,
+    /// Failure counts by `DownloadStats.reason(of:)`: `http-503`, `not-found`, `invalid-body`, `unusable-document`, `transport`, `unsupported`,
     /// `abandoned`.
     public var failureCounts: [String: Int] = [:]
     /// Tiles the origin did not have, recorded empty under `missingTiles: "skip"` (counted in `succeeded`).
@@ -62,6 +62,7 @@ public struct DownloadStats: Equatable, Sendable {
         case .status(let code): return "http-\(code)"
         case .notFound: return "not-found"
         case .invalidBody: return "invalid-body"
+        case .unusableDocument: return "unusable-document"
         case .transport: return "transport"
         case .unsupported: return "unsupported"
         case .abandoned: return "abandoned"

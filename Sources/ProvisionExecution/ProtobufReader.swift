@@ -9,6 +9,8 @@ struct ProtobufReader {
         var wireType: UInt8
         /// Byte range of a length-delimited payload inside the buffer.
         var payload: Range<Int>?
+        /// The value of a varint field (0 for other wire types).
+        var value: UInt64 = 0
     }
 
     /// Why the bytes are not a well-formed message.
@@ -29,7 +31,11 @@ struct ProtobufReader {
     /// Whether every byte has been read.
     var isAtEnd: Bool { position >= end }
 
+    /// The byte offset of the next read inside the buffer.
+    var offset: Int { position }
+
     /// Reads the next field, skipping its value; nil at the end of the message.
+    @inline(__always)
     mutating func nextField() throws -> Field? {
         guard position < end else { return nil }
         let key = try varint()
@@ -38,8 +44,7 @@ struct ProtobufReader {
         guard number > 0, number < (1 << 29) else { throw Malformed(description: "field number \(number)") }
         switch wireType {
         case 0:
-            _ = try varint()
-            return Field(number: number, wireType: 0, payload: nil)
+            return Field(number: number, wireType: 0, payload: nil, value: try varint())
         case 1:
             try skip(8)
             return Field(number: number, wireType: 1, payload: nil)
@@ -64,7 +69,29 @@ struct ProtobufReader {
         position += count
     }
 
-    private mutating func varint() throws -> UInt64 {
+    /// Reads one varint (as a packed repeated field holds them).
+    @inline(__always)
+    mutating func varint() throws -> UInt64 {
+        // Fast path: most varints of a tile (small deltas, tag indexes) are one byte.
+        if position < end, bytes[position] < 0x80 {
+            position += 1
+            return UInt64(bytes[position - 1])
+        }
+        return try multiByteVarint()
+    }
+
+    /// Skips `count` varints without decoding them; false when the message ends first.
+    mutating func skipVarints(_ count: UInt64) -> Bool {
+        var remaining = count
+        while remaining > 0 {
+            guard position < end else { return false }
+            if bytes[position] < 0x80 { remaining -= 1 }
+            position += 1
+        }
+        return true
+    }
+
+    private mutating func multiByteVarint() throws -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while position < end {

@@ -80,6 +80,7 @@ extension FetchFailure {
         switch self {
         case .transport(let text): return .transport(URLRedaction.redact(text))
         case .invalidBody(let text): return .invalidBody(URLRedaction.redact(text))
+        case .unusableDocument(let text): return .unusableDocument(URLRedaction.redact(text))
         case .unsupported(let text): return .unsupported(URLRedaction.redact(text))
         case .abandoned(let text): return .abandoned(URLRedaction.redact(text))
         case .tls(let text): return .tls(URLRedaction.redact(text))
@@ -95,6 +96,7 @@ extension URLSecrets {
         switch failure.redacted {
         case .transport(let text): return .transport(redact(text))
         case .invalidBody(let text): return .invalidBody(redact(text))
+        case .unusableDocument(let text): return .unusableDocument(redact(text))
         case .unsupported(let text): return .unsupported(redact(text))
         case .abandoned(let text): return .abandoned(redact(text))
         case let other: return other

@@ -4,8 +4,10 @@ import ProvisionModel
 /// Checks that a response body is plausible for its kind and returns the payload to store.
 ///
 /// Why: the store must never hold an HTML error page served with 200, a truncated tile or a
-/// JSON error where a PNG belongs (invariant 4). The checks are cheap structural ones —
-/// signatures, a protobuf walk, a JSON parse — not a full decode.
+/// JSON error where a PNG belongs (invariant 4). The checks read every structure a MapLibre
+/// decoder relies on without decoding pixels or geometry: PNG chunks, CRCs and inflated size
+/// (`PNGCheck`), the JPEG marker chain (`JPEGCheck`), the WebP container (`WebPCheck`), every
+/// field of a vector tile (`VectorTileCheck`) or glyph range (`GlyphCheck`), a JSON parse.
 public struct Verifier: Sendable {
     /// The most bytes a gzip-wrapped body may inflate to.
     public var maxInflatedBytes: Int
@@ -43,6 +45,10 @@ public struct Verifier: Sendable {
     }
 
     /// Verifies `data` as a body of `kind`; on success returns the payload (gunzipped when it was gzip-wrapped).
+    ///
+    /// A JSON document that arrived whole but cannot be used (not JSON, past a parse cap, a
+    /// byte-order mark, not an object, the wrong shape) fails as `.unusableDocument`; every other
+    /// refusal (an HTML page, a damaged image, tile or glyph range) as `.invalidBody`.
     public func verify(_ data: Data, kind: ResourceKind) -> Result<Data, FetchFailure> {
         var payload = data
         // Up to two layers: a gzip tile sent with Content-Encoding: gzip arrives wrapped twice.
@@ -53,27 +59,27 @@ public struct Verifier: Sendable {
                 return .failure(.invalidBody(error.description))
             }
         }
-        if let problem = Self.problem(with: payload, kind: kind) {
-            if Self.looksLikeHTML(payload) {
+        guard let failure = Self.failure(of: payload, kind: kind) else { return .success(payload) }
+        if Self.looksLikeHTML(payload) {
+            switch failure {
+            case .invalidBody(let problem), .unusableDocument(let problem):
                 return .failure(.invalidBody("HTML page instead of \(kind.name) (\(problem))"))
+            default:
+                return .failure(failure)
             }
-            return .failure(.invalidBody(problem))
         }
-        return .success(payload)
+        return .failure(failure)
     }
 
-    /// Why `payload` is not a plausible body of `kind`, or nil when it is.
-    static func problem(with payload: Data, kind: ResourceKind) -> String? {
+    /// Why `payload` is not a usable body of `kind`, or nil when it is.
+    static func failure(of payload: Data, kind: ResourceKind) -> FetchFailure? {
         switch kind {
-        case .tile:
-            if payload.isEmpty || ImageFormat(payload) != nil { return nil }
-            return vectorTileProblem(payload)
         case .style:
             return jsonProblem(payload) { object in
                 guard object["version"]?.doubleValue != nil else { return "style has no numeric \"version\"" }
                 guard object["sources"]?.objectValue != nil else { return "style has no \"sources\" object" }
                 return nil
-            }
+            }.map(FetchFailure.unusableDocument)
         case .source:
             return jsonProblem(payload) { object in
                 if let type = object["type"]?.stringValue, geoJSONTypes.contains(type) { return nil }
@@ -82,15 +88,36 @@ public struct Verifier: Sendable {
                     return "TileJSON has no \"tiles\" array of URLs"
                 }
                 return nil
-            }
+            }.map(FetchFailure.unusableDocument)
         case .spriteJSON:
-            return jsonProblem(payload) { _ in nil }
+            return jsonProblem(payload) { _ in nil }.map(FetchFailure.unusableDocument)
+        default:
+            return problem(with: payload, kind: kind).map(FetchFailure.invalidBody)
+        }
+    }
+
+    /// Why `payload` is not a usable binary body of `kind`, or nil when it is.
+    static func problem(with payload: Data, kind: ResourceKind) -> String? {
+        switch kind {
+        case .tile:
+            if payload.isEmpty { return nil }
+            return ImageFormat(payload) != nil ? imageProblem(payload) : VectorTileCheck.problem(payload)
         case .spriteImage, .image:
-            return ImageFormat(payload) == nil ? "not a PNG, JPEG or WebP image" : nil
+            return imageProblem(payload)
         case .glyphs:
-            return payload.isEmpty ? nil : glyphProblem(payload)
-        case .unknown:
+            return payload.isEmpty ? nil : GlyphCheck.problem(payload)
+        case .unknown, .style, .source, .spriteJSON:
             return looksLikeHTML(payload) ? "HTML page" : nil
+        }
+    }
+
+    /// Why `payload` is not a PNG, JPEG or WebP image a decoder can read, or nil.
+    static func imageProblem(_ payload: Data) -> String? {
+        switch ImageFormat(payload) {
+        case .png: return PNGCheck.problem(payload)
+        case .jpeg: return JPEGCheck.problem(payload)
+        case .webp: return WebPCheck.problem(payload)
+        case nil: return "not a PNG, JPEG or WebP image"
         }
     }
 
@@ -111,63 +138,20 @@ public struct Verifier: Sendable {
         return false
     }
 
+    /// Why a JSON document is unusable: MapLibre's parser reads UTF-8 without a byte-order mark,
+    /// within `JSONValue.ParseLimits.standard`, and wants an object of the right shape.
     private static func jsonProblem(_ data: Data, check: (JSONObject) -> String?) -> String? {
+        if data.starts(with: [0xEF, 0xBB, 0xBF]) {
+            return "starts with a UTF-8 byte-order mark, which MapLibre's JSON parser does not accept"
+        }
         let value: JSONValue
         do {
             value = try JSONValue.parse(data)
         } catch {
-            return "not JSON (\(error.description))"
+            return error.exceedsCap ? "JSON past a parse cap (\(error.description))" : "not JSON (\(error.description))"
         }
         guard let object = value.objectValue else { return "JSON \(value.typeDescription), expected an object" }
         return check(object)
-    }
-
-    /// Mapbox Vector Tile 2.1: a Tile is repeated `layers = 3`; each Layer has `name = 1` and `version = 15`.
-    static func vectorTileProblem(_ data: Data) -> String? {
-        data.withUnsafeBytes { bytes in
-            var tile = ProtobufReader(bytes)
-            var layerCount = 0
-            do {
-                while let field = try tile.nextField() {
-                    guard field.number == 3, field.wireType == 2, let layerBytes = field.payload else {
-                        return "not a vector tile: top-level field \(field.number) (wire type \(field.wireType))"
-                    }
-                    layerCount += 1
-                    var layer = ProtobufReader(bytes, range: layerBytes)
-                    var hasName = false
-                    var hasVersion = false
-                    while let member = try layer.nextField() {
-                        if member.number == 1 && member.wireType == 2 { hasName = true }
-                        if member.number == 15 && member.wireType == 0 { hasVersion = true }
-                    }
-                    guard hasName, hasVersion else {
-                        return "not a vector tile: layer \(layerCount) has no \(hasName ? "version" : "name")"
-                    }
-                }
-            } catch {
-                return "not a vector tile: \(error)"
-            }
-            return nil
-        }
-    }
-
-    /// Glyph PBF: repeated `stacks = 1`, each a well-formed message.
-    static func glyphProblem(_ data: Data) -> String? {
-        data.withUnsafeBytes { bytes in
-            var glyphs = ProtobufReader(bytes)
-            do {
-                while let field = try glyphs.nextField() {
-                    guard field.number == 1, field.wireType == 2, let stackBytes = field.payload else {
-                        return "not a glyph PBF: top-level field \(field.number) (wire type \(field.wireType))"
-                    }
-                    var stack = ProtobufReader(bytes, range: stackBytes)
-                    while try stack.nextField() != nil {}
-                }
-            } catch {
-                return "not a glyph PBF: \(error)"
-            }
-            return nil
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A JSON syntax error with the 1-based line and column where it was found.
+/// A JSON syntax error, or a cap of `JSONValue.ParseLimits` hit, with the 1-based line and
+/// column where it was found and the JSON Pointer of the innermost value that holds it.
 public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertible {
     /// 1-based line of the offending character.
     public var line: Int
@@ -8,23 +9,59 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     public var column: Int
     /// What was expected and what was found.
     public var message: String
+    /// The RFC 6901 JSON Pointer of the innermost object member or array element the error is
+    /// in ("" for the root value).
+    public var pointer: String = ""
+    /// Whether the document is well-formed as far as read but past one of `JSONValue.ParseLimits`.
+    public var exceedsCap = false
 
-    public var description: String { "line \(line), column \(column): \(message)" }
+    public var description: String {
+        "line \(line), column \(column)\(pointer.isEmpty ? "" : " (at \(pointer))"): \(message)"
+    }
 }
 
 extension JSONValue {
-    /// Parses RFC 8259 JSON (UTF-8, an optional BOM is skipped).
+    /// The caps on a document `parse` accepts, so that hostile or broken input fails fast with
+    /// an error naming the cap instead of exhausting time, memory or the stack. The standard
+    /// values are far beyond what real styles, TileJSONs, sprite indexes, GeoJSON files and
+    /// job files reach.
+    public struct ParseLimits: Equatable, Sendable {
+        /// The largest document, in bytes (standard: 64 MiB).
+        public var maxBytes: Int
+        /// The deepest nesting of arrays and objects (standard: 128 levels).
+        public var maxDepth: Int
+        /// The most members of one object or elements of one array (standard: 1,000,000).
+        public var maxMembers: Int
+
+        /// 64 MiB, 128 levels, 1,000,000 members per object or elements per array.
+        public static let standard = ParseLimits(maxBytes: 64 << 20, maxDepth: 128, maxMembers: 1_000_000)
+
+        /// Limits with the given caps.
+        public init(maxBytes: Int, maxDepth: Int, maxMembers: Int) {
+            self.maxBytes = maxBytes
+            self.maxDepth = maxDepth
+            self.maxMembers = maxMembers
+        }
+    }
+
+    /// Parses RFC 8259 JSON (UTF-8, an optional BOM is skipped) in time linear in its size.
     ///
-    /// Duplicate object keys keep the last value, as most parsers do. Nesting is limited
-    /// to 512 levels so hostile input cannot exhaust the stack.
-    public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONTextParser(bytes: [UInt8](data))
+    /// Duplicate object keys keep the last value, as most parsers do. A document past one of
+    /// `limits` (size, nesting depth, members per object or elements per array) is refused with
+    /// an error naming the cap.
+    public static func parse(_ data: Data, limits: ParseLimits = .standard) throws(JSONSyntaxError) -> JSONValue {
+        guard data.count <= limits.maxBytes else {
+            throw JSONSyntaxError(line: 1, column: 1,
+                                  message: "document of \(data.count) bytes exceeds the size cap of \(limits.maxBytes) bytes",
+                                  exceedsCap: true)
+        }
+        var parser = JSONTextParser(bytes: [UInt8](data), limits: limits)
         return try parser.parseDocument()
     }
 
     /// Parses JSON text.
-    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
-        try parse(Data(text.utf8))
+    public static func parse(_ text: String, limits: ParseLimits = .standard) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Data(text.utf8), limits: limits)
     }
 }
 
@@ -32,10 +69,11 @@ private struct JSONTextParser {
     let bytes: [UInt8]
     var index = 0
     var depth = 0
-    static let maxDepth = 512
+    let limits: JSONValue.ParseLimits
 
-    init(bytes: [UInt8]) {
+    init(bytes: [UInt8], limits: JSONValue.ParseLimits) {
         self.bytes = bytes
+        self.limits = limits
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
@@ -59,6 +97,21 @@ private struct JSONTextParser {
         let prefix = Array(bytes[lineStart..<end])
         let column = (String(bytes: prefix, encoding: .utf8)?.unicodeScalars.count ?? prefix.count) + 1
         return JSONSyntaxError(line: line, column: column, message: message)
+    }
+
+    /// The error of a cap of `limits` hit at the current position.
+    func capError(_ message: String) -> JSONSyntaxError {
+        var error = error(message)
+        error.exceedsCap = true
+        return error
+    }
+
+    /// `error`, found inside the member or element `component` of the value being parsed.
+    static func inside(_ error: JSONSyntaxError, component: String) -> JSONSyntaxError {
+        var error = error
+        let escaped = component.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+        error.pointer = "/" + escaped + error.pointer
+        return error
     }
 
     func describeCurrent() -> String {
@@ -101,18 +154,18 @@ private struct JSONTextParser {
 
     mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        if depth > Self.maxDepth { throw error("nesting deeper than \(Self.maxDepth) levels") }
+        if depth > limits.maxDepth { throw capError("nesting deeper than the depth cap of \(limits.maxDepth) levels") }
     }
 
     mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var object = JSONObject()
+        var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(object)
+            return .object(JSONObject())
         }
         while true {
             skipWhitespace()
@@ -126,11 +179,18 @@ private struct JSONTextParser {
             }
             index += 1
             skipWhitespace()
-            object[key] = try parseValue()
+            if members.count == limits.maxMembers {
+                throw capError("object has more members than the cap of \(limits.maxMembers)")
+            }
+            do {
+                members.append((key, try parseValue()))
+            } catch {
+                throw Self.inside(error, component: key)
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("expected ',' or '}', found the end of the input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(object) }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject(parsed: members)) }
             throw error("expected ',' or '}' in object, found \(describeCurrent())")
         }
     }
@@ -147,7 +207,14 @@ private struct JSONTextParser {
         }
         while true {
             skipWhitespace()
-            items.append(try parseValue())
+            if items.count == limits.maxMembers {
+                throw capError("array has more elements than the cap of \(limits.maxMembers)")
+            }
+            do {
+                items.append(try parseValue())
+            } catch {
+                throw Self.inside(error, component: String(items.count))
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("expected ',' or ']', found the end of the input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -159,7 +226,20 @@ private struct JSONTextParser {
     mutating func parseString() throws(JSONSyntaxError) -> String {
         let start = index
         index += 1
-        var buffer: [UInt8] = []
+        // Fast path: a string without escapes is its bytes, validated as UTF-8.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            guard let s = String(validating: bytes[index..<end], as: UTF8.self) else {
+                throw error("string is not valid UTF-8", at: start)
+            }
+            index = end + 1
+            return s
+        }
+        var buffer: [UInt8] = Array(bytes[index..<end])
+        index = end
         while true {
             guard index < bytes.count else { throw error("unterminated string", at: start) }
             let b = bytes[index]

@@ -70,9 +70,17 @@ public enum JSONValue: Equatable, Sendable {
 }
 
 /// A JSON object that keeps its members in insertion order.
+///
+/// Reading and writing a member by key takes constant time on average: past a few members the
+/// object keeps a dictionary of each key's position, so building an object of n members (as
+/// the parser does) is linear in n. Removing a member is linear.
 public struct JSONObject: Equatable, Sendable {
     /// The members, in order; keys are unique.
     public private(set) var members: [(key: String, value: JSONValue)] = []
+    /// The position of each key in `members`; nil while the object is small enough to search.
+    private var positions: [String: Int]?
+    /// The member count up to which a linear search beats hashing.
+    private static let linearSearchLimit = 8
 
     /// An empty object.
     public init() {}
@@ -82,22 +90,77 @@ public struct JSONObject: Equatable, Sendable {
         for (k, v) in members { self[k] = v }
     }
 
+    /// An object of members as a parser read them: the index is built in one pass sized for
+    /// them; a repeated key (rare) keeps its first place and its last value.
+    init(parsed list: [(key: String, value: JSONValue)]) {
+        if list.count > Self.linearSearchLimit {
+            var index = [String: Int](minimumCapacity: list.count)
+            var unique = true
+            for (i, member) in list.enumerated() where index.updateValue(i, forKey: member.key) != nil {
+                unique = false
+                break
+            }
+            if unique {
+                members = list
+                positions = index
+                return
+            }
+        }
+        for member in list { self[member.key] = member.value }
+    }
+
     /// The keys, in order.
     public var keys: [String] { members.map(\.key) }
 
     /// Whether the object has no members.
     public var isEmpty: Bool { members.isEmpty }
 
-    /// Reads or writes a member; writing nil removes it.
+    /// The number of members.
+    public var count: Int { members.count }
+
+    /// Reads or writes a member; writing nil removes it. A key already present keeps its place.
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { position(of: key).map { members[$0].value } }
         set {
-            if let i = members.firstIndex(where: { $0.key == key }) {
-                if let newValue { members[i].value = newValue } else { members.remove(at: i) }
-            } else if let newValue {
+            guard let newValue else {
+                if let i = position(of: key) {
+                    members.remove(at: i)
+                    indexPositions()
+                }
+                return
+            }
+            if positions != nil {
+                // One hash for the common case, a new key; a repeated key keeps its first place.
+                if let old = positions?.updateValue(members.count, forKey: key) {
+                    positions?[key] = old
+                    members[old].value = newValue
+                } else {
+                    members.append((key, newValue))
+                }
+            } else if let i = members.firstIndex(where: { $0.key == key }) {
+                members[i].value = newValue
+            } else {
                 members.append((key, newValue))
+                if members.count > Self.linearSearchLimit { indexPositions() }
             }
         }
+    }
+
+    private func position(of key: String) -> Int? {
+        if let positions { return positions[key] }
+        return members.firstIndex(where: { $0.key == key })
+    }
+
+    /// Rebuilds `positions` from `members` (nil for a small object).
+    private mutating func indexPositions() {
+        guard members.count > Self.linearSearchLimit else {
+            positions = nil
+            return
+        }
+        var index: [String: Int] = [:]
+        index.reserveCapacity(members.count)
+        for (i, member) in members.enumerated() { index[member.key] = i }
+        positions = index
     }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {

@@ -9,6 +9,9 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case transport(String)
     /// The body arrived but is not plausible for its kind (HTML error page, truncated, wrong format).
     case invalidBody(String)
+    /// A JSON document (style, TileJSON, sprite index) arrived whole but cannot be used: not JSON,
+    /// past a parse cap, a byte-order mark, the wrong shape. Another attempt gets the same bytes.
+    case unusableDocument(String)
     /// The origin has no such object (404, missing file, tile absent from an archive).
     case notFound
     /// The origin cannot serve this kind of request (e.g. a style from an MBTiles archive).
@@ -28,7 +31,7 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .status(let code): return [408, 429, 500, 502, 503, 504].contains(code)
         case .transport: return true
-        case .invalidBody, .notFound, .unsupported, .abandoned, .tls, .redirects: return false
+        case .invalidBody, .unusableDocument, .notFound, .unsupported, .abandoned, .tls, .redirects: return false
         }
     }
 
@@ -47,6 +50,7 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .status(let code): return "HTTP \(code)"
         case .transport(let message): return "transport error: \(message)"
         case .invalidBody(let why): return "invalid body: \(why)"
+        case .unusableDocument(let why): return "unusable document: \(why)"
         case .notFound: return "not found"
         case .unsupported(let why): return "unsupported: \(why)"
         case .abandoned(let why): return "not fetched: \(why)"

@@ -9,11 +9,10 @@ enum Fixtures {
     static let pythonTileGzip = Data(base64Encoded:
         "H4sIAAAAAAACA5My5GItTyxJLRISEWJiYJBgVuLhZGhwkGIQFmFgEOGXYk3OSSwuVmLjYslJzE7VaFCoYJLS4WItyk9MKRbiB2thUmIHaeHi4pRiyc7MS1Fi52LNzczLLwKrBgCcLuqEYQAAAA==")!
 
-    static let pngSignature: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
-    /// A PNG signature followed by filler: enough for the signature check.
-    static func png(_ seed: Int = 0) -> Data { Data(pngSignature + [0, 0, 0, 13] + Array("IHDR\(seed)".utf8)) }
-    static let jpeg = Data([0xff, 0xd8, 0xff, 0xe0, 0, 16] + Array("JFIF".utf8))
-    static let webp = Data(Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8))
+    /// A small well-formed PNG; `seed` varies its pixels.
+    static func png(_ seed: Int = 0) -> Data { ImageEncoders.png(seed: seed) }
+    static let jpeg = ImageEncoders.jpeg()
+    static let webp = ImageEncoders.webp([("VP8 ", ImageEncoders.vp8())])
 
     /// A vector tile with one layer per name, each holding `seed` as an extent-like filler.
     static func tile(layers: [String], seed: Int = 0) -> Data {

@@ -5,24 +5,6 @@ import XCTest
 final class VerifierTests: XCTestCase {
     let verifier = Verifier()
 
-    private func accepts(_ data: Data, _ kind: ResourceKind, file: StaticString = #filePath, line: UInt = #line) {
-        if case .failure(let failure) = verifier.verify(data, kind: kind) {
-            XCTFail("\(kind.name) refused: \(failure)", file: file, line: line)
-        }
-    }
-
-    private func refuses(_ data: Data, _ kind: ResourceKind, containing text: String = "",
-                         file: StaticString = #filePath, line: UInt = #line) {
-        switch verifier.verify(data, kind: kind) {
-        case .success:
-            XCTFail("\(kind.name) accepted bad bytes", file: file, line: line)
-        case .failure(.invalidBody(let why)):
-            XCTAssertTrue(text.isEmpty || why.contains(text), "\(why) lacks \(text)", file: file, line: line)
-        case .failure(let other):
-            XCTFail("expected invalidBody, got \(other)", file: file, line: line)
-        }
-    }
-
     func testVectorTilesFromBothEncodersAndEmptyTilesAreAccepted() {
         accepts(Fixtures.pythonTile, .tile)
         accepts(Fixtures.tile(layers: ["a", "b"]), .tile)
@@ -68,24 +50,24 @@ final class VerifierTests: XCTestCase {
 
     func testStyleNeedsVersionAndSources() {
         accepts(Fixtures.style, .style)
-        refuses(Data(#"{"version":8,"layers":[]}"#.utf8), .style, containing: "sources")
-        refuses(Data(#"{"sources":{}}"#.utf8), .style, containing: "version")
-        refuses(Data("[1,2]".utf8), .style, containing: "object")
+        refuses(Data(#"{"version":8,"layers":[]}"#.utf8), .style, containing: "sources", document: true)
+        refuses(Data(#"{"sources":{}}"#.utf8), .style, containing: "version", document: true)
+        refuses(Data("[1,2]".utf8), .style, containing: "object", document: true)
         refuses(Fixtures.html, .style, containing: "HTML")
-        refuses(Data(#"{"version":8,"#.utf8), .style, containing: "not JSON")
+        refuses(Data(#"{"version":8,"#.utf8), .style, containing: "not JSON", document: true)
     }
 
     func testSourceIsTileJSONWithTilesOrGeoJSON() {
         accepts(Fixtures.tileJSON, .source)
         accepts(Data(#"{"type":"FeatureCollection","features":[]}"#.utf8), .source)
-        refuses(Data(#"{"tilejson":"3.0.0"}"#.utf8), .source, containing: "tiles")
-        refuses(Data(#"{"tiles":[]}"#.utf8), .source, containing: "tiles")
+        refuses(Data(#"{"tilejson":"3.0.0"}"#.utf8), .source, containing: "tiles", document: true)
+        refuses(Data(#"{"tiles":[]}"#.utf8), .source, containing: "tiles", document: true)
     }
 
     func testSpriteJSONIsAnObject() {
         accepts(Data(#"{"marker":{"x":0,"y":0,"width":16,"height":16,"pixelRatio":1}}"#.utf8), .spriteJSON)
         accepts(Data("{}".utf8), .spriteJSON)
-        refuses(Data("\"marker\"".utf8), .spriteJSON)
+        refuses(Data("\"marker\"".utf8), .spriteJSON, containing: "expected an object", document: true)
         refuses(Fixtures.html, .spriteJSON, containing: "HTML")
     }
 
