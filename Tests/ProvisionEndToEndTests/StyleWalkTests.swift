@@ -68,13 +68,13 @@ final class StyleWalkTests: WorkspaceTestCase {
         for stack in expectedStacks {
             for start in expectedRangeStarts { try write(glyph, "fonts/\(stack)/\(start)-\(start + 255).pbf") }
         }
-        let png = Data([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0])
+        // Whole images: bodies are checked deep (PNG chunks and CRCs) before they are stored.
+        let png = FixturePNG.solid(width: 4, height: 4, rgb: (10, 20, 30))
         for tile in WebMercatorOracle.tiles(bbox: Demo.paris.bbox, zooms: 11...12) {
             try write(png, "tiles/terrain/\(tile.z)/\(tile.x)/\(tile.y).png")
         }
-        let jpeg = Data([0xff, 0xd8, 0xff, 0xe0, 0, 0x10])
         for tile in WebMercatorOracle.tiles(bbox: Demo.paris.bbox, zooms: zooms) {
-            try write(jpeg, "tiles/satellite/\(tile.z)/\(tile.x)/\(tile.y)@2x.jpg")
+            try write(png, "tiles/satellite/\(tile.z)/\(tile.x)/\(tile.y)@2x.jpg")
         }
         ws.server.serveDirectory(root, at: "/provider/")
     }
