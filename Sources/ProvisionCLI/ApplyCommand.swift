@@ -78,7 +78,8 @@ struct ApplyCommand {
                     // Nothing was written: the content is what the lock already recorded.
                     content = ContentDigest(tileCount: previous.tileCount, resourceCount: previous.resourceCount,
                                             byteCount: previous.byteCount,
-                                            digest: String(previous.contentDigest.dropFirst("sha256:".count)))
+                                            digest: String(previous.contentDigest.dropFirst("sha256:".count)),
+                                            chunks: previous.chunks)
                 } else {
                     progress.event("phase", JSONObject([("phase", .string("digest"))]))
                     let final = try OfflineDatabase(url: directory.databaseURL, epoch: plan.epoch,
@@ -263,6 +264,6 @@ struct ApplyCommand {
         }
         return LockDocument(jobName: plan.jobName, jobDigest: plan.jobDigest, epoch: epoch, stylePacks: packs,
                             regions: regions, tileCount: content.tileCount, resourceCount: content.resourceCount,
-                            byteCount: content.byteCount, contentDigest: "sha256:" + content.digest)
+                            byteCount: content.byteCount, contentDigest: "sha256:" + content.digest, chunks: content.chunks)
     }
 }

@@ -1,12 +1,13 @@
 import Foundation
 import ProvisionModel
+import TileMath
 
 /// `provision.lock.json`: the record of what was applied, in canonical JSON (sorted keys, no
 /// wall-clock times), so that two applies of the same job on the same upstream bytes write the
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
     /// Bumped on every change to the lock's shape.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// A region row as the lock records it.
     public struct RegionEntry: Equatable, Sendable {
@@ -65,9 +66,13 @@ public struct LockDocument: Equatable, Sendable {
     public var resourceCount: Int
     public var byteCount: Int64
     public var contentDigest: String
+    /// The content digest per chunk of rows, so damage is found row group by row group; empty in
+    /// a lock written before chunks were recorded.
+    public var chunks: [ChunkDigest] = []
 
     public init(jobName: String, jobDigest: String, epoch: Int64, stylePacks: [PackEntry], regions: [RegionEntry],
-                tileCount: Int, resourceCount: Int, byteCount: Int64, contentDigest: String) {
+                tileCount: Int, resourceCount: Int, byteCount: Int64, contentDigest: String, chunks: [ChunkDigest] = []) {
+        self.chunks = chunks
         self.jobName = jobName
         self.jobDigest = jobDigest
         self.epoch = epoch
@@ -138,13 +143,49 @@ public struct LockDocument: Equatable, Sendable {
                 "resources": .int(resourceCount),
                 "bytes": .int(Int(byteCount)),
                 "contentDigest": .string(contentDigest),
+                "chunks": chunksJSON,
             ],
         ]
     }
 
+    /// `{"templates": […], "list": […]}`: one line a chunk, `R <url> <rows> <digest>` or
+    /// `T <template index> <ratio> <z> <x> <y> <rows> <digest>` (URLs hold no spaces).
+    var chunksJSON: JSONValue {
+        var templates: [String] = []
+        var index: [String: Int] = [:]
+        let lines: [JSONValue] = chunks.map { chunk in
+            switch chunk.start {
+            case .resource(let url): return .string("R \(url) \(chunk.rows) \(chunk.digest)")
+            case .tile(let key):
+                let i = index[key.urlTemplate] ?? {
+                    templates.append(key.urlTemplate)
+                    index[key.urlTemplate] = templates.count - 1
+                    return templates.count - 1
+                }()
+                return .string("T \(i) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y) \(chunk.rows) \(chunk.digest)")
+            }
+        }
+        return ["templates": .array(templates.map { .string($0) }), "list": .array(lines)]
+    }
+
+    static func chunks(from json: JSONValue?) -> [ChunkDigest] {
+        let templates = json?["templates"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        return (json?["list"]?.arrayValue ?? []).compactMap { line -> ChunkDigest? in
+            let parts = (line.stringValue ?? "").split(separator: " ").map(String.init)
+            if parts.count == 4, parts[0] == "R", let rows = Int(parts[2]) {
+                return ChunkDigest(start: .resource(url: parts[1]), rows: rows, digest: parts[3])
+            }
+            guard parts.count == 8, parts[0] == "T", let t = Int(parts[1]), templates.indices.contains(t),
+                  let ratio = Int(parts[2]), let z = Int(parts[3]), let x = Int(parts[4]), let y = Int(parts[5]),
+                  let rows = Int(parts[6]) else { return nil }
+            return ChunkDigest(start: .tile(TileKey(urlTemplate: templates[t], pixelRatio: ratio, tile: TileID(z: z, x: x, y: y))),
+                               rows: rows, digest: parts[7])
+        }
+    }
+
     /// Reads a lock document; nil when it is not one this version understands.
     public init?(json: JSONValue) {
-        guard json["schemaVersion"]?.intValue == Self.schemaVersion,
+        guard let version = json["schemaVersion"]?.intValue, version == 1 || version == Self.schemaVersion,
               let jobName = json["job"]?["name"]?.stringValue,
               let jobDigest = json["job"]?["digest"]?.stringValue,
               let epoch = json["epoch"]?.intValue else { return nil }
@@ -186,5 +227,6 @@ public struct LockDocument: Equatable, Sendable {
         resourceCount = json["store"]?["resources"]?.intValue ?? 0
         byteCount = Int64(json["store"]?["bytes"]?.intValue ?? 0)
         contentDigest = json["store"]?["contentDigest"]?.stringValue ?? ""
+        chunks = Self.chunks(from: json["store"]?["chunks"])
     }
 }

@@ -78,7 +78,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         try database.db.run(CanonicalStoreWriter.insertResource,
                             [.int(id), .text(row.url), .int(row.kind)] + values(row.content))
         content.resourceCount += 1
-        try hash("R \(row.url) \(row.kind)", row.content)
+        try hash(.resource(url: row.url), "R \(row.url) \(row.kind)", row.content)
         nextResource += 1
         return id
     }
@@ -91,7 +91,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
             .int(Int64(key.tile.x)), .int(Int64(key.tile.y)),
         ] + values(row.content))
         content.tileCount += 1
-        try hash("T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y)", row.content)
+        try hash(.tile(key), "T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y)", row.content)
         nextTile += 1
         return id
     }
@@ -114,10 +114,10 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
 
     /// Adds a row to the digest as `contentDigest()` reads it: the key line, the `compressed`
     /// flag and length, then the stored bytes.
-    private func hash(_ keyLine: String, _ stored: StoredContent) throws {
+    private func hash(_ key: ChunkKey, _ keyLine: String, _ stored: StoredContent) throws {
         let bytes = stored.data ?? Data()
         content.byteCount += Int64(bytes.count)
-        try hasher.add("\(keyLine) \(stored.compressed ? 1 : 0) \(bytes.count)\n", bytes)
+        try hasher.add(key, "\(keyLine) \(stored.compressed ? 1 : 0) \(bytes.count)\n", bytes)
     }
 
     public func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64 {

@@ -12,12 +12,12 @@ public struct ContentDigest: Equatable, Sendable {
     public var byteCount: Int64
     /// sha256 over every row's key, `compressed` flag, length and stored bytes, in key order.
     public var digest: String
-    /// The same bytes hashed per run of `chunkSize` rows (resources, then tiles), 16 hex digits each.
-    public var chunks: [String]
+    /// The same bytes hashed per chunk of rows (`ContentHasher`).
+    public var chunks: [ChunkDigest]
     /// Rows per chunk.
     public static let chunkSize = ContentHasher.chunkSize
 
-    public init(tileCount: Int, resourceCount: Int, byteCount: Int64, digest: String, chunks: [String] = []) {
+    public init(tileCount: Int, resourceCount: Int, byteCount: Int64, digest: String, chunks: [ChunkDigest] = []) {
         self.tileCount = tileCount
         self.resourceCount = resourceCount
         self.byteCount = byteCount
@@ -40,7 +40,7 @@ extension OfflineDatabase {
         try forEachHashedRow { row in
             if row.isTile { result.tileCount += 1 } else { result.resourceCount += 1 }
             result.byteCount += Int64(row.bytes.count)
-            try hasher.add(row.line, row.bytes)
+            try hasher.add(row.key, row.line, row.bytes)
         }
         (result.digest, result.chunks) = try hasher.finish()
         return result
@@ -54,10 +54,9 @@ extension OfflineDatabase {
         /// The stored bytes.
         public var bytes: Data
         public var isTile: Bool
-        /// The resource URL, or the tile key.
-        public var url: String
+        /// The row's key, in the digest's order.
+        public var key: ChunkKey
         public var kind: ResourceKind
-        public var tile: TileKey?
         public var compressed: Bool
     }
 
@@ -68,8 +67,9 @@ extension OfflineDatabase {
         while try resources.step() {
             let stored = resources.optionalData(2) ?? Data()
             let url = resources.text(0), kind = resources.int64(1), compressed = resources.int64(3)
-            try body(HashedRow(line: "R \(url) \(kind) \(compressed) \(stored.count)\n", bytes: stored, isTile: false, url: url,
-                               kind: ResourceKind(rawValue: Int(kind)) ?? .unknown, tile: nil, compressed: compressed == 1))
+            try body(HashedRow(line: "R \(url) \(kind) \(compressed) \(stored.count)\n", bytes: stored, isTile: false,
+                               key: .resource(url: url), kind: ResourceKind(rawValue: Int(kind)) ?? .unknown,
+                               compressed: compressed == 1))
         }
         let tiles = try db.prepare(
             "SELECT url_template, pixel_ratio, z, x, y, data, compressed FROM tiles ORDER BY url_template, pixel_ratio, z, x, y")
@@ -80,7 +80,7 @@ extension OfflineDatabase {
             let compressed = tiles.int64(6)
             let key = TileKey(urlTemplate: template, pixelRatio: Int(ratio), tile: TileID(z: Int(z), x: Int(x), y: Int(y)))
             try body(HashedRow(line: "T \(template) \(ratio) \(z) \(x) \(y) \(compressed) \(stored.count)\n", bytes: stored,
-                               isTile: true, url: template, kind: .tile, tile: key, compressed: compressed == 1))
+                               isTile: true, key: .tile(key), kind: .tile, compressed: compressed == 1))
         }
     }
 }

@@ -47,16 +47,18 @@ struct StoreHasher {
     }
 }
 
-/// Hashes a store's rows in key order into its content digest and one digest per chunk of
-/// `chunkSize` rows, so that a damaged row is found without a digest per row.
+/// Hashes a store's rows in key order into its content digest and one digest per chunk of rows,
+/// so that a damaged row is found without a digest per row.
 ///
-/// Why chunks: the lock must let `audit --verify` and `apply --repair` find a row whose bytes are
-/// valid for their kind but not the ones the build wrote (another tile's MVT), without growing
-/// with every tile. 1,024 rows a chunk keeps a 1M-tile lock under 20 kB (977 chunks of 16 hex
-/// digits), and a repair re-fetches at most one chunk's rows for each damaged row it cannot
-/// tell apart by its kind.
+/// Why chunks, and why keyed: the lock must let `audit --verify` and `apply --repair` find a row
+/// whose bytes are valid for their kind but not the ones the build wrote (another tile's MVT),
+/// without growing with every tile. A chunk is at most 1,024 rows of one section (resources, or
+/// one tile template, ratio and zoom), named by its first row's key; a reader assigns each row to
+/// the chunk whose first key is the greatest not above its own, so a missing or extra row changes
+/// only its own chunk. A 1M-tile lock holds about 1,000 chunks (some 40 kB); a repair re-fetches at
+/// most one chunk's rows for a damaged row it cannot tell apart by its kind.
 struct ContentHasher {
-    /// Rows per chunk digest.
+    /// Rows per chunk.
     static let chunkSize = 1_024
     /// Hex digits kept of each chunk's SHA-256 (64 bits: enough to tell damage, not a signature).
     static let chunkDigitCount = 16
@@ -64,32 +66,42 @@ struct ContentHasher {
     private let whole: StoreHasher
     private var chunk: StoreHasher
     private var rowsInChunk = 0
-    /// The chunk digests finished so far.
-    private(set) var chunks: [String] = []
+    private var section = ""
+    private var chunkStart: ChunkKey?
+    /// The chunks finished so far.
+    private(set) var chunks: [ChunkDigest] = []
 
     init() throws {
         whole = try StoreHasher()
         chunk = try StoreHasher()
     }
 
-    /// Adds one row: its key line (with `compressed` flag and length) and its stored bytes.
-    mutating func add(_ line: String, _ bytes: Data) throws {
+    /// Adds one row: its key (which names its section), its key line (with `compressed` flag and
+    /// length) and its stored bytes.
+    mutating func add(_ key: ChunkKey, _ line: String, _ bytes: Data) throws {
+        if rowsInChunk == Self.chunkSize || (rowsInChunk > 0 && key.section != section) { try closeChunk() }
+        if rowsInChunk == 0 {
+            chunkStart = key
+            section = key.section
+        }
         whole.update(line)
         whole.update(bytes)
         chunk.update(line)
         chunk.update(bytes)
         rowsInChunk += 1
-        if rowsInChunk == Self.chunkSize { try closeChunk() }
     }
 
     private mutating func closeChunk() throws {
-        chunks.append(String(chunk.finalizeHex().prefix(Self.chunkDigitCount)))
+        if let start = chunkStart {
+            chunks.append(ChunkDigest(start: start, rows: rowsInChunk, digest: String(chunk.finalizeHex().prefix(Self.chunkDigitCount))))
+        }
         chunk = try StoreHasher()
         rowsInChunk = 0
+        chunkStart = nil
     }
 
-    /// Finishes: the content digest, and the chunk digests (the last one partial).
-    mutating func finish() throws -> (digest: String, chunks: [String]) {
+    /// Finishes: the content digest, and the chunk digests.
+    mutating func finish() throws -> (digest: String, chunks: [ChunkDigest]) {
         if rowsInChunk > 0 { try closeChunk() }
         let digest = whole.finalizeHex()
         _ = chunk.finalizeHex()

@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionModel
 import ProvisionReports
+import TileMath
 import XCTest
 
 /// provision.lock.json is read back exactly and written canonically.
@@ -61,8 +62,23 @@ final class LockDocumentTests: XCTestCase {
 
     func testUnknownVersionOrMissingJobIsNotALock() {
         let json = Samples.lock().json
-        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 2)))
+        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 3)))
+        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 1)), "version 1 locks (no chunks) are read")
         XCTAssertNil(LockDocument(json: json.setting("/job", to: nil)))
         XCTAssertNil(LockDocument(json: "not a lock"))
+    }
+
+    func testChunksRoundTripWithTemplatesListedOnce() throws {
+        var lock = Samples.lock()
+        let template = "https://tiles.example.com/{z}/{x}/{y}.pbf"
+        lock.chunks = [ChunkDigest(start: .resource(url: "https://a.example/style.json"), rows: 3, digest: "0123456789abcdef"),
+                       ChunkDigest(start: .tile(TileKey(urlTemplate: template, pixelRatio: 1, tile: TileID(z: 3, x: 1, y: 2))),
+                                   rows: 1024, digest: "fedcba9876543210"),
+                       ChunkDigest(start: .tile(TileKey(urlTemplate: template, pixelRatio: 1, tile: TileID(z: 4, x: 0, y: 0))),
+                                   rows: 7, digest: "00112233445566aa")]
+        let json = lock.json
+        XCTAssertEqual(json["store"]?["chunks"]?["templates"], [.string(template)])
+        XCTAssertEqual(json["store"]?["chunks"]?["list"]?[1], "T 0 1 3 1 2 1024 fedcba9876543210")
+        XCTAssertEqual(LockDocument(json: json)?.chunks, lock.chunks)
     }
 }
