@@ -11,6 +11,7 @@ struct ApplyCommand {
     let store: String?
     let reportPath: String?
     let refresh: Bool
+    let repair: Bool
     let options: CommonOptions
     let console: Console
     let environment: [String: String]
@@ -19,15 +20,20 @@ struct ApplyCommand {
         let progress = ProgressReporter(console: console, mode: options.progress)
         var owner: StoreLock?
         defer { owner?.release() }
+        var repairNote: PlanNote?
         // An existing store is locked (and what a killed apply left recovered) before planning;
         // a new one is created only once the plan succeeded, so a failed plan writes nothing.
-        let (plan, session, planSeconds) = try obtainPlan(progress: progress, lock: { session throws(CLIError) in
+        var (plan, session, planSeconds) = try obtainPlan(progress: progress, lock: { session throws(CLIError) in
             if owner == nil, FileManager.default.fileExists(atPath: session.store.url.path) {
                 owner = try ApplyCommand.lockStore(session.store, progress: progress)
             }
         }, recover: { session throws(CLIError) in
-            if owner != nil { try ApplyCommand.recoverStore(session.store, progress: progress) }
+            if owner != nil {
+                try ApplyCommand.recoverStore(session.store, progress: progress)
+                if repair || refresh { repairNote = try StoreRepair.removeDamage(session, progress: progress) }
+            }
         })
+        if let repairNote { plan.notes.append(repairNote) }
         if owner == nil {
             owner = try ApplyCommand.lockStore(session.store, progress: progress)
             try ApplyCommand.recoverStore(session.store, progress: progress)

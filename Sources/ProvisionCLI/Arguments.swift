@@ -27,8 +27,8 @@ public enum Invocation: Equatable, Sendable {
     case help(topic: String?)
     case version
     case validate(jobs: [String], options: CommonOptions)
-    case plan(job: String, store: String?, detailedExitCode: Bool, out: String?, refresh: Bool, options: CommonOptions)
-    case apply(job: String, store: String?, report: String?, refresh: Bool, options: CommonOptions)
+    case plan(job: String, store: String?, detailedExitCode: Bool, out: String?, refresh: Bool, repair: Bool, options: CommonOptions)
+    case apply(job: String, store: String?, report: String?, refresh: Bool, repair: Bool, options: CommonOptions)
     case audit(store: String?, verify: Bool, manifest: String?, options: CommonOptions)
 }
 
@@ -62,13 +62,14 @@ public enum ArgumentParser {
         var out: String?
         var verify = false
         var refresh = false
+        var repair = false
         var manifest: String?
         var detailed = false
         let allowed: Set<String>
         switch first {
         case "validate": allowed = ["--json", "--quiet", "--verbose"]
-        case "plan": allowed = ["--store", "--json", "--format", "--detailed-exitcode", "--out", "--refresh", "--quiet", "--progress", "--verbose"]
-        case "apply": allowed = ["--store", "--report", "--json", "--refresh", "--quiet", "--progress", "--verbose"]
+        case "plan": allowed = ["--store", "--json", "--format", "--detailed-exitcode", "--out", "--refresh", "--repair", "--quiet", "--progress", "--verbose"]
+        case "apply": allowed = ["--store", "--report", "--json", "--refresh", "--repair", "--quiet", "--progress", "--verbose"]
         default: allowed = ["--store", "--json", "--verify", "--manifest", "--quiet", "--verbose"]
         }
 
@@ -101,6 +102,7 @@ public enum ArgumentParser {
             case "--out": out = try value(for: arg)
             case "--verify": verify = true
             case "--refresh": refresh = true
+            case "--repair": repair = true
             case "--manifest": manifest = try value(for: arg)
             case "--format":
                 let v = try value(for: arg)
@@ -128,8 +130,9 @@ public enum ArgumentParser {
                                  : "\(first) takes one job file, got \(positionals.count)", command: first)
             }
             return first == "plan"
-                ? .plan(job: positionals[0], store: store, detailedExitCode: detailed, out: out, refresh: refresh, options: options)
-                : .apply(job: positionals[0], store: store, report: report, refresh: refresh, options: options)
+                ? .plan(job: positionals[0], store: store, detailedExitCode: detailed, out: out, refresh: refresh, repair: repair,
+                        options: options)
+                : .apply(job: positionals[0], store: store, report: report, refresh: refresh, repair: repair, options: options)
         default:
             guard positionals.isEmpty else {
                 throw UsageError(message: "audit takes no positional arguments (use --store DIR)", command: first)

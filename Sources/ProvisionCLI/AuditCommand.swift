@@ -36,7 +36,9 @@ struct AuditCommand {
             doc.lockProblem = lockProblem
             doc.interrupted = [path.partialBuildURL, path.url.appendingPathComponent(StoreLock.fileName)]
                 .contains { FileManager.default.fileExists(atPath: $0.path) }
-            if verify { doc.verification = try AuditCommand.verify(database: database, lock: lock) }
+            if verify {
+                doc.verification = try AuditCommand.verify(database: database, lock: lock, directory: path, environment: environment)
+            }
         } catch {
             throw CLIError(.failure, "cannot audit the store at \(path.display): \(describe(error))")
         }
@@ -49,26 +51,23 @@ struct AuditCommand {
         return doc.isOK ? .success : .failure
     }
 
-    /// Re-reads every row: inflates it, checks it is plausible for its kind, counts expired rows
-    /// and compares the content digest with the lock's.
-    static func verify(database: OfflineDatabase, lock: LockDocument?) throws -> AuditDocument.Verification {
-        let verifier = Verifier()
-        let now = Int64(Date().timeIntervalSince1970)
-        var result = AuditDocument.Verification(checked: 0, corrupt: [], corruptCount: 0, expired: 0, digestMatchesLock: nil)
-        try database.forEachPayload { row in
-            result.checked += 1
-            if let expires = row.expires, expires < now { result.expired += 1 }
-            var problem: String?
-            switch row.payload {
-            case .failure(let error): problem = error.message
-            case .success(let data):
-                if !(row.kind == .tile && data.isEmpty), case .failure(let failure) = verifier.verify(data, kind: row.kind) {
-                    problem = failure.description
-                }
-            }
-            if let problem {
-                result.corruptCount += 1
-                if result.corrupt.count < 20 { result.corrupt.append("\(row.kind.name) \(row.name): \(problem)") }
+    /// Re-reads every row: inflates it, checks it is plausible for its kind and that its chunk
+    /// hashes as the lock recorded (`StoreRepair`), counts expired rows and compares the content
+    /// digest with the lock's.
+    static func verify(database: OfflineDatabase, lock: LockDocument?, directory: StoreDirectoryPath,
+                       environment: [String: String]) throws -> AuditDocument.Verification {
+        let now = environment[PlanSession.clockVariable].flatMap(Int64.init) ?? Int64(Date().timeIntervalSince1970)
+        let damage = try StoreRepair.damage(in: database, lock: lock, store: directory)
+        let expired = try database.expiredCounts(before: now)
+        let unusable = damage.unusable
+        var result = AuditDocument.Verification(checked: damage.checked, corrupt: [], corruptCount: unusable.count,
+                                                expired: expired.resources + expired.tiles, digestMatchesLock: nil)
+        result.differingChunks = damage.mismatchedChunks
+        result.differingRows = damage.rows.count - unusable.count
+        result.corrupt = unusable.prefix(20).map { row in
+            switch row.key {
+            case .resource(let url): return "resource \(url): \(row.reason)"
+            case .tile(let key): return "tile \(key.urlTemplate) \(key.tile.z)/\(key.tile.x)/\(key.tile.y): \(row.reason)"
             }
         }
         if let lock {

@@ -48,7 +48,7 @@ enum Help {
     """
 
     static let plan = """
-    USAGE: provision plan JOB [--store DIR] [--json | --format text|json|markdown] [--detailed-exitcode] [--refresh] [--out FILE]
+    USAGE: provision plan JOB [--store DIR] [--json | --format text|json|markdown] [--detailed-exitcode] [--refresh] [--repair] [--out FILE]
 
     Resolves the job's style packs (fetching styles and TileJSONs, never tiles), computes the
     tile cover of every region and diffs it against the store: per region and zoom the tiles
@@ -63,6 +63,9 @@ enum Help {
                             (a style or TileJSON that changed upstream is a change).
       --refresh             Also count region content whose HTTP expiry has passed; it is a
                             change that 'apply --refresh' revalidates.
+      --repair              Also re-read every stored row: rows that do not inflate, are not
+                            their kind, or whose chunk differs from the lock's digest are
+                            counted as changes that 'apply --repair' fetches again.
       --out FILE            Save the plan; 'provision apply FILE' carries out exactly that plan,
                             and refuses (exit 1) if the job file or the store changed since.
       --progress MODE       auto (default), json (NDJSON events on stderr) or none.
@@ -73,7 +76,7 @@ enum Help {
     """
 
     static let apply = """
-    USAGE: provision apply JOB|PLAN [--store DIR] [--report FILE] [--json] [--refresh]
+    USAGE: provision apply JOB|PLAN [--store DIR] [--report FILE] [--json] [--refresh] [--repair]
 
     Given a job file, plans and then applies. Given a plan saved by 'plan --out', applies
     exactly that plan, after checking that neither the job file nor the store changed since.
@@ -88,6 +91,10 @@ enum Help {
       --store DIR       The store directory (default: the job's "store", else ./store).
       --refresh         Revalidate expired content with If-None-Match / If-Modified-Since:
                         a 304 keeps the stored bytes untouched, a 200 replaces them.
+                        Damaged rows (as with --repair) are fetched again, never revalidated.
+      --repair          Re-read every stored row first and fetch again every row that does
+                        not inflate, is not its kind, or whose chunk differs from the lock's
+                        digest; afterwards 'audit --verify' passes.
       --report FILE     Also write the JSON report (Jobs/schema/report.schema.json) to FILE.
       --json            Print the JSON report on stdout instead of the text summary.
       --progress MODE   auto (default), json (NDJSON events on stderr) or none.

@@ -11,14 +11,24 @@ struct PlanCommand {
     let detailedExitCode: Bool
     let out: String?
     let refresh: Bool
+    let repair: Bool
     let options: CommonOptions
     let console: Console
     let environment: [String: String]
 
     func run() throws(CLIError) -> ExitCode {
         let progress = ProgressReporter(console: console, mode: options.progress)
-        let computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress,
+        var computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress,
                                                    refresh: refresh)
+        if repair, FileManager.default.fileExists(atPath: computed.session.store.databaseURL.path) {
+            let database = try computed.session.openForReading(epoch: computed.session.epoch)
+            defer { try? database?.close() }
+            if let database {
+                let damage = try StoreRepair.damage(in: database, lock: computed.lock, store: computed.session.store)
+                computed.plan.repairRows = damage.rows.count
+                if let note = StoreRepair.note(damage, fixing: false) { computed.plan.notes.append(note) }
+            }
+        }
         let doc = PlanDocument(plan: computed.plan, store: computed.session.store.display, limits: computed.session.input.job.limits)
         if let out {
             let saved = SavedPlan(plan: computed.plan, jobPath: URL(fileURLWithPath: job).standardizedFileURL.path,
@@ -61,7 +71,7 @@ struct PlanCommand {
             plan = try Planner.plan(planInput, store: database)
             if refresh {
                 // "Now" for expiry is the wall clock: it decides what to ask upstream, never what is stored.
-                let now = Int64(Date().timeIntervalSince1970)
+                let now = environment[PlanSession.clockVariable].flatMap(Int64.init) ?? Int64(Date().timeIntervalSince1970)
                 let expired = try database?.expiredCounts(before: now) ?? (resources: 0, tiles: 0)
                 plan.refresh = RefreshPlan(before: now, resources: expired.resources, tiles: expired.tiles)
             }

@@ -30,12 +30,12 @@ public enum Provision {
                 return ExitCode.success.rawValue
             case .validate(let jobs, let options):
                 return try ValidateCommand(jobs: jobs, options: options, console: console).run().rawValue
-            case .plan(let job, let store, let detailed, let out, let refresh, let options):
+            case .plan(let job, let store, let detailed, let out, let refresh, let repair, let options):
                 return try PlanCommand(job: job, store: store, detailedExitCode: detailed, out: out, refresh: refresh,
-                                       options: options,
+                                       repair: repair, options: options,
                                        console: console, environment: environment).run().rawValue
-            case .apply(let job, let store, let report, let refresh, let options):
-                return try ApplyCommand(job: job, store: store, reportPath: report, refresh: refresh, options: options,
+            case .apply(let job, let store, let report, let refresh, let repair, let options):
+                return try ApplyCommand(job: job, store: store, reportPath: report, refresh: refresh, repair: repair, options: options,
                                         console: console, environment: environment).run().rawValue
             case .audit(let store, let verify, let manifest, let options):
                 return try AuditCommand(store: store, verify: verify, manifest: manifest, options: options,

@@ -58,13 +58,15 @@ public struct Plan: Sendable {
     public var refetchTemplates: [String] = []
     /// With `--refresh`: expired content to revalidate, counted at `before` (Unix seconds).
     public var refresh: RefreshPlan?
+    /// With `plan --repair`: stored rows that are damaged and would be fetched again.
+    public var repairRows = 0
     /// What the user should know about how the job was resolved (sources skipped, templates
     /// chosen, zooms fetched beyond MapLibre's own download …), in the order they were found.
     public var notes: [PlanNote] = []
 
     /// Whether applying the plan would change the store.
     public var hasChanges: Bool {
-        !removedRegions.isEmpty || !drift.isEmpty || (refresh.map { $0.resources + $0.tiles > 0 } ?? false)
+        !removedRegions.isEmpty || !drift.isEmpty || (refresh.map { $0.resources + $0.tiles > 0 } ?? false) || repairRows > 0
             || regions.contains { $0.action != .keep || $0.hasTileChanges || $0.resources.hasChanges }
     }
 

@@ -76,6 +76,10 @@ public struct AuditDocument: Equatable, Sendable {
         public var expired: Int
         /// Whether the content digest equals the lock's; nil without a lock.
         public var digestMatchesLock: Bool?
+        /// Chunks of rows whose digest differs from the lock's, and the rows in them not already
+        /// counted corrupt (rows valid for their kind but not the ones the build wrote).
+        public var differingChunks = 0
+        public var differingRows = 0
 
         public init(checked: Int, corrupt: [String], corruptCount: Int, expired: Int, digestMatchesLock: Bool?) {
             self.checked = checked
@@ -132,6 +136,10 @@ public struct AuditDocument: Equatable, Sendable {
             out += v.corrupt.map { "corrupt: \($0)" }
             if v.corruptCount > v.corrupt.count { out.append("corrupt: … and \(v.corruptCount - v.corrupt.count) more rows") }
             if v.expired > 0 { out.append("\(v.expired) rows have expired (their Cache-Control/Expires time has passed)") }
+            if v.differingChunks > 0 {
+                out.append("\(v.differingChunks) chunk\(v.differingChunks == 1 ? "" : "s") of rows differ from what the lock recorded "
+                           + "(\(v.differingRows) more row\(v.differingRows == 1 ? "" : "s") to check); 'apply --repair' fetches them again")
+            }
             if v.digestMatchesLock == false { out.append("the content digest differs from the one the lock recorded") }
             if orphanTiles + orphanResources > 0 {
                 out.append("\(orphanTiles) tiles and \(orphanResources) resources are orphaned (linked to no region)")
@@ -176,7 +184,8 @@ public struct AuditDocument: Equatable, Sendable {
             }),
             "verification": verification.map { v in
                 ["checked": .int(v.checked), "corrupt": .int(v.corruptCount), "corruptRows": .array(v.corrupt.map { .string($0) }),
-                 "expired": .int(v.expired), "digestMatchesLock": v.digestMatchesLock.map { .bool($0) } ?? .null]
+                 "expired": .int(v.expired), "digestMatchesLock": v.digestMatchesLock.map { .bool($0) } ?? .null,
+                 "differingChunks": .int(v.differingChunks), "differingRows": .int(v.differingRows)]
             } ?? .null,
             "manifestDifferences": manifestDifferences.map { .array($0.map { .string($0) }) } ?? .null,
             "problems": .array(problems.map { .string($0) }),

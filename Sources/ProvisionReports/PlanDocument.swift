@@ -35,6 +35,7 @@ public struct PlanDocument: Equatable, Sendable {
     public var refresh: RefreshPlan?
     public var refetchTemplates: [String]
     public var notes: [PlanNote]
+    public var repairRows: Int
 
     /// The document of `plan` computed against the store at `store`.
     public init(plan: Plan, store: String, limits: Limits) {
@@ -57,6 +58,7 @@ public struct PlanDocument: Equatable, Sendable {
         refresh = plan.refresh
         refetchTemplates = plan.refetchTemplates
         notes = plan.notes
+        repairRows = plan.repairRows
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -97,6 +99,7 @@ public struct PlanDocument: Equatable, Sendable {
             "limits": .object(limitsObject),
             "refresh": refresh.map { ["before": .int(Int($0.before)), "resources": .int($0.resources), "tiles": .int($0.tiles)] } ?? .null,
             "refetchTemplates": .array(refetchTemplates.map { .string($0) }),
+            "repairRows": .int(repairRows),
             "notes": .array(notes.map { ["subject": .string($0.subject), "message": .string($0.message)] }),
             "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),
             "regions": .array(regions.map { region in
