@@ -31,7 +31,10 @@ enum StoreRepair {
             let found = try damage(in: database, lock: session.lock, store: session.store)
             guard !found.isEmpty else { return nil }
             try database.removeRows(found.rows.map(\.key))
-            return note(found, fixing: true)
+            let removed = note(found, fixing: true)
+            progress.event("repair", JSONObject([("rows", .int(found.rows.count)), ("unusable", .int(found.unusable.count))]),
+                           text: removed.map { "\($0.subject): \($0.message)" })
+            return removed
         } catch let error as CLIError {
             throw error
         } catch {

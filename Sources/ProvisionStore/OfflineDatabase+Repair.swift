@@ -84,7 +84,7 @@ extension OfflineDatabase {
         return damage
     }
 
-    /// Deletes the rows `keys` names (their links go with them), in one transaction, so the next
+    /// Deletes the rows `keys` names and their links, in one transaction, so the next
     /// plan sees them missing and the apply fetches them again.
     public func removeRows(_ keys: [ChunkKey]) throws {
         try db.exec("BEGIN IMMEDIATE")
@@ -92,11 +92,14 @@ extension OfflineDatabase {
             for key in keys {
                 switch key {
                 case .resource(let url):
+                    try db.run("DELETE FROM region_resources WHERE resource_id IN (SELECT id FROM resources WHERE url = ?1)", [.text(url)])
                     try db.run("DELETE FROM resources WHERE url = ?1", [.text(url)])
                 case .tile(let tile):
-                    try db.run("DELETE FROM tiles WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x = ?4 AND y = ?5",
-                               [.text(tile.urlTemplate), .int(Int64(tile.pixelRatio)), .int(Int64(tile.tile.z)),
-                                .int(Int64(tile.tile.x)), .int(Int64(tile.tile.y))])
+                    let match = "url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x = ?4 AND y = ?5"
+                    let values: [SQLiteValue] = [.text(tile.urlTemplate), .int(Int64(tile.pixelRatio)), .int(Int64(tile.tile.z)),
+                                                 .int(Int64(tile.tile.x)), .int(Int64(tile.tile.y))]
+                    try db.run("DELETE FROM region_tiles WHERE tile_id IN (SELECT id FROM tiles WHERE \(match))", values)
+                    try db.run("DELETE FROM tiles WHERE \(match)", values)
                 }
             }
             try db.exec("COMMIT")
