@@ -1,0 +1,61 @@
+import Foundation
+import ProvisionModel
+import TileMath
+import XCTest
+@testable import ProvisionStore
+
+/// Chunk digests find the row that changed, and only its chunk; unusable rows are found by kind.
+final class StoreDamageTests: XCTestCase {
+    private static let template = "https://t.example.com/{z}/{x}/{y}.pbf"
+
+    /// 2,500 tiles at z14 and 10 at z13: chunks of 1,024, 1,024, 452 and one of 10.
+    private func build(at url: URL) throws -> ContentDigest {
+        let writer = try CanonicalStoreWriter(url: url, epoch: 1_700_000_000)
+        _ = try writer.addRegion(definition: Data(#"{"bounds":[0,0,1,1]}"#.utf8), description: nil)
+        for (z, count) in [(13, 10), (14, 2_500)] {
+            for i in 0..<count {
+                let key = TileKey(urlTemplate: Self.template, pixelRatio: 1, tile: TileID(z: z, x: i / 100, y: i % 100))
+                _ = try writer.addTile(key, body: FetchedBody(data: Data("tile \(z) \(i)".utf8)))
+            }
+        }
+        return try writer.finish()
+    }
+
+    private func tileWhere(_ z: Int, _ i: Int) -> String { "z = \(z) AND x = \(i / 100) AND y = \(i % 100)" }
+
+    func testAChangedRowFlagsOnlyItsChunkAndAMissingRowShiftsNothing() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let url = dir.appendingPathComponent("offline.db")
+        let digest = try build(at: url)
+        XCTAssertEqual(digest.chunks.map(\.rows), [10, 1_024, 1_024, 452], "chunks never cross a zoom")
+        let store = try OfflineDatabase(url: url, epoch: 0)
+        defer { try? store.close() }
+        let noCheck: (ResourceKind, Data) -> String? = { _, _ in nil }
+        XCTAssertTrue(try store.findDamage(lockChunks: digest.chunks, check: noCheck).isEmpty, "an untouched store")
+
+        // Another tile's bytes in tile 1,500 of z14 (second chunk), and tile 100 (first chunk) gone.
+        _ = try store.db.run("UPDATE tiles SET data = CAST('tile 14 7' AS BLOB) WHERE \(tileWhere(14, 1_500))")
+        _ = try store.db.run("DELETE FROM tiles WHERE \(tileWhere(14, 100))")
+        let damage = try store.findDamage(lockChunks: digest.chunks, check: noCheck)
+        XCTAssertEqual(damage.mismatchedChunks, 2)
+        XCTAssertEqual(damage.rows.count, 1_023 + 1_024, "the rest of the first chunk, the whole second; not the third")
+        XCTAssertFalse(damage.rows.contains { $0.key == .tile(TileKey(urlTemplate: Self.template, pixelRatio: 1,
+                                                                           tile: TileID(z: 14, x: 21, y: 0))) })
+        XCTAssertTrue(damage.rows.allSatisfy { !$0.isUnusable })
+    }
+
+    func testUnusableRowsAreFoundByTheirKindWithoutALock() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let url = dir.appendingPathComponent("offline.db")
+        _ = try build(at: url)
+        let store = try OfflineDatabase(url: url, epoch: 0)
+        defer { try? store.close() }
+        _ = try store.db.run("UPDATE tiles SET data = CAST('garbage' AS BLOB) WHERE \(tileWhere(13, 3))")
+        _ = try store.db.run("UPDATE tiles SET data = CAST('xx' AS BLOB), compressed = 1 WHERE \(tileWhere(13, 4))")
+        let damage = try store.findDamage(lockChunks: []) { _, payload in payload == Data("garbage".utf8) ? "not a tile" : nil }
+        XCTAssertEqual(damage.rows.map(\.reason), ["not a tile", "its bytes do not inflate"])
+        XCTAssertEqual(damage.checked, 2_510)
+        try store.removeRows(damage.rows.map(\.key))
+        XCTAssertEqual(try store.db.queryFirst("SELECT count(*) FROM tiles") { $0.int64(0) }, 2_508)
+    }
+}
