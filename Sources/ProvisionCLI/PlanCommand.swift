@@ -27,6 +27,12 @@ struct PlanCommand {
                 let damage = try StoreRepair.damage(in: database, lock: computed.lock, store: computed.session.store)
                 computed.plan.repairRows = damage.rows.count
                 if let note = StoreRepair.note(damage, fixing: false) { computed.plan.notes.append(note) }
+                if computed.lock == nil, FileManager.default.fileExists(atPath: computed.session.store.lockURL.path) {
+                    // An unreadable lock is rewritten by the next apply: a change too.
+                    computed.plan.repairRows += 1
+                    computed.plan.notes.append(PlanNote(subject: "repair", message: "provision.lock.json is unreadable; "
+                                                        + "'apply --repair' rewrites it"))
+                }
             }
         }
         let doc = PlanDocument(plan: computed.plan, store: computed.session.store.display, limits: computed.session.input.job.limits)

@@ -356,6 +356,10 @@ struct StoreDirectoryPath {
 
 /// A one-line description of an error, for messages.
 func describe(_ error: Error) -> String {
+    if let store = error as? StoreError, store.code == .corrupt {
+        return "offline.db is damaged (SQLite reports: \(store.message.components(separatedBy: " in \"").first ?? store.message)); "
+            + "run 'provision apply --repair' to rebuild it from what can still be read and fresh downloads"
+    }
     if let store = error as? StoreError { return store.message }
     if let planning = error as? PlanningError { return planning.description }
     return String(describing: error)

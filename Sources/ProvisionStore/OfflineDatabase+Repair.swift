@@ -109,3 +109,41 @@ extension OfflineDatabase {
         }
     }
 }
+
+extension OfflineDatabase {
+    /// Rebuilds a database SQLite reports as corrupt: every region, resource and tile row that can
+    /// still be read from `damaged` is copied, one row at a time, into a new database at `fresh`
+    /// (links are not: the next apply writes them from the covers). Rows on damaged pages are
+    /// skipped; the apply fetches them again.
+    ///
+    /// - Returns: the rows copied.
+    public static func salvage(from damaged: URL, into fresh: URL, epoch: Int64) throws -> Int {
+        removeFiles(at: fresh)
+        let target = try OfflineDatabase(url: fresh, epoch: epoch)
+        defer { try? target.close() }
+        guard let source = try? SQLiteDatabase(path: damaged.path, options: .init(readOnly: true, create: false)) else { return 0 }
+        var copied = 0
+        let tables: [(name: String, columns: [String])] = [
+            ("regions", ["id", "definition", "description"]),
+            ("resources", ["id", "url", "kind", "expires", "modified", "etag", "data", "compressed", "accessed", "must_revalidate"]),
+            ("tiles", ["id", "url_template", "pixel_ratio", "z", "x", "y", "expires", "modified", "etag", "data", "compressed",
+                       "accessed", "must_revalidate"]),
+        ]
+        try target.db.exec("BEGIN")
+        for table in tables {
+            let ids = (try? source.query("SELECT id FROM \(table.name)") { $0.int64(0) }) ?? []
+            let select = "SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name) WHERE id = ?1"
+            let placeholders = (1...table.columns.count).map { "?\($0)" }.joined(separator: ", ")
+            let insert = "INSERT INTO \(table.name) (\(table.columns.joined(separator: ", "))) VALUES (\(placeholders))"
+            for id in ids {
+                guard let values = try? source.queryFirst(select, [.int(id)], { row in
+                    (0..<Int32(table.columns.count)).map { row.value($0) }
+                }) else { continue }
+                if (try? target.db.run(insert, values)) != nil { copied += 1 }
+            }
+        }
+        try target.db.exec("COMMIT")
+        try? source.close()
+        return copied
+    }
+}

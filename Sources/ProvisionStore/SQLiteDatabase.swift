@@ -377,6 +377,17 @@ public final class SQLiteStatement {
     /// Column `i` as bytes, nil for NULL.
     public func optionalData(_ i: Int32) -> Data? { isNull(i) ? nil : data(i) }
 
+    /// Column `i` as the value it is stored as (TEXT kept as its bytes).
+    public func value(_ i: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(stmt, i) {
+        case SQLITE_INTEGER: return .int(int64(i))
+        case SQLITE_FLOAT: return .double(double(i))
+        case SQLITE_TEXT: return .textBytes(data(i))
+        case SQLITE_BLOB: return .blob(data(i))
+        default: return .null
+        }
+    }
+
     /// SQLite's storage class name of column `i`: "integer", "real", "text", "blob" or "null".
     public func typeName(_ i: Int32) -> String {
         switch sqlite3_column_type(stmt, i) {

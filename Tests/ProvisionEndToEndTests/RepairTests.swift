@@ -73,8 +73,27 @@ final class RepairTests: WorkspaceTestCase {
         try WritableSQLite(database: ws.database).exec("UPDATE tiles SET data = CAST('junk' AS BLOB), compressed = 0 WHERE id = \(victim[0]);")
         try Data("{ not json".utf8).write(to: ws.lock)
         try ws.provision("audit", "--store", ws.store.path).expect(1)
+        try WritableSQLite(database: ws.database).exec("UPDATE tiles SET data = (SELECT data FROM tiles WHERE id = \(victim[0]) + 1) WHERE id = \(victim[0]);")
+        try ws.provision("plan", "--repair", "--detailed-exitcode", job, environment: epoch).expect(2, "the lock alone must be rewritten")
+        try WritableSQLite(database: ws.database).exec("UPDATE tiles SET data = CAST('junk' AS BLOB), compressed = 0 WHERE id = \(victim[0]);")
         try ws.provision("apply", "--repair", "--quiet", job, environment: epoch).expect(0)
         try ws.provision("audit", "--verify", "--store", ws.store.path).expect(0)
         XCTAssertEqual(try Data(contentsOf: ws.database), freshBytes)
+    }
+
+    func testADatabaseSQLiteReportsCorruptIsNamedAndRebuilt() throws {
+        // Garbage over two pages in the middle of the file: SQLite's own structure is damaged.
+        let handle = try FileHandle(forWritingTo: ws.database)
+        try handle.seek(toOffset: UInt64(freshBytes.count / 2 / 4096 * 4096))
+        try handle.write(contentsOf: Data(repeating: 0xAB, count: 8192))
+        try handle.close()
+        let audit = try ws.provision("audit", "--store", ws.store.path)
+        XCTAssertNotEqual(audit.status, 0)
+        XCTAssertFalse(audit.combined.contains("OK: the store is whole"), audit.combined)
+        let apply = try ws.provision("apply", "--repair", job, environment: epoch)
+        apply.expect(0)
+        XCTAssertTrue(apply.stderr.contains("offline.db was damaged"), apply.stderr)
+        try ws.provision("audit", "--verify", "--store", ws.store.path).expect(0)
+        XCTAssertEqual(try Data(contentsOf: ws.database), freshBytes, "rebuilt to the bytes of a fresh build")
     }
 }
