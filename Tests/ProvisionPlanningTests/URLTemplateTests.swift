@@ -51,19 +51,4 @@ final class URLTemplateTests: XCTestCase {
         XCTAssertEqual(URLTemplate.percentEncode("é"), "%c3%a9")
     }
 
-    func testExpandEnvironment() {
-        let env = ["TOKEN": "sk.123", "A_1": "x"]
-        let cases: [(String, String, [String])] = [
-            ("https://t/a?access_token=${TOKEN}", "https://t/a?access_token=sk.123", []),
-            ("${A_1}${A_1}", "xx", []),
-            ("k=${MISSING}&j=${MISSING}&m=${OTHER}", "k=&j=&m=", ["MISSING", "OTHER"]),
-            ("$TOKEN ${} ${1X} ${TOKEN", "$TOKEN ${} ${1X} ${TOKEN", []),
-            ("{z}/${TOKEN}/{x}", "{z}/sk.123/{x}", []),
-        ]
-        for (input, output, missing) in cases {
-            let result = expandEnvironment(input, env: env)
-            XCTAssertEqual(result.0, output, input)
-            XCTAssertEqual(result.missing, missing, input)
-        }
-    }
 }
