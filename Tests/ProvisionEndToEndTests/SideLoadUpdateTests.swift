@@ -148,7 +148,7 @@ final class SideLoadUpdateTests: WorkspaceTestCase {
 
         // A stamped row left by an unfinished build (here: a partial build file) is resumed at its time.
         try FileManager.default.copyItem(at: ws.database, to: ws.store.appendingPathComponent("offline.db.canonical"))
-        try SQLiteShell(database: ws.store.appendingPathComponent("offline.db.canonical"))
+        _ = try SQLiteShell(database: ws.store.appendingPathComponent("offline.db.canonical"))
             .rows("UPDATE resources SET accessed = 1760000000", writing: true)
         let resumed = try ws.provision("plan", "--json", job, environment: ["PROVISION_NOW": "1800000000"])
         XCTAssertTrue(resumed.stdout.contains("2025-10-09T08:53:20Z"), resumed.stdout)

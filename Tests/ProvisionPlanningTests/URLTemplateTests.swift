@@ -50,5 +50,4 @@ final class URLTemplateTests: XCTestCase {
         XCTAssertEqual(URLTemplate.percentEncode("az-AZ_09.~/?&"), "az-AZ_09.~%2f%3f%26")
         XCTAssertEqual(URLTemplate.percentEncode("é"), "%c3%a9")
     }
-
 }
