@@ -21,6 +21,11 @@ final class ProviderStyleTests: WorkspaceTestCase {
 
     @discardableResult
     private func run(_ arguments: String...) throws -> ProcessResult {
+        try run(arguments)
+    }
+
+    @discardableResult
+    private func run(_ arguments: [String]) throws -> ProcessResult {
         let result = try ProvisionProcess.provision(arguments, in: ws.root, environment: environment)
         outputs.append((arguments.joined(separator: " "), result))
         return result
@@ -88,7 +93,19 @@ final class ProviderStyleTests: WorkspaceTestCase {
             "SELECT replace(CAST(\(SQLiteShell.inflatedData) AS TEXT), char(10), ' ') FROM resources WHERE kind = \(ResourceKind.source.rawValue)")
         XCTAssertTrue(tileJSON.contains("/{z}/{x}/{y}.vector.pbf\""), tileJSON)
         XCTAssertFalse(tileJSON.contains("access_token"), tileJSON)
-        try ws.assertNoSecrets(ProviderHost.secrets, outputs: outputs, files: [ws.root.appendingPathComponent("report.json")])
+        // A saved plan carries the documents too, base64-encoded: applying it stores the same bytes.
+        let saved = ws.root.appendingPathComponent("saved-plan.json")
+        try run("plan", "--out", saved.path, job).expect(0)
+        try run("apply", saved.path).expect(0)
+        try ws.assertNoSecrets(ProviderHost.secrets, outputs: outputs,
+                               files: [ws.root.appendingPathComponent("report.json"), saved, try ws.decodedSavedPlan(saved)])
+    }
+
+    func testEveryJobFileInJobsValidatesWithTheBinary() throws {
+        let jobs = Demo.repositoryRoot.appendingPathComponent("Jobs")
+        let files = try FileManager.default.contentsOfDirectory(atPath: jobs.path).filter { $0.hasSuffix(".json") }.sorted()
+        XCTAssertGreaterThanOrEqual(files.count, 6)
+        try run(["validate", "--json"] + files.map { jobs.appendingPathComponent($0).path }).expect(0)
     }
 
     func testAMissingMapboxTokenIsAUsageErrorBeforeAnyRequest() throws {

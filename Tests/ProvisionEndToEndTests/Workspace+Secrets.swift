@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 import XCTest
 
 extension Workspace {
@@ -36,5 +37,22 @@ extension Workspace {
             }
         }
         XCTAssertEqual(leaks, [], "secrets leaked", file: file, line: line)
+    }
+
+    /// The bodies a saved plan carries base64-encoded (documents, region descriptions), decoded
+    /// into one file beside it, so the secret scan reads them as they would be stored.
+    func decodedSavedPlan(_ url: URL) throws -> URL {
+        let json = try JSONValue.parse(Data(contentsOf: url))
+        var bytes = Data()
+        for (_, document) in json["documents"]?.objectValue?.members ?? [] {
+            bytes += document["data"]?.stringValue.flatMap { Data(base64Encoded: $0) } ?? Data()
+        }
+        for region in json["regions"]?.arrayValue ?? [] {
+            bytes += region["description"]?.stringValue.flatMap { Data(base64Encoded: $0) } ?? Data()
+        }
+        XCTAssertFalse(bytes.isEmpty, "the saved plan carries documents")
+        let decoded = url.appendingPathExtension("decoded")
+        try bytes.write(to: decoded)
+        return decoded
     }
 }
