@@ -18,6 +18,7 @@ struct ApplyCommand {
 
     func run() throws(CLIError) -> ExitCode {
         let progress = ProgressReporter(console: console, mode: options.progress)
+        if let reportPath { try checkWritableOutput(reportPath, flag: "--report") }
         var owner: StoreLock?
         defer { owner?.release() }
         var repairNote: PlanNote?

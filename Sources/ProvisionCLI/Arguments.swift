@@ -80,6 +80,8 @@ public enum ArgumentParser {
             return rest.removeFirst()
         }
 
+        var given = Set<String>()
+        var formatGiven: String?
         while !rest.isEmpty {
             var arg = rest.removeFirst()
             if arg == "--" { positionals += rest; break }
@@ -92,8 +94,18 @@ public enum ArgumentParser {
                 let hint = Suggest.closest(to: arg, in: Array(allowed)).map { " (did you mean '\($0)'?)" } ?? ""
                 throw UsageError(message: "unknown option '\(arg)' for '\(first)'\(hint)", command: first)
             }
+            if ["--store", "--report", "--out", "--manifest", "--progress", "--format"].contains(arg) || arg == "--json" {
+                guard given.insert(arg).inserted else {
+                    throw UsageError(message: "\(arg) is given twice; give it once", command: first)
+                }
+            }
             switch arg {
-            case "--json": options.format = .json
+            case "--json":
+                if let other = formatGiven, other != "json" {
+                    throw UsageError(message: "--json conflicts with --format \(other); give one of them", command: first)
+                }
+                formatGiven = "json"
+                options.format = .json
             case "--quiet": options.progress = .none
             case "--verbose": options.verbose = true
             case "--detailed-exitcode": detailed = true
@@ -109,6 +121,11 @@ public enum ArgumentParser {
                 guard let f = OutputFormat(rawValue: v) else {
                     throw UsageError(message: "--format must be text, json or markdown, not '\(v)'", command: first)
                 }
+                if let other = formatGiven, other != v {
+                    throw UsageError(message: "--format \(v) conflicts with \(other == "json" ? "--json" : "--format " + other); "
+                                     + "give one of them", command: first)
+                }
+                formatGiven = v
                 options.format = f
             case "--progress":
                 let v = try value(for: arg)
@@ -117,6 +134,18 @@ public enum ArgumentParser {
                 }
                 options.progress = p
             default: break
+            }
+        }
+
+        if store?.isEmpty == true {
+            throw UsageError(message: "--store needs a directory path, not an empty string", command: first)
+        }
+        // An output never overwrites an input: the job (or saved plan) file.
+        for (flag, output) in [("--out", out), ("--report", report)] {
+            guard let output, let job = positionals.first else { continue }
+            if URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath()
+                == URL(fileURLWithPath: job).standardizedFileURL.resolvingSymlinksInPath() {
+                throw UsageError(message: "\(flag) \(output) would overwrite the job file \(job); write it elsewhere", command: first)
             }
         }
 

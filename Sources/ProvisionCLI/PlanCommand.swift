@@ -18,6 +18,7 @@ struct PlanCommand {
 
     func run() throws(CLIError) -> ExitCode {
         let progress = ProgressReporter(console: console, mode: options.progress)
+        if let out { try checkWritableOutput(out, flag: "--out") }
         var computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress,
                                                    refresh: refresh)
         if repair, FileManager.default.fileExists(atPath: computed.session.store.databaseURL.path) {

@@ -36,6 +36,11 @@ final class PlanSession {
         self.input = input
         self.environment = environment
         let store = StoreDirectoryPath(option: storeOption, job: input.job)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: store.url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw CLIError(.cannotWriteStore, "the store path \(store.display) is a file, not a directory; "
+                           + "give --store (or the job's \"store\") a directory")
+        }
         self.store = store
         let lock = PlanSession.readLock(store)
         self.lock = lock
@@ -352,6 +357,30 @@ struct StoreDirectoryPath {
     var partialBuildURL: URL { url.appendingPathComponent(StoreDirectory.databaseName + ".canonical") }
     /// The path as the user will recognise it.
     var display: String { url.standardizedFileURL.path }
+}
+
+/// Checks that an output file (`--report`, `--out`) can be written, before any work is done.
+///
+/// - Throws: exit 73 naming the path and why (no such directory, not writable, a directory).
+func checkWritableOutput(_ path: String, flag: String) throws(CLIError) {
+    let url = URL(fileURLWithPath: path)
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+        guard !isDirectory.boolValue else {
+            throw CLIError(.cannotWriteStore, "cannot write \(flag) \(path): it is a directory")
+        }
+        guard access(url.path, W_OK) == 0 else {
+            throw CLIError(.cannotWriteStore, "cannot write \(flag) \(path): the file is not writable")
+        }
+        return
+    }
+    let directory = url.deletingLastPathComponent()
+    guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw CLIError(.cannotWriteStore, "cannot write \(flag) \(path): the directory \(directory.path) does not exist")
+    }
+    guard access(directory.path, W_OK) == 0 else {
+        throw CLIError(.cannotWriteStore, "cannot write \(flag) \(path): the directory \(directory.path) is not writable")
+    }
 }
 
 /// A one-line description of an error, for messages.
