@@ -56,7 +56,7 @@ struct AuditCommand {
     /// digest with the lock's.
     static func verify(database: OfflineDatabase, lock: LockDocument?, directory: StoreDirectoryPath,
                        environment: [String: String]) throws -> AuditDocument.Verification {
-        let now = environment[PlanSession.clockVariable].flatMap(Int64.init) ?? Int64(Date().timeIntervalSince1970)
+        let now = PlanSession.now(environment)
         let damage = try StoreRepair.damage(in: database, lock: lock, store: directory)
         let expired = try database.expiredCounts(before: now)
         let unusable = damage.unusable

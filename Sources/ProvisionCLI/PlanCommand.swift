@@ -77,8 +77,8 @@ struct PlanCommand {
         do {
             plan = try Planner.plan(planInput, store: database)
             if refresh {
-                // "Now" for expiry is the wall clock: it decides what to ask upstream, never what is stored.
-                let now = environment[PlanSession.clockVariable].flatMap(Int64.init) ?? Int64(Date().timeIntervalSince1970)
+                // "Now" for expiry is the clock: it decides what to ask upstream, never what is stored.
+                let now = PlanSession.now(environment)
                 let expired = try database?.expiredCounts(before: now) ?? (resources: 0, tiles: 0)
                 plan.refresh = RefreshPlan(before: now, resources: expired.resources, tiles: expired.tiles)
             }

@@ -76,6 +76,12 @@ final class PlanSession {
     /// reruns that must reproduce a build without SOURCE_DATE_EPOCH.
     static let clockVariable = "PROVISION_NOW"
 
+    /// The clock: `PROVISION_NOW` when it is a number, else the wall clock (Unix seconds). The
+    /// one place the binary reads the time, for expiry and for a build without SOURCE_DATE_EPOCH.
+    static func now(_ environment: [String: String]) -> Int64 {
+        environment[clockVariable].flatMap(Int64.init) ?? Int64(Date().timeIntervalSince1970)
+    }
+
     /// The time of this build: `SOURCE_DATE_EPOCH` when set (the reproducible-builds convention);
     /// else the time of an unfinished build this one resumes (an apply that was killed, or stopped
     /// partial or on a full disk); else the clock (`PROVISION_NOW` when set).
@@ -93,7 +99,7 @@ final class PlanSession {
             return value
         }
         if let fixed = try seconds("SOURCE_DATE_EPOCH") { return fixed }
-        let clock = try seconds(clockVariable) ?? Int64(Date().timeIntervalSince1970)
+        let clock = try seconds(clockVariable) ?? now(environment)
         if let lock, lock.regions.contains(where: { !$0.isComplete }) { return lock.epoch }
         let stamps = [store.databaseURL, store.partialBuildURL].compactMap(OfflineDatabase.latestStamp(at:))
         if let unfinished = stamps.max(), unfinished > (lock?.epoch ?? -1) { return unfinished }

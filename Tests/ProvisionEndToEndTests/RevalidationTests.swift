@@ -7,6 +7,9 @@ import XCTest
 final class RevalidationTests: WorkspaceTestCase {
     override class var servesTiles: Bool { true }
 
+    /// The clock the binary reads (`PROVISION_NOW`) an hour from now, instead of waiting.
+    private static var anHourLater: [String: String] { ["PROVISION_NOW": String(Int(Date().timeIntervalSince1970) + 3_600)] }
+
     func testExpiredContentIsRevalidatedAndKeptOn304() throws {
         ws.server.fileCacheMaxAge = 1
         let job = try ws.write(ws.job([Demo.paris], tiles: .http)).path
@@ -17,18 +20,19 @@ final class RevalidationTests: WorkspaceTestCase {
         XCTAssertEqual(tilesWithETag, Demo.paris.tiles.count)
         let before = try ws.sqlite.rows("SELECT url, hex(data), etag FROM resources ORDER BY url")
 
-        Thread.sleep(forTimeInterval: 2.2)  // max-age=1 has passed for everything fetched above
-        let plan = try ws.provision("plan", "--refresh", "--json", "--detailed-exitcode", job)
+        // An hour later by the clock the binary reads: max-age=1 has passed for everything fetched above.
+        let later = Self.anHourLater
+        let plan = try ws.provision("plan", "--refresh", "--json", "--detailed-exitcode", job, environment: later)
         plan.expect(2, "expired content is a change under --refresh")
         let refresh = try parseJSON(plan.stdout)["refresh"]
         let expiredTiles = try XCTUnwrap(refresh?["tiles"]?.intValue)
         let expiredResources = try XCTUnwrap(refresh?["resources"]?.intValue)
         XCTAssertEqual(expiredTiles, Demo.paris.tiles.count)
         XCTAssertGreaterThan(expiredResources, 0)
-        try ws.provision("plan", "--detailed-exitcode", job).expect(0, "without --refresh expiry is not a change")
+        try ws.provision("plan", "--detailed-exitcode", job, environment: later).expect(0, "without --refresh expiry is not a change")
 
         let logged = ws.server.requests.count
-        let apply = try ws.provision("apply", "--refresh", "--json", "--quiet", job)
+        let apply = try ws.provision("apply", "--refresh", "--json", "--quiet", job, environment: later)
         apply.expect(0)
         let report = try parseJSON(apply.stdout)
         XCTAssertEqual(report["downloads"]?["revalidated"]?.intValue, expiredTiles + expiredResources)
@@ -51,8 +55,7 @@ final class RevalidationTests: WorkspaceTestCase {
         let file = tree.appendingPathComponent("\(changed.z)/\(changed.x)/\(changed.y).pbf")
         let replacement = try Data(contentsOf: tree.appendingPathComponent("\(other.z)/\(other.x)/\(other.y).pbf"))
         try replacement.write(to: file)
-        Thread.sleep(forTimeInterval: 2.2)
-        let apply = try ws.provision("apply", "--refresh", "--json", "--quiet", job)
+        let apply = try ws.provision("apply", "--refresh", "--json", "--quiet", job, environment: Self.anHourLater)
         apply.expect(0)
         let report = try parseJSON(apply.stdout)
         XCTAssertEqual(report["downloads"]?["refreshed"]?.intValue, 1)
