@@ -78,9 +78,11 @@ final class ReproducibleStoreTests: WorkspaceTestCase {
         try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
         let files = [ws.database, ws.lock]
         let bytes = try files.map { try Data(contentsOf: $0) }
+        // Set the mtimes a day back rather than waiting for the clock: any write would move them.
+        let dayAgo = Date(timeIntervalSinceNow: -86_400)
+        for file in files { try FileManager.default.setAttributes([.modificationDate: dayAgo], ofItemAtPath: file.path) }
         let mtimes = try files.map { try FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date }
         let entries = try ws.storeEntries()
-        Thread.sleep(forTimeInterval: 0.05)
 
         let before = ws.server.requests.count
         try ws.provision("apply", "--quiet", job, environment: epoch).expect(0, "apply with nothing to do")
