@@ -41,6 +41,7 @@ let package = Package(
             "ProvisionExecution", "ProvisionModel", "ProvisionStore", "ProvisionTestSupport",
         ]),
         .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"]),
+        .testTarget(name: "ProvisionCLITests", dependencies: ["ProvisionCLI", "ProvisionModel"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel"]),
     ],
     swiftLanguageModes: [.v5]

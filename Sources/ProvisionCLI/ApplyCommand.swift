@@ -7,17 +7,18 @@ import ProvisionStore
 
 /// `provision apply JOB`: plans, then brings the store to the job's desired state.
 struct ApplyCommand {
-    let job: String
-    let store: String?
-    let reportPath: String?
-    let refresh: Bool
-    let repair: Bool
-    let options: CommonOptions
+    let arguments: ApplyArguments
     let console: Console
+    let progress: ProgressReporter
     let environment: [String: String]
+    private var job: String { arguments.job }
+    private var store: String? { arguments.store }
+    private var reportPath: String? { arguments.report }
+    private var refresh: Bool { arguments.refresh }
+    private var repair: Bool { arguments.repair }
+    private var options: CommonOptions { arguments.options }
 
     func run() throws(CLIError) -> ExitCode {
-        let progress = ProgressReporter(console: console, mode: options.progress)
         if let reportPath { try checkWritableOutput(reportPath, flag: "--report") }
         var owner: StoreLock?
         defer { owner?.release() }
@@ -59,6 +60,7 @@ struct ApplyCommand {
             progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),
                                                  ("complete", .bool(complete))]))
         }
+        applier.onFailure = { url, reason in progress.failure(url: url, reason: reason) }
         applier.onPhase = { phase in progress.event("phase", JSONObject([("phase", .string(phase))])) }
         applier.onProgress = { p in
             progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed)
@@ -136,11 +138,11 @@ struct ApplyCommand {
         if let stop = outcome.stopMessage {
             let packs = outcome.stopURL.map { plan.stylePacks(using: $0) } ?? []
             let subject = packs.isEmpty ? "" : " (style pack\(packs.count == 1 ? "" : "s") \(packs.map { "'\($0)'" }.joined(separator: ", ")))"
-            console.err("error: \(stop)\(subject); what was verified before is kept\n")
+            progress.error(CLIError(.upstreamUnavailable, "\(stop)\(subject); what was verified before is kept"))
             return .upstreamUnavailable
         }
         if !outcome.isComplete && !outcome.failures.isEmpty {
-            console.err(ApplyCommand.failureLines(outcome))
+            progress.errorLines(ApplyCommand.failureLines(outcome))
         }
         return outcome.isComplete ? .success : .partial
     }

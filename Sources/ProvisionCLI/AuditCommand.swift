@@ -6,12 +6,14 @@ import ProvisionStore
 
 /// `provision audit`: what a store holds and whether it is whole.
 struct AuditCommand {
-    let store: String?
-    let verify: Bool
-    let manifest: String?
-    let options: CommonOptions
+    let arguments: AuditArguments
     let console: Console
+    let progress: ProgressReporter
     let environment: [String: String]
+    private var store: String? { arguments.store }
+    private var verify: Bool { arguments.verify }
+    private var manifest: String? { arguments.manifest }
+    private var options: CommonOptions { arguments.options }
 
     func run() throws(CLIError) -> ExitCode {
         let path = StoreDirectoryPath(option: store, job: nil)
@@ -43,10 +45,11 @@ struct AuditCommand {
             throw CLIError(.failure, "cannot audit the store at \(path.display): \(describe(error))")
         }
         if let manifest {
-            let progress = ProgressReporter(console: console, mode: .none)
             let computed = try PlanCommand.computePlan(job: manifest, store: path.url.path, environment: environment, progress: progress)
             doc.manifestDifferences = AuditCommand.differences(computed.plan)
         }
+        progress.event("audit-finished", JSONObject([("whole", .bool(doc.isOK)), ("regions", .int(doc.regions.count)),
+                                                    ("tiles", .int(doc.tileCount))]))
         console.out(options.format == .json ? doc.json.serialized(.prettySorted) + "\n" : doc.text)
         return doc.isOK ? .success : .failure
     }

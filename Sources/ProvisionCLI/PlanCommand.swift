@@ -6,18 +6,19 @@ import ProvisionStore
 
 /// `provision plan JOB`: what apply would change. Writes nothing, downloads no tile.
 struct PlanCommand {
-    let job: String
-    let store: String?
-    let detailedExitCode: Bool
-    let out: String?
-    let refresh: Bool
-    let repair: Bool
-    let options: CommonOptions
+    let arguments: PlanArguments
     let console: Console
+    let progress: ProgressReporter
     let environment: [String: String]
+    private var job: String { arguments.job }
+    private var store: String? { arguments.store }
+    private var detailedExitCode: Bool { arguments.detailedExitCode }
+    private var out: String? { arguments.out }
+    private var refresh: Bool { arguments.refresh }
+    private var repair: Bool { arguments.repair }
+    private var options: CommonOptions { arguments.options }
 
     func run() throws(CLIError) -> ExitCode {
-        let progress = ProgressReporter(console: console, mode: options.progress)
         if let out { try checkWritableOutput(out, flag: "--out") }
         var computed = try PlanCommand.computePlan(job: job, store: store, environment: environment, progress: progress,
                                                    refresh: refresh)
