@@ -26,9 +26,13 @@ let package = Package(
         .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "CSQLite", "CZlib", "CCrypto"]),
         .target(name: "ProvisionExecution", dependencies: ["ProvisionModel", "TileMath", "CCurl", "CZlib"]),
         .target(name: "ProvisionReports", dependencies: ["ProvisionModel", "TileMath"]),
-        .target(name: "ProvisionCLI", dependencies: [
+        .target(name: "ProvisionEngine", dependencies: [
             "TileMath", "ProvisionModel", "ProvisionPlanning", "ProvisionStore",
             "ProvisionExecution", "ProvisionReports",
+        ]),
+        .target(name: "ProvisionCLI", dependencies: [
+            "TileMath", "ProvisionModel", "ProvisionPlanning", "ProvisionStore",
+            "ProvisionExecution", "ProvisionReports", "ProvisionEngine",
         ]),
         .executableTarget(name: "provision", dependencies: ["ProvisionCLI"]),
         .target(name: "ProvisionTestSupport", dependencies: ["ProvisionModel"]),
@@ -41,6 +45,9 @@ let package = Package(
             "ProvisionExecution", "ProvisionModel", "ProvisionStore", "ProvisionTestSupport",
         ]),
         .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"]),
+        .testTarget(name: "ProvisionEngineTests", dependencies: [
+            "ProvisionEngine", "ProvisionModel", "ProvisionStore", "ProvisionReports", "ProvisionPlanning",
+        ]),
         .testTarget(name: "ProvisionCLITests", dependencies: ["ProvisionCLI", "ProvisionModel"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel"]),
     ],

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ProvisionEngine
 import ProvisionModel
 
 /// Shows progress on stderr in the mode `--progress` chose: a live bar that fits the terminal
@@ -8,7 +9,7 @@ import ProvisionModel
 ///
 /// Called from the command's thread, the download thread and the signal queue: all its state
 /// sits behind one lock, and every write to stderr happens under it, so lines never interleave.
-final class ProgressReporter: Sendable {
+final class ProgressReporter: ProgressSink {
     /// How the reporter draws, resolved from the mode and the terminal.
     enum Style: Equatable, Sendable {
         case none, json, plain
@@ -67,7 +68,7 @@ final class ProgressReporter: Sendable {
     }
 
     /// A named event with fields (NDJSON mode) or a log line (`text`, in the other modes).
-    func event(_ name: String, _ fields: JSONObject = JSONObject(), text: String? = nil) {
+    func event(_ name: String, _ fields: JSONObject, text: String?) {
         state.withLock { state in
             switch style {
             case .none: return
@@ -87,9 +88,10 @@ final class ProgressReporter: Sendable {
         state.withLock { _ in writeEvent("failure", JSONObject([("url", .string(url)), ("reason", .string(reason))])) }
     }
 
-    /// An error: the `error` event in NDJSON mode (the stream's last), else `error: …` lines on
-    /// stderr, in every other mode, `none` included.
-    func error(_ error: CLIError, verbose: Bool = false) {
+    /// An error: the `error` event in NDJSON mode (the stream's last), else `error: …` on
+    /// stderr with `lines` (failed URLs) and the diagnostics indented below, in every other
+    /// mode, `none` included.
+    func error(_ error: ProvisionError, lines: [String] = [], verbose: Bool = false) {
         state.withLock { state in
             guard style != .json else {
                 writeEvent("error", JSONObject([("exitCode", .int(Int(error.exitCode.rawValue))), ("code", .string(error.exitCode.name)),
@@ -98,7 +100,8 @@ final class ProgressReporter: Sendable {
                 return
             }
             clearLive(&state)
-            var text = "error: \(error.message)\n"
+            var text = "error: \(error.message)\(lines.isEmpty ? "" : ":")\n"
+            for line in lines { text += "  \(line)\n" }
             for diagnostic in error.diagnostics { text += "  \(diagnostic)\n" }
             if verbose, let cause = error.cause { text += "  cause: \(cause)\n" }
             console.err(text)

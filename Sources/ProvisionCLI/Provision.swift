@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionEngine
 import ProvisionModel
 
 /// The command-line entry point: parses, dispatches, renders, and decides the exit status.
@@ -13,7 +14,7 @@ public enum Provision {
             // Choose the output view first, so that even a usage error comes out as JSON when asked.
             let options = guessedOptions(arguments)
             let progress = ProgressReporter(console: console, mode: options.progress, environment: environment)
-            report(CLIError(.usage, error.message), options: options, console: console, progress: progress)
+            report(ProvisionError(.usage, error.message), options: options, console: console, progress: progress)
             if options.format != .json && progress.style != .json {
                 console.err("Run 'provision \(error.command.map { "\($0) " } ?? "")--help' for usage.\n")
             }
@@ -22,6 +23,7 @@ public enum Provision {
         let options = invocation.options
         let progress = ProgressReporter(console: console, mode: options.progress, environment: environment)
         do {
+            let context = try RunEnvironment.context(environment)
             switch invocation {
             case .help(let topic):
                 console.out(Help.text(for: topic) + "\n")
@@ -32,14 +34,11 @@ public enum Provision {
             case .validate(let arguments):
                 return try ValidateCommand(arguments: arguments, console: console, progress: progress).run().rawValue
             case .plan(let arguments):
-                return try PlanCommand(arguments: arguments, console: console, progress: progress,
-                                       environment: environment).run().rawValue
+                return try PlanCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
             case .apply(let arguments):
-                return try ApplyCommand(arguments: arguments, console: console, progress: progress,
-                                        environment: environment).run().rawValue
+                return try ApplyCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
             case .audit(let arguments):
-                return try AuditCommand(arguments: arguments, console: console, progress: progress,
-                                        environment: environment).run().rawValue
+                return try AuditCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
             }
         } catch {
             progress.finish()
@@ -50,7 +49,7 @@ public enum Provision {
 
     /// Prints an error: a JSON document on stdout with --json, and on stderr an `error` event
     /// with `--progress json`, else text.
-    static func report(_ error: CLIError, options: CommonOptions, console: Console, progress: ProgressReporter) {
+    static func report(_ error: ProvisionError, options: CommonOptions, console: Console, progress: ProgressReporter) {
         if options.format == .json { console.out(error.json.serialized(.prettySorted) + "\n") }
         progress.error(error, verbose: options.verbose)
     }

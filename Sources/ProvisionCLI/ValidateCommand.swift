@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionEngine
 import ProvisionModel
 
 /// `provision validate JOB…`: reports every problem of every job file.
@@ -9,7 +10,7 @@ struct ValidateCommand {
     private var jobs: [String] { arguments.jobs }
     private var options: CommonOptions { arguments.options }
 
-    func run() throws(CLIError) -> ExitCode {
+    func run() throws(ProvisionError) -> ExitCode {
         var worst = ExitCode.success
         var files: [JSONValue] = []
         var text = ""

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ProvisionCLI
+import ProvisionEngine
 import ProvisionModel
 import XCTest
 
@@ -36,7 +37,7 @@ final class ProgressReporterTests: XCTestCase {
         progress.downloads(done: 1, total: 3, bytes: 10, failed: 0)
         progress.failure(url: "https://x/1/2/3.pbf", reason: "HTTP 500")
         progress.downloads(done: 3, total: 3, bytes: 30, failed: 1)
-        progress.error(CLIError(.partial, "1 download failed", diagnostics: [Diagnostic(file: "j.json", pointer: "/regions/0", message: "m")]))
+        progress.error(ProvisionError(.partial, "1 download failed", diagnostics: [Diagnostic(file: "j.json", pointer: "/regions/0", message: "m")]))
         let lines = err.value.split(separator: "\n").map(String.init)
         let events = try lines.map { try JSONValue.parse(Data($0.utf8)) }
         XCTAssertEqual(events.map { $0["event"]?.stringValue }, ["plan-started", "progress", "failure", "progress", "error"])
@@ -53,9 +54,10 @@ final class ProgressReporterTests: XCTestCase {
         for mode in [ProgressMode.plain, .tty, .none] {
             let (progress, err) = reporter(mode)
             progress.failure(url: "u", reason: "r")
-            progress.error(CLIError(.usage, "bad"))
+            progress.error(ProvisionError(.usage, "bad"))
             progress.errorLines("  u: r\n")
-            XCTAssertEqual(err.value, "error: bad\n  u: r\n", "\(mode)")
+            progress.error(ProvisionError(.partial, "1 download failed"), lines: ["u: HTTP 500"])
+            XCTAssertEqual(err.value, "error: bad\n  u: r\nerror: 1 download failed:\n  u: HTTP 500\n", "\(mode)")
         }
         let (json, err) = reporter(.json)
         json.errorLines("  u: r\n")
