@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 
 /// A digest of a store's files, recorded in saved plans to detect a store that changed since.
