@@ -79,7 +79,7 @@ struct ApplyCommand {
                 progress.event("phase", JSONObject([("phase", .string("flush"))]))
                 content = try builder.finish()
                 try database.close()
-                try LockFile.replace(directory.databaseURL, with: builder.url)
+                try AtomicFile.replace(directory.databaseURL, with: builder.url)
             } else {
                 try database.finish()
                 if let previous = session.lock {
@@ -101,7 +101,7 @@ struct ApplyCommand {
             lock = ApplyCommand.lockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             let lockBytes = lock.json.data(.prettySorted) + Data("\n".utf8)
             if (try? Data(contentsOf: directory.lockURL)) != lockBytes {
-                try LockFile.writeAtomically(lockBytes, to: directory.lockURL)
+                try AtomicFile.write(lockBytes, to: directory.lockURL)
             }
         } catch {
             progress.finish()
@@ -124,7 +124,7 @@ struct ApplyCommand {
                                  outcome: outcome, planSeconds: planSeconds, lock: lock)
         if let reportPath {
             do {
-                try LockFile.writeAtomically(report.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: reportPath))
+                try AtomicFile.write(report.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: reportPath))
             } catch {
                 throw CLIError(.cannotWriteStore, "cannot write the report to \(reportPath): \(describe(error))")
             }

@@ -21,7 +21,7 @@ struct AuditCommand {
         var lockProblem: String?
         var lock: LockDocument?
         do {
-            if let json = try LockFile.read(from: path.lockURL) {
+            if let json = try AtomicFile.readJSON(from: path.lockURL) {
                 lock = LockDocument(json: json)
                 if lock == nil { lockProblem = "not a lock this version of provision reads" }
             }

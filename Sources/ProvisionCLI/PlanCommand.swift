@@ -42,7 +42,7 @@ struct PlanCommand {
                                   storePath: computed.session.store.url.standardizedFileURL.path,
                                   storeDigest: StoreState.digest(of: computed.session.store))
             do {
-                try LockFile.writeAtomically(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
+                try AtomicFile.write(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
             } catch {
                 throw CLIError(.failure, "cannot write the plan to \(out): \(describe(error))")
             }

@@ -68,7 +68,7 @@ final class PlanSession {
 
     /// The lock of the store, if there is one this version reads.
     static func readLock(_ store: StoreDirectoryPath) -> LockDocument? {
-        guard let json = try? LockFile.read(from: store.lockURL) else { return nil }
+        guard let json = try? AtomicFile.readJSON(from: store.lockURL) else { return nil }
         return LockDocument(json: json)
     }
 
