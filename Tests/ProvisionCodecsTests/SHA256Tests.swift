@@ -55,17 +55,14 @@ final class SHA256Tests: XCTestCase {
         var base = SHA256()
         base.update("shared prefix ")
         let frozen = base
-        var results = [String](repeating: "", count: 8)
-        results.withUnsafeMutableBufferPointer { slots in
-            let slots = slots
-            DispatchQueue.concurrentPerform(iterations: 8) { index in
-                var hash = frozen
-                for _ in 0..<1_000 { hash.update("\(index)") }
-                slots[index] = hash.finalizeHex()
-            }
+        let results = Digests()
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            var hash = frozen
+            for _ in 0..<1_000 { hash.update("\(index)") }
+            results.set(index, hash.finalizeHex())
         }
         for index in 0..<8 {
-            XCTAssertEqual(results[index], SHA256.hex("shared prefix " + String(repeating: "\(index)", count: 1_000)))
+            XCTAssertEqual(results.get(index), SHA256.hex("shared prefix " + String(repeating: "\(index)", count: 1_000)))
         }
     }
 
@@ -79,5 +76,24 @@ final class SHA256Tests: XCTestCase {
         XCTAssertEqual(byString.finalizeHex(), expected)
         XCTAssertEqual(byBuffer.finalizeHex(), expected)
         XCTAssertEqual(SHA256.hexString([0x00, 0x0f, 0xa0, 0xff]), "000fa0ff")
+    }
+}
+
+/// Digests by index, written from several threads.
+private final class Digests: @unchecked Sendable {
+    // @unchecked: every access holds the lock.
+    private let lock = NSLock()
+    private var values: [Int: String] = [:]
+
+    func set(_ index: Int, _ digest: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        values[index] = digest
+    }
+
+    func get(_ index: Int) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[index]
     }
 }
