@@ -43,6 +43,7 @@ public enum CodecError: Error, Equatable, Sendable, CustomStringConvertible {
     /// zlib could not start (out of memory, or an invalid parameter); the function and code.
     case unavailable(String, Int32)
 
+    /// The failure in one line, naming the framing.
     public var description: String {
         switch self {
         case .corrupt(let framing, let message): return "corrupt \(framing.name) stream (\(message))"

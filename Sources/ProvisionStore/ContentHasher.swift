@@ -26,6 +26,8 @@ struct ContentHasher {
     /// The chunks finished so far.
     private(set) var chunks: [ChunkDigest] = []
 
+    /// A hasher with no rows. (It throws nothing now that SHA-256 cannot fail to start; the
+    /// signature stays so its callers need not change.)
     init() throws {}
 
     /// Adds one row: its key (which names its section), its key line (with `compressed` flag and
