@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // provision: declarative provisioning of MapLibre Native offline databases.
 // No third-party packages: Foundation, Dispatch, XCTest and system C libraries
-// (SQLite, libcurl, zlib) through module maps.
+// (SQLite, libcurl, zlib, libcrypto) through module maps.
 import PackageDescription
 
 let package = Package(
@@ -22,34 +22,36 @@ let package = Package(
 
         .target(name: "TileMath"),
         .target(name: "ProvisionModel", dependencies: ["TileMath"]),
-        .target(name: "ProvisionPlanning", dependencies: ["ProvisionModel", "TileMath"]),
-        .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "CSQLite", "CZlib", "CCrypto"]),
-        .target(name: "ProvisionExecution", dependencies: ["ProvisionModel", "TileMath", "CCurl", "CZlib"]),
-        .target(name: "ProvisionReports", dependencies: ["ProvisionModel", "TileMath"]),
+        .target(name: "ProvisionCodecs", dependencies: ["CZlib", "CCrypto"]),
+        .target(name: "ProvisionPlanning", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs"]),
+        .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "CSQLite"]),
+        .target(name: "ProvisionExecution", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "CCurl"]),
+        .target(name: "ProvisionReports", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs"]),
         .target(name: "ProvisionEngine", dependencies: [
-            "TileMath", "ProvisionModel", "ProvisionPlanning", "ProvisionStore",
+            "TileMath", "ProvisionModel", "ProvisionCodecs", "ProvisionPlanning", "ProvisionStore",
             "ProvisionExecution", "ProvisionReports",
         ]),
         .target(name: "ProvisionCLI", dependencies: [
-            "TileMath", "ProvisionModel", "ProvisionPlanning", "ProvisionStore",
+            "TileMath", "ProvisionModel", "ProvisionCodecs", "ProvisionPlanning", "ProvisionStore",
             "ProvisionExecution", "ProvisionReports", "ProvisionEngine",
         ]),
         .executableTarget(name: "provision", dependencies: ["ProvisionCLI"]),
-        .target(name: "ProvisionTestSupport", dependencies: ["ProvisionModel"]),
+        .target(name: "ProvisionTestSupport", dependencies: ["ProvisionModel", "ProvisionCodecs"]),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ProvisionModelTests", dependencies: ["ProvisionModel"]),
-        .testTarget(name: "ProvisionPlanningTests", dependencies: ["ProvisionPlanning", "ProvisionModel"]),
-        .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel"]),
+        .testTarget(name: "ProvisionCodecsTests", dependencies: ["ProvisionCodecs"]),
+        .testTarget(name: "ProvisionPlanningTests", dependencies: ["ProvisionPlanning", "ProvisionModel", "ProvisionCodecs"]),
+        .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel", "ProvisionCodecs"]),
         .testTarget(name: "ProvisionExecutionTests", dependencies: [
-            "ProvisionExecution", "ProvisionModel", "ProvisionStore", "ProvisionTestSupport",
+            "ProvisionExecution", "ProvisionModel", "ProvisionCodecs", "ProvisionStore", "ProvisionTestSupport",
         ]),
-        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"]),
+        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "ProvisionCodecs", "TileMath"]),
         .testTarget(name: "ProvisionEngineTests", dependencies: [
             "ProvisionEngine", "ProvisionModel", "ProvisionStore", "ProvisionReports", "ProvisionPlanning",
         ]),
-        .testTarget(name: "ProvisionCLITests", dependencies: ["ProvisionCLI", "ProvisionModel"]),
-        .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel"]),
+        .testTarget(name: "ProvisionCLITests", dependencies: ["ProvisionCLI", "ProvisionModel", "ProvisionEngine"]),
+        .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel", "ProvisionCodecs"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -25,7 +25,7 @@ struct ApplyCommand {
         let result = try run.run()
         if let path = arguments.report {
             do {
-                try LockFile.writeAtomically(result.report.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: path))
+                try AtomicFile.write(result.report.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: path))
             } catch {
                 throw ProvisionError(.cannotWrite, "cannot write the report to \(path): \(describe(error))")
             }

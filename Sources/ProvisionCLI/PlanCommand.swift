@@ -20,7 +20,7 @@ struct PlanCommand {
         if let out = arguments.out {
             let saved = PlanRun.saved(plan, session: session, jobPath: arguments.job)
             do {
-                try LockFile.writeAtomically(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
+                try AtomicFile.write(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
             } catch {
                 throw ProvisionError(.cannotWrite, "cannot write the plan to \(out): \(describe(error))")
             }

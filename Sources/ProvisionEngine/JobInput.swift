@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 
 /// A job file, loaded and validated, with the digest of its bytes.

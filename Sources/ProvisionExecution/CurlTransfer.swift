@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 
 /// One reusable libcurl easy handle with the state of the transfer it currently carries.

@@ -1,5 +1,5 @@
-import CZlib
 import Foundation
+import ProvisionCodecs
 
 /// The structural check of a PNG image, deep enough that a file libpng cannot decode is refused.
 ///
@@ -38,9 +38,8 @@ enum PNGCheck {
             }
             guard length <= bytes.count - offset - 12 else { return "\(name): length \(length) runs past the end (truncated)" }
             let stored = bigEndian32(bytes, offset + 8 + length)
-            let computed = crc32(0, bytes.baseAddress?.advanced(by: offset + 4).assumingMemoryBound(to: Bytef.self),
-                                 uInt(length + 4))
-            guard stored == UInt32(truncatingIfNeeded: computed) else { return "\(name): CRC mismatch" }
+            let computed = Zlib.crc32(UnsafeRawBufferPointer(rebasing: bytes[offset + 4..<offset + 8 + length]))
+            guard stored == computed else { return "\(name): CRC mismatch" }
             let body = UnsafeRawBufferPointer(rebasing: bytes[offset + 8..<offset + 8 + length])
             if offset == 8 && type != "IHDR" { return "\(name): the first chunk must be IHDR" }
             switch type {
@@ -143,73 +142,56 @@ enum PNGCheck {
     }
 }
 
-/// Inflates IDAT data into a scratch buffer, checking each row's filter byte and the total size.
+/// Inflates IDAT data block by block, checking each row's filter byte and the total size.
 private final class PixelStream {
-    private var stream = z_stream()
+    private let inflater: Inflater
     private let layout: PNGCheck.RowLayout
-    private var scratch = [UInt8](repeating: 0, count: 32 * 1024)
     private var produced = 0
-    private var ended = false
     private var pass = 0
     private var row = 0
     /// Offset in the inflated data of the next row's filter byte.
     private var nextFilter = 0
 
     init?(layout: PNGCheck.RowLayout) {
+        guard let inflater = try? Inflater(framing: .zlib, blockSize: 32 * 1024) else { return nil }
+        self.inflater = inflater
         self.layout = layout
-        guard provision_inflate_init2(&stream, 15) == Z_OK else { return nil }
     }
 
-    deinit { inflateEnd(&stream) }
-
-    /// Inflates one IDAT chunk's data; why it is unusable, or nil.
+    /// Inflates one IDAT chunk's data; why it is unusable, or nil. Data after the end of the
+    /// zlib stream is ignored.
     func feed(_ data: UnsafeRawBufferPointer) -> String? {
-        guard !ended, let base = data.bindMemory(to: Bytef.self).baseAddress else { return nil }
-        stream.next_in = UnsafeMutablePointer(mutating: base)
-        stream.avail_in = uInt(data.count)
-        while stream.avail_in > 0 {
-            let status: Int32 = scratch.withUnsafeMutableBufferPointer { buffer in
-                stream.next_out = buffer.baseAddress
-                stream.avail_out = uInt(buffer.count)
-                return inflate(&stream, Z_NO_FLUSH)
+        var rowProblem: String?
+        do {
+            _ = try inflater.inflate(data) { block in
+                rowProblem = walkRows(block)
+                return rowProblem == nil
             }
-            let count = scratch.count - Int(stream.avail_out)
-            if let why = walkRows(count) { return why }
-            switch status {
-            case Z_STREAM_END:
-                ended = true
-                return nil
-            case Z_OK:
-                continue
-            case Z_BUF_ERROR where count > 0:
-                continue
-            case Z_BUF_ERROR:
-                return nil  // no progress possible: the rest of the stream is in the next IDAT
-            default:
-                let message = stream.msg.map { String(cString: $0) } ?? "error \(status)"
-                return "IDAT data does not inflate (zlib: \(message))"
-            }
+        } catch .corrupt(_, let message) {
+            return "IDAT data does not inflate (zlib: \(message))"
+        } catch {
+            return "IDAT data does not inflate (\(error))"
         }
-        return nil
+        return rowProblem
     }
 
     /// Why the inflated data, once all IDAT chunks are read, is unusable; nil when it is whole.
     func finish() -> String? {
-        guard ended else { return "IDAT data ends inside its zlib stream (truncated)" }
+        guard inflater.isFinished else { return "IDAT data ends inside its zlib stream (truncated)" }
         guard produced == layout.totalBytes else {
             return "IDAT data inflates to \(produced) bytes, IHDR implies \(layout.totalBytes)"
         }
         return nil
     }
 
-    private func walkRows(_ count: Int) -> String? {
+    private func walkRows(_ block: UnsafeRawBufferPointer) -> String? {
         let start = produced
-        produced += count
+        produced += block.count
         if produced > layout.totalBytes {
             return "IDAT data inflates beyond the \(layout.totalBytes) bytes IHDR implies"
         }
         while pass < layout.passes.count && nextFilter < produced {
-            let filter = scratch[nextFilter - start]
+            let filter = block[nextFilter - start]
             if filter > 4 { return "filter type \(filter) at row \(row) of pass \(pass + 1)" }
             nextFilter += layout.passes[pass].stride
             row += 1

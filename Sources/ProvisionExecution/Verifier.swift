@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 
 /// Checks that a response body is plausible for its kind and returns the payload to store.
@@ -32,7 +33,7 @@ public struct Verifier: Sendable {
     public func verifiedBody(_ data: Data, kind: ResourceKind, contentType: String? = nil) -> Result<FetchedBody, FetchFailure> {
         verify(data, kind: kind, contentType: contentType).map { payload in
             var body = FetchedBody(data: payload)
-            if Gzip.isGzip(data) && !Gzip.isGzip(payload) { body.zlibData = ZlibRewrap.zlib(fromGzip: data, payload: payload) }
+            if Gzip.isGzip(data) && !Gzip.isGzip(payload) { body.zlibData = Gzip.zlibStream(fromGzip: data, payload: payload) }
             return body
         }
     }

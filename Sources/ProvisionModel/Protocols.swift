@@ -92,21 +92,13 @@ public struct StoredRegion: Equatable, Sendable {
     }
 }
 
-/// The offline database as the planner and the executor see it.
+/// What a store holds, as the planner reads it: regions, stored keys, links and payloads.
 ///
-/// Every method that changes the store is one transaction: after it returns the change is
-/// durable, and if the process dies during it the store is as it was before.
-public protocol ResourceStore: AnyObject {
+/// Read-only: the planner is handed a `StoreInventory` and cannot change the store; only the
+/// applier, through `StoreWriter`, does.
+public protocol StoreInventory: AnyObject {
     /// Every region row, ordered by row id.
     func regions() throws -> [StoredRegion]
-    /// Adds a region row and returns its id.
-    func insertRegion(definition: Data, description: Data?) throws -> Int64
-    /// Replaces a region row's definition and description.
-    func updateRegion(_ rowID: Int64, definition: Data, description: Data?) throws
-    /// Deletes region rows with their links (content is left for `pruneOrphans`).
-    func deleteRegions(_ rowIDs: [Int64]) throws
-    /// Deletes tiles and resources no region links to; returns how many of each.
-    func pruneOrphans() throws -> (tiles: Int, resources: Int)
 
     /// The subset of `keys` already stored (linked to any region, or to none).
     func storedTiles(among keys: [TileKey]) throws -> Set<TileKey>
@@ -114,17 +106,6 @@ public protocol ResourceStore: AnyObject {
     func storedResources(among urls: [String]) throws -> Set<String>
     /// The stored payload of a resource (inflated), or nil.
     func resourceData(url: String) throws -> Data?
-
-    /// Writes verified items (tiles and resources) in one transaction, replacing equal keys.
-    func write(_ items: [FetchedItem]) throws
-    /// Links the stored ones of `keys` to a region; returns how many links are new.
-    @discardableResult func linkTiles(_ keys: [TileKey], toRegion rowID: Int64) throws -> Int
-    /// Removes the links of `keys` from a region.
-    func unlinkTiles(_ keys: [TileKey], fromRegion rowID: Int64) throws
-    /// Links the stored ones of `urls` to a region.
-    func linkResources(_ urls: [String], toRegion rowID: Int64) throws
-    /// Removes every resource link of a region not in `keeping`.
-    func unlinkResources(fromRegion rowID: Int64, keeping urls: Set<String>) throws
 
     /// The keys of the tiles linked to a region for one template, every zoom and pixel ratio,
     /// in no particular order: one pass over the region's links (callers group them by zoom).
@@ -140,6 +121,32 @@ public protocol ResourceStore: AnyObject {
     func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double?
 }
 
+/// The changes an apply makes to the store it stages into: rows, links, regions, pruning.
+///
+/// Every method is one transaction: after it returns the change is durable, and if the process
+/// dies during it the store is as it was before.
+public protocol StoreWriter: AnyObject {
+    /// Adds a region row and returns its id.
+    func insertRegion(definition: Data, description: Data?) throws -> Int64
+    /// Replaces a region row's definition and description.
+    func updateRegion(_ rowID: Int64, definition: Data, description: Data?) throws
+    /// Deletes region rows with their links (content is left for `pruneOrphans`).
+    func deleteRegions(_ rowIDs: [Int64]) throws
+    /// Deletes tiles and resources no region links to; returns how many of each.
+    func pruneOrphans() throws -> (tiles: Int, resources: Int)
+
+    /// Writes verified items (tiles and resources) in one transaction, replacing equal keys.
+    func write(_ items: [FetchedItem]) throws
+    /// Links the stored ones of `keys` to a region; returns how many links are new.
+    @discardableResult func linkTiles(_ keys: [TileKey], toRegion rowID: Int64) throws -> Int
+    /// Removes the links of `keys` from a region.
+    func unlinkTiles(_ keys: [TileKey], fromRegion rowID: Int64) throws
+    /// Links the stored ones of `urls` to a region.
+    func linkResources(_ urls: [String], toRegion rowID: Int64) throws
+    /// Removes every resource link of a region not in `keeping`.
+    func unlinkResources(fromRegion rowID: Int64, keeping urls: Set<String>) throws
+}
+
 /// A count of tiles for one template and zoom.
 public struct TileCount: Equatable, Sendable {
     public var urlTemplate: String
@@ -153,7 +160,7 @@ public struct TileCount: Equatable, Sendable {
     }
 }
 
-extension ResourceStore {
+extension StoreInventory {
     /// The keys of the tiles linked to a region for one template, by zoom, each sorted by x, y,
     /// then pixel ratio.
     public func linkedTileKeysByZoom(region rowID: Int64, urlTemplate: String) throws -> [Int: [TileKey]] {

@@ -50,9 +50,10 @@ public struct StoredResourceRow: Sendable {
     }
 }
 
-/// The store an apply stages into (the previous `offline.db`): besides `ResourceStore`, it reads
-/// its rows back in key order so the canonical file can be assembled from them.
-public protocol StagingStore: ResourceStore {
+/// The store an apply stages into (the previous `offline.db`): besides reading (`StoreInventory`)
+/// and writing (`StoreWriter`) it, the applier reads its rows back in key order so the canonical
+/// file can be assembled from them.
+public protocol StagingStore: StoreInventory, StoreWriter {
     /// Up to `limit` tile rows of one template, ratio and zoom whose stored (x, y) comes after
     /// `after` (all when nil), ascending by x then y.
     func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws

@@ -49,7 +49,7 @@ public struct TileGroup: Sendable {
 
     /// Calls `body` with each tile of the group (ascending, each once) and whether the store
     /// already holds it (under any region, or as an unlinked row a killed apply left).
-    public func forEachTile(store: ResourceStore?, _ body: (TileID, Bool) throws -> Void) throws {
+    public func forEachTile(store: StoreInventory?, _ body: (TileID, Bool) throws -> Void) throws {
         var batch: [TileID] = []
         batch.reserveCapacity(Self.lookupBatch)
         func flush() throws {

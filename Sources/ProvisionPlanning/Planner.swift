@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 import TileMath
 
@@ -104,7 +105,7 @@ public enum Planner {
     public static let defaultMaxTiles = 10_000_000
 
     /// Computes the plan. `store` is nil when the store does not exist yet.
-    public static func plan(_ input: PlanInput, store: ResourceStore?) throws -> Plan {
+    public static func plan(_ input: PlanInput, store: StoreInventory?) throws -> Plan {
         var (rows, overzoomNotes) = try desiredRows(input)
         try checkTileLimit(rows, job: input.job)
 
@@ -378,7 +379,7 @@ public enum Planner {
 
     // MARK: - Tile diff
 
-    static func diffTiles(_ row: inout RegionPlan, store: ResourceStore?) throws {
+    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?) throws {
         var changes: [ZoomChange] = []
         for set in row.tileSets {
             let linkedByZoom = try row.rowID.flatMap { rowID in
@@ -430,7 +431,7 @@ public enum Planner {
         return counts
     }
 
-    static func diffResources(_ row: inout RegionPlan, store: ResourceStore?) throws {
+    static func diffResources(_ row: inout RegionPlan, store: StoreInventory?) throws {
         guard let rowID = row.rowID, let store else { return }
         let linked = try store.linkedResources(region: rowID)
         let linkedSet = Set(linked)

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 
 extension LockDocument {

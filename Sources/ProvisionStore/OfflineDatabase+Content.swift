@@ -35,7 +35,7 @@ extension OfflineDatabase {
     /// The bytes and `compressed` flag MapLibre would store for a payload: the zlib stream when
     /// strictly smaller than the raw bytes, else the raw bytes.
     public static func storedForm(of data: Data) throws -> (data: Data, compressed: Bool) {
-        let deflated = try Compression.deflate(data)
+        let deflated = try RowCompression.deflate(data)
         return deflated.count < data.count ? (deflated, true) : (data, false)
     }
 
@@ -174,7 +174,7 @@ extension OfflineDatabase {
             ($0.data(0), $0.int64(1) != 0)
         }
         guard let (data, compressed) = row else { return nil }
-        return compressed ? try Compression.inflate(data) : data
+        return compressed ? try RowCompression.inflate(data) : data
     }
 
     /// Tile rows whose data is NULL ("no content", stored for empty tiles).
@@ -190,7 +190,7 @@ extension OfflineDatabase {
             """
         let row = try db.queryFirst(sql, OfflineDatabase.keyValues(key)) { ($0.data(0), $0.int64(1) != 0) }
         guard let (data, compressed) = row else { return nil }
-        return compressed ? try Compression.inflate(data) : data
+        return compressed ? try RowCompression.inflate(data) : data
     }
 
     /// Mean stored (possibly compressed) payload size of tiles of a template at a zoom; empty

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 
 extension OfflineDatabase {
@@ -12,13 +13,13 @@ extension OfflineDatabase {
         var chunkIndex = -1
         var chunkRows: [ChunkKey] = []
         var chunkDamaged = Set<ChunkKey>()
-        var chunkHasher = try StoreHasher()
+        var chunkHasher = SHA256()
         func closeChunk() throws {
             defer { chunkRows = []; chunkDamaged = [] }
             guard chunkIndex >= 0 else { return }
             let expected = lockChunks[chunkIndex]
             let digest = String(chunkHasher.finalizeHex().prefix(ContentHasher.chunkDigitCount))
-            chunkHasher = try StoreHasher()
+            chunkHasher = SHA256()
             guard digest != expected.digest || chunkRows.count != expected.rows else { return }
             damage.mismatchedChunks += 1
             for key in chunkRows where !chunkDamaged.contains(key) {
@@ -43,7 +44,7 @@ extension OfflineDatabase {
             }
             var reason: String?
             do {
-                let payload = row.compressed ? try Compression.inflate(row.bytes) : row.bytes
+                let payload = row.compressed ? try RowCompression.inflate(row.bytes) : row.bytes
                 if !(row.isTile && payload.isEmpty) { reason = check(row.kind, payload) }
             } catch {
                 reason = "its bytes do not inflate"

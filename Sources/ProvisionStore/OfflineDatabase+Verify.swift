@@ -34,7 +34,7 @@ extension OfflineDatabase {
         let stored = statement.optionalData(dataColumn) ?? Data()
         guard statement.int64(compressedColumn) != 0 else { return .success(stored) }
         do {
-            return .success(try Compression.inflate(stored))
+            return .success(try RowCompression.inflate(stored))
         } catch let error as StoreError {
             return .failure(error)
         } catch {

@@ -1,7 +1,8 @@
 import Foundation
 import ProvisionModel
 
-/// A MapLibre Native offline database (`offline.db`, schema version 6) as a `ResourceStore`.
+/// A MapLibre Native offline database (`offline.db`, schema version 6), read as a `StoreInventory` and
+/// written as a `StoreWriter`.
 ///
 /// Opening a new or empty file creates the schema the way MapLibre does: `auto_vacuum =
 /// INCREMENTAL` before any table, `journal_mode = DELETE`, `synchronous = FULL`, then the
@@ -11,7 +12,7 @@ import ProvisionModel
 ///
 /// Every time the format needs ("accessed") is the `epoch` given at init, never the wall clock.
 /// Not thread-safe: one owner (the writer) uses it at a time.
-public final class OfflineDatabase: ResourceStore {
+public final class OfflineDatabase: StoreInventory, StoreWriter {
     /// How to open the database.
     public struct Options: Sendable {
         /// Open read-only: no schema creation, no pragmas that write, every write fails.

@@ -58,7 +58,7 @@ public final class StoreBuild {
             let content = try builder.finish()
             try staging?.close()
             staging = nil
-            try LockFile.replace(path.databaseURL, with: builder.url)
+            try AtomicFile.replace(path.databaseURL, with: builder.url)
             self.builder = nil
             return content
         }
@@ -86,7 +86,7 @@ public final class StoreBuild {
     /// Writes the lock document, atomically, unless the file already holds these bytes.
     public func writeLock(_ bytes: Data) throws {
         if (try? Data(contentsOf: path.lockURL)) != bytes {
-            try LockFile.writeAtomically(bytes, to: path.lockURL)
+            try AtomicFile.write(bytes, to: path.lockURL)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 
 /// Where a store lives and the files in it, before anything is opened: `--store`, else the
@@ -70,7 +71,7 @@ public struct StorePath: Equatable, Sendable {
 
     /// The lock document's JSON, nil when there is none; throws when it cannot be read.
     public func readLockJSON() throws -> JSONValue? {
-        try LockFile.read(from: lockURL)
+        try AtomicFile.readJSON(from: lockURL)
     }
 
     /// sha256 over the bytes of `offline.db` and `provision.lock.json` ("absent" for a missing

@@ -1,3 +1,4 @@
+import ProvisionCodecs
 import ProvisionModel
 import ProvisionStore
 import ProvisionTestSupport
@@ -152,7 +153,7 @@ final class HTTPFetcherProtocolTests: XCTestCase {
         let body = try XCTUnwrap(result(try makeFetcher(), "/encoded.pbf", kind: .tile)).get()
         XCTAssertEqual(body.data, tile)
         let zlib = try XCTUnwrap(body.zlibData, "the gzip member is rewrapped, not inflated and deflated again")
-        XCTAssertEqual(try Compression.inflate(zlib), tile)
+        XCTAssertEqual(try Zlib.inflate(zlib), tile)
         // The same deflate stream: gzip's 10-byte header and 8-byte trailer against zlib's 2 and 4.
         XCTAssertEqual(zlib.dropFirst(2).dropLast(4), gzip.dropFirst(10).dropLast(8))
     }

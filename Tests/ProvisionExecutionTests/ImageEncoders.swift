@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionStore
 
 /// Writes small PNG, JPEG and WebP files from their specifications, so tests can check the
@@ -41,7 +42,7 @@ enum ImageEncoders {
         let channels: [UInt8: Int] = [0: 1, 2: 3, 3: 1, 4: 2, 6: 4]
         let bits = Int(bitDepth) * (channels[colorType] ?? 1)
         let pixels = raw ?? rawImageData(width: width, height: height, bitsPerPixel: bits, interlaced: interlaced, seed: seed)
-        let compressed = [UInt8]((try? Compression.deflate(Data(pixels))) ?? Data())
+        let compressed = [UInt8]((try? Zlib.deflate(Data(pixels))) ?? Data())
         var out = pngSignature
         out += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [bitDepth, colorType, 0, 0, interlaced ? 1 : 0])
         if colorType == 3 { out += chunk("PLTE", [255, 0, 0, 0, 255, 0, 0, 0, 255]) }

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 import ProvisionStore
 import XCTest
@@ -17,7 +18,7 @@ final class PNGCheckTests: XCTestCase {
     }
 
     private func zlib(_ raw: [UInt8]) throws -> [UInt8] {
-        [UInt8](try Compression.deflate(Data(raw)))
+        [UInt8](try Zlib.deflate(Data(raw)))
     }
 
     /// Raw image data of a 5x3 RGBA image: three rows of a filter byte and 20 bytes.

@@ -1,32 +1,12 @@
 import Foundation
 import XCTest
 
-/// Checks STYLE.md's "Modules and who may import whom" against the `import` lines of Sources/.
+/// Checks the module table of CONTRIBUTING.md (read by `ModuleTable`, never copied here) against
+/// the `import` lines of Sources/.
 ///
 /// SwiftPM lets a module import any dependency of a dependency, so the table is only kept by
 /// reading the sources.
 final class ModuleImportsTests: XCTestCase {
-    /// Modules any module may import: the standard platform ones.
-    static let alwaysAllowed: Set<String> = ["Foundation", "Dispatch", "XCTest", "Glibc", "Darwin", "FoundationEssentials"]
-
-    /// Who may import whom (besides `alwaysAllowed`), from STYLE.md.
-    static let table: [String: Set<String>] = {
-        let provision: Set<String> = ["TileMath", "ProvisionModel", "ProvisionPlanning", "ProvisionStore",
-                                      "ProvisionExecution", "ProvisionReports"]
-        return [
-            "TileMath": [],
-            "ProvisionModel": ["TileMath"],
-            "ProvisionPlanning": ["ProvisionModel", "TileMath"],
-            "ProvisionStore": ["ProvisionModel", "TileMath", "CSQLite", "CZlib", "CCrypto"],
-            "ProvisionExecution": ["ProvisionModel", "TileMath", "CCurl", "CZlib"],
-            "ProvisionReports": ["ProvisionModel", "TileMath"],
-            "ProvisionEngine": provision,
-            "ProvisionCLI": provision.union(["ProvisionEngine"]),
-            "provision": ["ProvisionCLI"],
-            "ProvisionTestSupport": ["ProvisionModel"],
-        ]
-    }()
-
     /// One `import` line of a source file.
     struct Import: Equatable {
         var file: String
@@ -96,44 +76,96 @@ final class ModuleImportsTests: XCTestCase {
     // MARK: - Checking
 
     /// The imports the table forbids, as readable lines; modules missing from the table are
-    /// reported too, so a new module must be added to STYLE.md and here.
-    static func violations(_ imports: [String: [Import]], table: [String: Set<String>]) -> [String] {
+    /// reported too, so a new module must be added to CONTRIBUTING.md.
+    static func violations(_ imports: [String: [Import]], table: ModuleTable) -> [String] {
         var problems: [String] = []
         for module in imports.keys.sorted() {
-            guard let allowed = table[module] else {
+            guard table.allowed[module] != nil else {
                 problems.append("module \(module) is not in the import table")
                 continue
             }
-            for item in imports[module] ?? [] where item.module != module
-                && !alwaysAllowed.contains(item.module) && !allowed.contains(item.module) {
+            for item in imports[module] ?? [] where !table.allows(module, toImport: item.module) {
                 problems.append("\(item.file):\(item.line): \(module) may not import \(item.module)")
             }
         }
         return problems
     }
 
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The table of the repository's CONTRIBUTING.md.
+    static func contributingTable() throws -> ModuleTable { try ModuleTable.fromContributing() }
+
+    /// A source tree under a temporary root: `files` maps paths to their text.
+    func makeTree(_ files: [String: String]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("imports-\(UUID().uuidString)")
+        addTeardownBlock { try? FileManager.default.removeItem(at: root) }
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        return root
     }
 
-    // MARK: - Tests
+    /// A CONTRIBUTING.md-shaped document with `rows` as its table.
+    static func markdown(_ rows: [String]) -> String {
+        (["# Contributing", "", "Some prose with a | pipe.", "", "| module | holds | may import |", "| --- | --- | --- |"]
+            + rows
+            + ["", "\(ModuleTable.platformLead) `Foundation` and `Glibc`; tests also import `XCTest`."])
+            .joined(separator: "\n")
+    }
+
+    // MARK: - The repository
 
     func testSourcesImportOnlyWhatTheTableAllows() throws {
-        let root = Self.repositoryRoot
+        let root = ModuleTable.repositoryRoot
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path), root.path)
+        let table = try Self.contributingTable()
         let imports = try Self.sourceImports(root: root)
-        for module in Self.table.keys { XCTAssertNotNil(imports[module], "no Swift sources found for \(module)") }
+        for module in table.allowed.keys {
+            let moduleMap = root.appendingPathComponent("Sources/\(module)/module.modulemap").path
+            if FileManager.default.fileExists(atPath: moduleMap) { continue }
+            XCTAssertNotNil(imports[module], "no Swift sources found for \(module), a row of CONTRIBUTING.md")
+        }
         XCTAssertGreaterThan(imports.values.reduce(0) { $0 + $1.count }, 50, "the scan found too few imports")
-        XCTAssertEqual(Self.violations(imports, table: Self.table), [])
+        XCTAssertEqual(Self.violations(imports, table: table), [])
+    }
+
+    func testEveryModuleHasARowAndTheRulesHold() throws {
+        let table = try Self.contributingTable()
+        let sources = ModuleTable.repositoryRoot.appendingPathComponent("Sources")
+        let directories = try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { !$0.hasPrefix(".") }
+        XCTAssertEqual(Set(table.allowed.keys), Set(directories), "CONTRIBUTING.md's table and Sources/ list other modules")
+        XCTAssertTrue(table.platformModules.isSuperset(of: ["Foundation", "Dispatch", "Glibc", "Darwin"]), "\(table.platformModules)")
+        XCTAssertFalse(table.platformModules.contains("XCTest"), "only tests import XCTest")
+        XCTAssertEqual(table.allowed["ProvisionCodecs"], ["CZlib", "CCrypto"])
+        for (module, allowed) in table.allowed where module != "ProvisionCodecs" {
+            XCTAssertTrue(allowed.isDisjoint(with: ["CZlib", "CCrypto"]), "\(module): zlib and libcrypto go through ProvisionCodecs")
+        }
+        XCTAssertEqual(table.allowed["ProvisionModel"], ["TileMath"])
+        XCTAssertFalse(table.allowed["ProvisionPlanning", default: []].contains("ProvisionStore"))
     }
 
     func testStoreAndExecutionNeverImportEachOther() throws {
-        let imports = try Self.sourceImports(root: Self.repositoryRoot)
+        let table = try Self.contributingTable()
+        let imports = try Self.sourceImports(root: ModuleTable.repositoryRoot)
         XCTAssertEqual(imports["ProvisionStore", default: []].filter { $0.module == "ProvisionExecution" }, [])
         XCTAssertEqual(imports["ProvisionExecution", default: []].filter { $0.module == "ProvisionStore" }, [])
-        XCTAssertFalse(Self.table["ProvisionStore", default: []].contains("ProvisionExecution"))
-        XCTAssertFalse(Self.table["ProvisionExecution", default: []].contains("ProvisionStore"))
+        XCTAssertFalse(table.allows("ProvisionStore", toImport: "ProvisionExecution"))
+        XCTAssertFalse(table.allows("ProvisionExecution", toImport: "ProvisionStore"))
     }
+
+    func testReadmeLinksContributingAndNeitherNamesTheSharedFolder() throws {
+        let root = ModuleTable.repositoryRoot
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let contributing = try String(contentsOf: ModuleTable.contributingURL, encoding: .utf8)
+        XCTAssertTrue(readme.contains("](CONTRIBUTING.md)"), "README.md links CONTRIBUTING.md")
+        for (name, text) in [("README.md", readme), ("CONTRIBUTING.md", contributing)] {
+            XCTAssertFalse(text.contains("../shared"), "\(name) names a folder outside the repository")
+            XCTAssertFalse(text.contains("STYLE.md"), "\(name) names a file outside the repository")
+        }
+    }
+
+    // MARK: - The parser and the checker
 
     func testParserReadsEveryFormOfImport() {
         let source = """
@@ -161,38 +193,81 @@ final class ModuleImportsTests: XCTestCase {
         XCTAssertEqual(Self.imports(in: source, file: "x").first?.line, 2)
     }
 
-    func testCheckerRejectsForbiddenImports() {
+    func testCheckerRejectsForbiddenImports() throws {
+        let table = try Self.contributingTable()
         func imports(_ module: String, _ names: String...) -> [String: [Import]] {
             [module: names.enumerated().map { Import(file: "Sources/\(module)/A.swift", line: $0.offset + 1, module: $0.element) }]
         }
-        XCTAssertEqual(Self.violations(imports("ProvisionStore", "Foundation", "ProvisionModel", "CSQLite", "CZlib"),
-                                       table: Self.table), [])
-        XCTAssertEqual(Self.violations(imports("ProvisionStore", "Foundation", "ProvisionExecution"), table: Self.table),
+        XCTAssertEqual(Self.violations(imports("ProvisionStore", "Foundation", "ProvisionModel", "CSQLite", "ProvisionCodecs"),
+                                       table: table), [])
+        XCTAssertEqual(Self.violations(imports("ProvisionStore", "Foundation", "ProvisionExecution"), table: table),
                        ["Sources/ProvisionStore/A.swift:2: ProvisionStore may not import ProvisionExecution"])
-        XCTAssertEqual(Self.violations(imports("ProvisionExecution", "ProvisionStore"), table: Self.table),
+        XCTAssertEqual(Self.violations(imports("ProvisionExecution", "ProvisionStore"), table: table),
                        ["Sources/ProvisionExecution/A.swift:1: ProvisionExecution may not import ProvisionStore"])
-        XCTAssertEqual(Self.violations(imports("TileMath", "Dispatch", "ProvisionModel"), table: Self.table),
+        XCTAssertEqual(Self.violations(imports("ProvisionStore", "CZlib"), table: table),
+                       ["Sources/ProvisionStore/A.swift:1: ProvisionStore may not import CZlib"])
+        XCTAssertEqual(Self.violations(imports("ProvisionModel", "ProvisionCodecs"), table: table),
+                       ["Sources/ProvisionModel/A.swift:1: ProvisionModel may not import ProvisionCodecs"])
+        XCTAssertEqual(Self.violations(imports("TileMath", "Dispatch", "ProvisionModel"), table: table),
                        ["Sources/TileMath/A.swift:2: TileMath may not import ProvisionModel"])
-        XCTAssertEqual(Self.violations(imports("ProvisionPlanning", "CSQLite"), table: Self.table),
+        XCTAssertEqual(Self.violations(imports("ProvisionPlanning", "CSQLite"), table: table),
                        ["Sources/ProvisionPlanning/A.swift:1: ProvisionPlanning may not import CSQLite"])
-        XCTAssertEqual(Self.violations(imports("provision", "ProvisionModel"), table: Self.table),
+        XCTAssertEqual(Self.violations(imports("provision", "ProvisionModel"), table: table),
                        ["Sources/provision/A.swift:1: provision may not import ProvisionModel"])
-        XCTAssertEqual(Self.violations(imports("ProvisionTestSupport", "ProvisionStore"), table: Self.table),
+        XCTAssertEqual(Self.violations(imports("ProvisionTestSupport", "ProvisionStore"), table: table),
                        ["Sources/ProvisionTestSupport/A.swift:1: ProvisionTestSupport may not import ProvisionStore"])
-        XCTAssertEqual(Self.violations(imports("ProvisionNew", "Foundation"), table: Self.table),
+        XCTAssertEqual(Self.violations(imports("ProvisionNew", "Foundation"), table: table),
                        ["module ProvisionNew is not in the import table"])
     }
 
     func testCheckerFlagsAForbiddenImportWrittenToASourceTree() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("imports-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let nested = root.appendingPathComponent("Sources/ProvisionReports/Nested")
-        try FileManager.default.createDirectory(at: nested, withIntermediateDirectories: true)
-        try Data("import Foundation\nimport ProvisionModel\n".utf8)
-            .write(to: root.appendingPathComponent("Sources/ProvisionReports/Good.swift"))
-        try Data("import TileMath\n\n@testable import ProvisionStore\n".utf8).write(to: nested.appendingPathComponent("Bad.swift"))
+        let root = try makeTree([
+            "Sources/ProvisionReports/Good.swift": "import Foundation\nimport ProvisionModel\n",
+            "Sources/ProvisionReports/Nested/Bad.swift": "import TileMath\n\n@testable import ProvisionStore\n",
+        ])
         let imports = try Self.sourceImports(root: root)
-        XCTAssertEqual(Self.violations(imports, table: Self.table),
+        XCTAssertEqual(Self.violations(imports, table: try Self.contributingTable()),
                        ["Sources/ProvisionReports/Nested/Bad.swift:3: ProvisionReports may not import ProvisionStore"])
+    }
+
+    func testTheVerdictFollowsTheMarkdownTable() throws {
+        let root = try makeTree([
+            "Sources/Core/Core.swift": "import Foundation\n",
+            "Sources/Feature/Feature.swift": "import Glibc\nimport Core\nimport Extra\n",
+            "Sources/Extra/Extra.swift": "import Core\n",
+        ])
+        let imports = try Self.sourceImports(root: root)
+        let strict = try ModuleTable(markdown: Self.markdown([
+            "| `Core` | the core | — |",
+            "| `Feature` | a feature | `Core` |",
+            "| `Extra` | more | `Core` |",
+        ]))
+        XCTAssertEqual(strict.platformModules, ["Foundation", "Glibc"], "the sentence stops at its semicolon")
+        XCTAssertEqual(Self.violations(imports, table: strict), ["Sources/Feature/Feature.swift:3: Feature may not import Extra"])
+        let relaxed = try ModuleTable(markdown: Self.markdown([
+            "| `Core` | the core | — |",
+            "| `Feature` | a feature | `Core`, `Extra` |",
+            "| `Extra` | more | `Core` |",
+        ]))
+        XCTAssertEqual(Self.violations(imports, table: relaxed), [])
+        let missingRow = try ModuleTable(markdown: Self.markdown(["| `Core` | the core | — |", "| `Feature` | a feature | `Core`, `Extra` |"]))
+        XCTAssertEqual(Self.violations(imports, table: missingRow), ["module Extra is not in the import table"])
+    }
+
+    func testAMalformedTableIsAnErrorNotAnEmptyTable() {
+        func error(_ markdown: String) -> String {
+            do {
+                _ = try ModuleTable(markdown: markdown)
+                return "no error"
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertTrue(error("# Contributing\n\nNo table here.\n").contains("no table"))
+        XCTAssertTrue(error(Self.markdown([])).contains("no rows"))
+        XCTAssertTrue(error(Self.markdown(["| `A` | a | — |", "| `A` | again | — |"])).contains("twice"))
+        XCTAssertTrue(error(Self.markdown(["| A | no backticks | — |"])).contains("line 7"))
+        XCTAssertTrue(error(Self.markdown(["| `A` | two cells |"])).contains("line 7"))
+        XCTAssertTrue(error("| module | holds | may import |\n| --- | --- | --- |\n| `A` | a | — |\n").contains("no sentence"))
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import ProvisionModel
 import TileMath
 
-/// An in-memory `ResourceStore` with the semantics of `OfflineDatabase` (the offline database):
+/// An in-memory `StoreInventory` and `StoreWriter` with the semantics of `OfflineDatabase` (the offline database):
 ///
 /// - region rows get increasing row ids that are never reused (`AUTOINCREMENT`);
 /// - tiles are keyed by (url_template, pixel_ratio, z, x, y) and resources by URL, and a write
@@ -17,7 +17,7 @@ import TileMath
 /// One difference: `meanTileSize` averages raw payload sizes, where the database averages the
 /// stored (possibly zlib-compressed) bytes; tests that depend on it use incompressible payloads
 /// or only compare relative sizes.
-final class InMemoryStore: ResourceStore {
+final class InMemoryStore: StoreInventory, StoreWriter {
     /// What a missing row or an invalid write raises.
     enum Failure: Error, Equatable {
         case noSuchRegion(Int64)

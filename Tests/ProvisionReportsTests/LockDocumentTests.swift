@@ -6,7 +6,7 @@ import XCTest
 
 /// provision.lock.json is read back exactly and written canonically.
 final class LockDocumentTests: XCTestCase {
-    /// What `LockFile.write` puts on disk.
+    /// What `AtomicFile.write` puts on disk.
     private func lockFileBytes(_ lock: LockDocument) -> Data {
         Data((lock.json.serialized(.prettySorted) + "\n").utf8)
     }

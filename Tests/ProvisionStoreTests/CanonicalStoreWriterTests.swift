@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 import TileMath
 import XCTest
@@ -23,7 +24,7 @@ final class CanonicalStoreWriterTests: XCTestCase {
         let region = try writer.addRegion(definition: Data(#"{"bounds":[0,0,1,1]}"#.utf8), description: Data("r".utf8))
         let style = try writer.addResource(StoredResourceRow(
             url: "https://s.example.com/style.json", kind: 1,
-            content: StoredContent(expires: nil, modified: 5, etag: nil, data: try Compression.deflate(Data(#"{"version":8}"#.utf8)),
+            content: StoredContent(expires: nil, modified: 5, etag: nil, data: try Zlib.deflate(Data(#"{"version":8}"#.utf8)),
                                    compressed: true, accessed: 1_700_000_000, mustRevalidate: false)))
         var ids: [Int64] = []
         for index in 0..<300 {

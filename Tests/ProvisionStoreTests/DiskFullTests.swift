@@ -83,16 +83,16 @@ final class DiskFullTests: XCTestCase {
         guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full here") }
         let dir = try makeTemporaryDirectory(self)
         let url = dir.appendingPathComponent("provision.lock.json")
-        try LockFile.write(["schemaVersion": 1], to: url)
+        try AtomicFile.write(["schemaVersion": 1], to: url)
         let temporary = dir.appendingPathComponent(".provision.lock.json.tmp-\(getpid())")
         try FileManager.default.createSymbolicLink(atPath: temporary.path, withDestinationPath: "/dev/full")
-        XCTAssertThrowsError(try LockFile.write(["schemaVersion": 2], to: url)) { error in
+        XCTAssertThrowsError(try AtomicFile.write(["schemaVersion": 2], to: url)) { error in
             guard let error = error as? StoreError else { return XCTFail("\(error)") }
             self.assertDiskFullMessage(error, path: url.path)
             XCTAssertEqual(error.underlyingCode, ENOSPC)
             XCTAssertTrue(error.description.contains("errno \(ENOSPC)"), error.description)
         }
-        XCTAssertEqual(try LockFile.read(from: url), ["schemaVersion": 1], "the previous lock is intact")
+        XCTAssertEqual(try AtomicFile.readJSON(from: url), ["schemaVersion": 1], "the previous lock is intact")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["provision.lock.json"])
     }
 
@@ -102,7 +102,7 @@ final class DiskFullTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         try mountSmallFileSystem(at: dir)
         let store = try StoreDirectory(url: dir)
-        try LockFile.write(["schemaVersion": 1, "note": "before"], to: store.lockURL)
+        try AtomicFile.write(["schemaVersion": 1, "note": "before"], to: store.lockURL)
 
         let database = try OfflineDatabase(url: store.databaseURL, epoch: 1)
         try database.tuneForBulkWrites()
@@ -122,11 +122,11 @@ final class DiskFullTests: XCTestCase {
         while (try? handle.write(contentsOf: chunk)) != nil {}
         try handle.close()
         let big: JSONValue = ["schemaVersion": 2, "padding": .string(String(repeating: "x", count: 64_000))]
-        XCTAssertThrowsError(try LockFile.write(big, to: store.lockURL)) { error in
+        XCTAssertThrowsError(try AtomicFile.write(big, to: store.lockURL)) { error in
             guard let error = error as? StoreError else { return XCTFail("\(error)") }
             self.assertDiskFullMessage(error, path: store.lockURL.path)
         }
-        XCTAssertEqual(try LockFile.read(from: store.lockURL), ["note": "before", "schemaVersion": 1], "written sorted")
+        XCTAssertEqual(try AtomicFile.readJSON(from: store.lockURL), ["note": "before", "schemaVersion": 1], "written sorted")
         XCTAssertEqual(try store.listUnexpectedFiles(), ["filler"], "the temporary lock file was removed")
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 import TileMath
 import XCTest
@@ -102,7 +103,7 @@ final class OfflineDatabaseContentTests: XCTestCase {
 
     func testTileThatArrivedDeflatedKeepsItsZlibForm() throws {
         let pbf = Data(repeating: 0x1A, count: 2_000)
-        let zlib = try Compression.deflate(pbf)
+        let zlib = try Zlib.deflate(pbf)
         var body = FetchedBody(data: pbf)
         body.zlibData = zlib
         let request = FetchRequest(url: "https://t.example.com/3/1/2.pbf", kind: .tile, tileKey: key(3, 1, 2))

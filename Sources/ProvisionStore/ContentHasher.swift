@@ -1,51 +1,6 @@
-import CCrypto
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
-
-/// SHA-256 through OpenSSL's libcrypto, for hashing whole stores.
-///
-/// Why not `ProvisionModel.SHA256`: a content digest reads every stored byte after each apply;
-/// libcrypto uses the CPU's SHA extensions and runs several times faster than portable code.
-/// The two produce the same digests (tested), so the lock's format does not depend on which.
-struct StoreHasher {
-    private let context: OpaquePointer
-
-    init() throws {
-        guard let context = EVP_MD_CTX_new() else { throw StoreError(.io, "cannot create a SHA-256 context") }
-        guard EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
-            EVP_MD_CTX_free(context)
-            throw StoreError(.io, "cannot start SHA-256")
-        }
-        self.context = context
-    }
-
-    /// Feeds bytes.
-    func update(_ data: Data) {
-        data.withUnsafeBytes { raw in _ = EVP_DigestUpdate(context, raw.baseAddress, raw.count) }
-    }
-
-    /// Feeds the UTF-8 bytes of a string.
-    func update(_ text: String) {
-        var text = text
-        text.withUTF8 { raw in _ = EVP_DigestUpdate(context, raw.baseAddress, raw.count) }
-    }
-
-    /// Finishes (the hasher cannot be used afterwards) and returns the lower-case hex digest.
-    func finalizeHex() -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        _ = EVP_DigestFinal_ex(context, &digest, &length)
-        EVP_MD_CTX_free(context)
-        return SHA256.hexString(digest.prefix(Int(length)))
-    }
-
-    /// The hex SHA-256 of `data`.
-    static func hex(_ data: Data) throws -> String {
-        let hasher = try StoreHasher()
-        hasher.update(data)
-        return hasher.finalizeHex()
-    }
-}
 
 /// Hashes a store's rows in key order into its content digest and one digest per chunk of rows,
 /// so that a damaged row is found without a digest per row.
@@ -63,18 +18,17 @@ struct ContentHasher {
     /// Hex digits kept of each chunk's SHA-256 (64 bits: enough to tell damage, not a signature).
     static let chunkDigitCount = 16
 
-    private let whole: StoreHasher
-    private var chunk: StoreHasher
+    private var whole = SHA256()
+    private var chunk = SHA256()
     private var rowsInChunk = 0
     private var section = ""
     private var chunkStart: ChunkKey?
     /// The chunks finished so far.
     private(set) var chunks: [ChunkDigest] = []
 
-    init() throws {
-        whole = try StoreHasher()
-        chunk = try StoreHasher()
-    }
+    /// A hasher with no rows. (It throws nothing now that SHA-256 cannot fail to start; the
+    /// signature stays so its callers need not change.)
+    init() throws {}
 
     /// Adds one row: its key (which names its section), its key line (with `compressed` flag and
     /// length) and its stored bytes.
@@ -95,7 +49,7 @@ struct ContentHasher {
         if let start = chunkStart {
             chunks.append(ChunkDigest(start: start, rows: rowsInChunk, digest: String(chunk.finalizeHex().prefix(Self.chunkDigitCount))))
         }
-        chunk = try StoreHasher()
+        chunk = SHA256()
         rowsInChunk = 0
         chunkStart = nil
     }

@@ -1,19 +1,20 @@
 import Foundation
 import ProvisionModel
 
-/// Reads and atomically writes `provision.lock.json`.
+/// Writes files atomically and reads them back: the lock file, reports, saved plans.
 ///
 /// A write goes to a temporary file in the same directory, is flushed to disk, renamed over
 /// the target and the directory is flushed: a reader sees the old file or the new one, never a
-/// torn one, even if the process dies mid-write.
-public enum LockFile {
+/// torn one, even if the process dies mid-write. (Not a lock: the store's writer lock is
+/// `StoreLock`.)
+public enum AtomicFile {
     /// Writes `value.serialized(.prettySorted)` followed by a newline to `url`, atomically.
     public static func write(_ value: JSONValue, to url: URL) throws {
-        try writeAtomically(Data((value.serialized(.prettySorted) + "\n").utf8), to: url)
+        try write(Data((value.serialized(.prettySorted) + "\n").utf8), to: url)
     }
 
-    /// The lock file's JSON, or nil when the file does not exist.
-    public static func read(from url: URL) throws -> JSONValue? {
+    /// The JSON of the file at `url` (the lock file), or nil when the file does not exist.
+    public static func readJSON(from url: URL) throws -> JSONValue? {
         let data: Data
         do {
             data = try Data(contentsOf: url)
@@ -21,19 +22,19 @@ public enum LockFile {
             return nil
         } catch {
             if !FileManager.default.fileExists(atPath: url.path) { return nil }
-            throw StoreError(.io, "cannot read lock file: \(error.localizedDescription)", path: url.path)
+            throw StoreError(.io, "cannot read the file: \(error.localizedDescription)", path: url.path)
         }
         do {
             return try JSONValue.parse(data)
         } catch {
-            throw StoreError(.invalidFile, "lock file is not valid JSON: \(error)", path: url.path)
+            throw StoreError(.invalidFile, "not valid JSON: \(error)", path: url.path)
         }
     }
 
     /// Writes `data` to `url` through a temporary file, fsync, rename and a directory fsync.
     /// On any failure the temporary file is removed and `url` keeps its previous content; a full
     /// file system is reported as `.diskFull` naming `url`.
-    public static func writeAtomically(_ data: Data, to url: URL) throws {
+    public static func write(_ data: Data, to url: URL) throws {
         let directory = url.deletingLastPathComponent().path
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())").path

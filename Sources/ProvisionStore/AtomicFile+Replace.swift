@@ -1,6 +1,6 @@
 import Foundation
 
-extension LockFile {
+extension AtomicFile {
     /// Moves the finished file `source` over `destination` atomically: flushes `source`,
     /// renames it into place and flushes the directory, so a kill leaves either the old file or
     /// the new one, never a mix.

@@ -1,0 +1,57 @@
+import Foundation
+
+/// gzip framing (RFC 1952): telling it apart, inflating it, and rewrapping it as zlib.
+public enum Gzip {
+    /// Whether `data` starts with the gzip magic bytes 1f 8b.
+    public static func isGzip(_ data: Data) -> Bool {
+        data.count >= 2 && data[data.startIndex] == 0x1f && data[data.startIndex + 1] == 0x8b
+    }
+
+    /// Compresses `data` into one gzip member at the default level (no name, time zero).
+    public static func compress(_ data: Data) throws(CodecError) -> Data {
+        try Zlib.deflate(data, framing: .gzip)
+    }
+
+    /// Inflates one gzip member, failing when the output would exceed `limit` bytes or bytes
+    /// follow the member.
+    public static func inflate(_ data: Data, limit: Int = Zlib.defaultInflateLimit) throws(CodecError) -> Data {
+        try Zlib.inflate(data, framing: .gzip, limit: limit)
+    }
+
+    /// The zlib stream (RFC 1950) of `payload` made from `gzip`, one member whose inflated bytes
+    /// are `payload`, around the same deflate data; nil when `gzip` is not a single well-formed
+    /// member of that size.
+    ///
+    /// Why: the offline database stores zlib streams, and tiles usually arrive gzip-compressed
+    /// (from MBTiles archives and from servers sending `Content-Encoding: gzip`). Both formats
+    /// carry the same DEFLATE data; only the framing differs (a zlib header and an Adler-32 of
+    /// the payload instead of a gzip header, CRC-32 and size). Rewrapping costs one Adler-32
+    /// pass; deflating the payload again would cost far more CPU for the same result.
+    public static func zlibStream(fromGzip gzip: Data, payload: Data) -> Data? {
+        let bytes = [UInt8](gzip)
+        guard bytes.count >= 18, bytes[0] == 0x1F, bytes[1] == 0x8B, bytes[2] == 8 else { return nil }
+        let flags = bytes[3]
+        var offset = 10
+        if flags & 0x04 != 0 {  // FEXTRA
+            guard offset + 2 <= bytes.count else { return nil }
+            offset += 2 + Int(bytes[offset]) + Int(bytes[offset + 1]) << 8
+        }
+        for flag in [UInt8(0x08), 0x10] where flags & flag != 0 {  // FNAME, FCOMMENT: zero-terminated
+            while offset < bytes.count && bytes[offset] != 0 { offset += 1 }
+            offset += 1
+        }
+        if flags & 0x02 != 0 { offset += 2 }  // FHCRC
+        let end = bytes.count - 8
+        guard offset < end else { return nil }
+        // ISIZE must match: a second member (or trailing garbage) would make the framing wrong.
+        let size = UInt32(bytes[end + 4]) | UInt32(bytes[end + 5]) << 8 | UInt32(bytes[end + 6]) << 16 | UInt32(bytes[end + 7]) << 24
+        guard size == UInt32(truncatingIfNeeded: payload.count) else { return nil }
+        let checksum = Zlib.adler32(payload)
+        var out = Data(capacity: end - offset + 6)
+        out.append(contentsOf: [0x78, 0x9C])  // deflate, 32 KiB window, default level; (0x789C % 31 == 0)
+        out.append(contentsOf: bytes[offset..<end])
+        out.append(contentsOf: [UInt8(checksum >> 24), UInt8(truncatingIfNeeded: checksum >> 16),
+                                UInt8(truncatingIfNeeded: checksum >> 8), UInt8(truncatingIfNeeded: checksum)])
+        return out
+    }
+}

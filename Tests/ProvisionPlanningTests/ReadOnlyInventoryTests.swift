@@ -1,0 +1,60 @@
+import Foundation
+import ProvisionModel
+@testable import ProvisionPlanning
+import TileMath
+import XCTest
+
+/// A `StoreInventory` that can only be read: it forwards the reads of a store and has no way to
+/// write, so a planner that compiles against it and plans the same through it reads only.
+private final class ReadOnlyInventory: StoreInventory {
+    private let store: InMemoryStore
+    private(set) var reads = 0
+
+    init(_ store: InMemoryStore) { self.store = store }
+
+    func regions() throws -> [StoredRegion] { reads += 1; return try store.regions() }
+    func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> { reads += 1; return try store.storedTiles(among: keys) }
+    func storedResources(among urls: [String]) throws -> Set<String> { reads += 1; return try store.storedResources(among: urls) }
+    func resourceData(url: String) throws -> Data? { reads += 1; return try store.resourceData(url: url) }
+    func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
+        reads += 1
+        return try store.linkedTileKeys(region: rowID, urlTemplate: urlTemplate)
+    }
+    func linkedTileCounts(region rowID: Int64) throws -> [TileCount] { reads += 1; return try store.linkedTileCounts(region: rowID) }
+    func linkedResources(region rowID: Int64) throws -> [String] { reads += 1; return try store.linkedResources(region: rowID) }
+    func expiredRequests(before now: Int64) throws -> [FetchRequest] { reads += 1; return try store.expiredRequests(before: now) }
+    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
+        reads += 1
+        return try store.meanTileSize(urlTemplate: urlTemplate, zoom: zoom)
+    }
+}
+
+final class ReadOnlyInventoryTests: XCTestCase {
+    /// The counts and actions a plan decides, to compare two plans.
+    private func summary(_ plan: Plan) -> [String] {
+        ["add \(plan.tilesToAdd) remove \(plan.tilesToRemove) keep \(plan.tilesToKeep) download \(plan.tilesToDownload)",
+         "bytes \(plan.bytesToDownload) removed \(plan.removedRegions.map(\.rowID))"]
+            + plan.regions.map { "\($0.key) \($0.action) \($0.rowID.map(String.init) ?? "new") stale \($0.staleTileCounts.count)" }
+    }
+
+    func testThePlannerPlansTheSameThroughAReadOnlyInventory() throws {
+        let store = InMemoryStore()
+        let first = [PlannerTests.region("west", PlannerTests.berlin, zooms: 0...7),
+                     PlannerTests.region("east", PlannerTests.berlinEast, zooms: 0...7)]
+        let lock = try PlannerTests.apply(Planner.plan(PlannerTests.input(first), store: store), to: store)
+        // Next job: "east" dropped, "west" narrowed to 0...5 and a new region added.
+        let next = PlannerTests.input([PlannerTests.region("west", PlannerTests.berlin, zooms: 0...5),
+                                       PlannerTests.region("north", PlannerTests.berlin, zooms: 6...6)],
+                                      lockedRows: lock)
+        let writesBefore = store.writeCount
+        let inventory = ReadOnlyInventory(store)
+        let throughInventory = try Planner.plan(next, store: inventory)
+        let throughStore = try Planner.plan(next, store: store)
+        XCTAssertGreaterThan(inventory.reads, 0)
+        XCTAssertEqual(store.writeCount, writesBefore)
+        XCTAssertEqual(summary(throughInventory), summary(throughStore))
+        XCTAssertEqual(throughInventory.removedRegions.map(\.rowID), [lock["east/demo"]].compactMap { $0 },
+                       "the plan must have changes for the comparison to mean anything")
+        XCTAssertGreaterThan(throughInventory.tilesToRemove, 0)
+    }
+}
