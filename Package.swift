@@ -40,7 +40,8 @@ let package = Package(
         .testTarget(name: "ProvisionExecutionTests", dependencies: [
             "ProvisionExecution", "ProvisionModel", "ProvisionStore", "ProvisionTestSupport",
         ]),
-        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"]),
+        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"],
+                    exclude: ["Goldens"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel"]),
     ],
     swiftLanguageModes: [.v5]

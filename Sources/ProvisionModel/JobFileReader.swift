@@ -106,17 +106,6 @@ enum JobFileReader {
         maxBytes % (1 << 20) == 0 ? "\(maxBytes >> 20) MiB (\(grouped(maxBytes)) bytes)" : "\(grouped(maxBytes)) bytes"
     }
 
-    /// `12345678` → `12,345,678`.
-    static func grouped(_ n: Int) -> String {
-        let digits = String(n.magnitude)
-        var out = ""
-        for (i, c) in digits.enumerated() {
-            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(c)
-        }
-        return n < 0 ? "-" + out : out
-    }
-
     /// The text of an errno value as `strerror` gives it, lowercased to follow a colon
     /// (`no such file or directory`, `permission denied`).
     static func describe(_ code: Int32) -> String {
