@@ -47,24 +47,28 @@ public enum JobLoader {
 
     /// The bytes of the job file named on the command line (a path, or `-` for standard input),
     /// for a caller that needs them as well as the job (the CLI digests them): pass the contents
-    /// to `load(_:)`.
-    public static func read(argument: String) -> Result<JobFileContents, JobFileReadFailure> {
-        if argument == standardInputArgument { return readStandardInput() }
-        return read(from: URL(fileURLWithPath: argument), displayName: argument)
+    /// to `load(_:)`. `maxBytes` is the cap (a caller that may be handed a saved plan, which can
+    /// be larger than a job, reads with a larger one and checks the job's size itself).
+    public static func read(argument: String, maxBytes: Int = maxFileBytes) -> Result<JobFileContents, JobFileReadFailure> {
+        if argument == standardInputArgument { return readStandardInput(maxBytes: maxBytes) }
+        return read(from: URL(fileURLWithPath: argument), displayName: argument, maxBytes: maxBytes)
     }
 
     /// The bytes of the job file at `url`, at most `maxFileBytes`; `displayName` (default: the
     /// path as given in `url`) is how diagnostics name it. A pipe, FIFO or `/dev/stdin` is read
     /// to its end like standard input.
-    public static func read(from url: URL, displayName: String? = nil) -> Result<JobFileContents, JobFileReadFailure> {
-        read(from: url, displayName: displayName, maxBytes: maxFileBytes)
+    public static func read(from url: URL, displayName: String? = nil,
+                            maxBytes: Int = maxFileBytes) -> Result<JobFileContents, JobFileReadFailure> {
+        let fileURL = url.standardizedFileURL.absoluteURL
+        return JobFileReader.read(from: fileURL, displayName: displayName ?? url.relativePath, maxBytes: maxBytes)
     }
 
     /// The bytes of standard input to its end, at most `maxFileBytes`; relative paths in the job
     /// resolve against the working directory.
-    public static func readStandardInput(displayName: String = standardInputName) -> Result<JobFileContents, JobFileReadFailure> {
+    public static func readStandardInput(displayName: String = standardInputName,
+                                         maxBytes: Int = maxFileBytes) -> Result<JobFileContents, JobFileReadFailure> {
         let cwd = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
-        return JobFileReader.read(fileDescriptor: 0, displayName: displayName, baseDirectory: cwd, maxBytes: maxFileBytes)
+        return JobFileReader.read(fileDescriptor: 0, displayName: displayName, baseDirectory: cwd, maxBytes: maxBytes)
     }
 
     /// Reads standard input to its end and validates it as a job (`provision plan -`); relative
@@ -76,9 +80,14 @@ public enum JobLoader {
         }
     }
 
-    /// Validates job-file bytes read by `read(argument:)`, `read(from:)` or `readStandardInput()`.
+    /// Validates job-file bytes read by `read(argument:)`, `read(from:)` or `readStandardInput()`;
+    /// bytes over `maxFileBytes` (read with a larger cap) are refused as `read` would refuse them.
     public static func load(_ contents: JobFileContents) -> JobLoadResult {
-        parse(data: contents.data, baseDirectory: contents.baseDirectory, displayName: contents.displayName)
+        guard contents.data.count <= maxFileBytes else {
+            return .invalid([JobFileReader.tooLarge(contents.displayName, size: "\(grouped(contents.data.count)) bytes",
+                                                    maxBytes: maxFileBytes)])
+        }
+        return parse(data: contents.data, baseDirectory: contents.baseDirectory, displayName: contents.displayName)
     }
 
     /// Reads the job file at `url` and validates it.
@@ -91,12 +100,6 @@ public enum JobLoader {
         case .success(let contents): return load(contents)
         case .failure(let failure): return failure.loadResult
         }
-    }
-
-    /// `read(from:displayName:)` with a given cap (tests use a small one).
-    static func read(from url: URL, displayName: String?, maxBytes: Int) -> Result<JobFileContents, JobFileReadFailure> {
-        let fileURL = url.standardizedFileURL.absoluteURL
-        return JobFileReader.read(from: fileURL, displayName: displayName ?? url.relativePath, maxBytes: maxBytes)
     }
 
     /// Validates job-file bytes; relative paths resolve against `baseDirectory`, and diagnostics

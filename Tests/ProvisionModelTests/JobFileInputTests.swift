@@ -134,6 +134,14 @@ final class JobFileInputTests: XCTestCase {
         }
     }
 
+    func testContentsReadWithALargerCapAreStillRefusedAsAJob() {
+        // The CLI may read with a larger cap in case the file is a saved plan.
+        let contents = JobFileContents(displayName: "big.json", baseDirectory: base,
+                                       data: Data(count: JobLoader.maxFileBytes + 1))
+        XCTAssertEqual(JobLoader.load(contents).diagnostics.map(\.message).first?.hasPrefix(
+            "big.json is 16,777,217 bytes, over the cap of 16 MiB (16,777,216 bytes) on job files"), true)
+    }
+
     // MARK: - Standard input, pipes, FIFOs
 
     /// A pipe whose write end is fed `bytes` on another thread and then closed.
