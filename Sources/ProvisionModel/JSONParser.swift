@@ -97,10 +97,24 @@ struct JSONTextParser {
     let rejectsDuplicateKeys: Bool
     /// The member names and element indices from the root to the value being parsed, kept only
     /// when rejecting duplicates (a duplicate is noted, not thrown, so it needs its own pointer).
-    var path: [String] = []
+    var path: [PathComponent] = []
     /// The repeated keys found so far, at most `maxDuplicateKeys`.
     var duplicateKeys: [JSONSyntaxError] = []
     static let maxDuplicateKeys = 100
+
+    /// A step of `path`: an index is kept as a number, so that tracking the path of every array
+    /// element costs no string.
+    enum PathComponent {
+        case member(String)
+        case element(Int)
+
+        var text: String {
+            switch self {
+            case .member(let key): return key
+            case .element(let index): return String(index)
+            }
+        }
+    }
 
     init(bytes: [UInt8], limits: JSONValue.ParseLimits, rejectsDuplicateKeys: Bool = false) {
         self.bytes = bytes
@@ -167,7 +181,7 @@ struct JSONTextParser {
         let (line, column) = lineAndColumn(of: position)
         let place = firstAt.line == line ? "line \(line), column \(firstAt.column)" : "line \(firstAt.line)"
         var error = JSONSyntaxError(line: line, column: column, message: "duplicate key \"\(key)\" (first at \(place))")
-        error.pointer = (path + [key]).map { "/" + Self.escaped($0) }.joined()
+        error.pointer = (path + [.member(key)]).map { "/" + Self.escaped($0.text) }.joined()
         error.isDuplicateKey = true
         duplicateKeys.append(error)
     }
@@ -262,7 +276,7 @@ struct JSONTextParser {
             if members.count == limits.maxMembers {
                 throw capError("object has more members than the cap of \(limits.maxMembers)")
             }
-            if rejectsDuplicateKeys { path.append(key) }
+            if rejectsDuplicateKeys { path.append(.member(key)) }
             do {
                 members.append((key, try parseValue()))
             } catch {
@@ -292,7 +306,7 @@ struct JSONTextParser {
             if items.count == limits.maxMembers {
                 throw capError("array has more elements than the cap of \(limits.maxMembers)")
             }
-            if rejectsDuplicateKeys { path.append(String(items.count)) }
+            if rejectsDuplicateKeys { path.append(.element(items.count)) }
             do {
                 items.append(try parseValue())
             } catch {
