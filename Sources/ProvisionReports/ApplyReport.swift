@@ -112,9 +112,9 @@ public struct ApplyReport: Equatable, Sendable {
             text = "\(plural(o.planned, "download")) planned (\(plural(o.plannedResources, "resource")), "
                 + "\(plural(o.plannedTiles, "tile"))): " + parts.joined(separator: ", ")
         }
-        if o.bytes > 0 { text += "; \(ByteFormat.string(o.bytes)) verified and written" }
-        if o.retries > 0 { text += ", \(plural(o.retries, "retry", "retries"))" }
-        return text + "."
+        let totals = [o.bytes > 0 ? "\(ByteFormat.string(o.bytes)) verified and written" : "",
+                      o.retries > 0 ? plural(o.retries, "retry", "retries") : ""].filter { !$0.isEmpty }.joined(separator: ", ")
+        return text + (totals.isEmpty ? "." : "; \(totals).")
     }
 
     /// The first ten failures, grouped by reason, and how many more the JSON report lists: it
@@ -147,8 +147,11 @@ public struct ApplyReport: Equatable, Sendable {
 
 /// The parts of an `ApplyOutcome` a report shows.
 public struct ApplyOutcomeSummary: Equatable, Sendable {
+    /// Resources the apply set out to download (`ApplyOutcome.plannedResources`).
     public var plannedResources: Int
+    /// Tiles the apply set out to download (`ApplyOutcome.plannedTiles`).
     public var plannedTiles: Int
+    /// Planned downloads never started because the run was stopped.
     public var notAttempted: Int
     public var requested: Int
     public var downloaded: Int
