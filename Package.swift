@@ -26,9 +26,13 @@ let package = Package(
         .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "CSQLite", "CZlib", "CCrypto"]),
         .target(name: "ProvisionExecution", dependencies: ["ProvisionModel", "TileMath", "CCurl", "CZlib"]),
         .target(name: "ProvisionReports", dependencies: ["ProvisionModel", "TileMath"]),
-        .target(name: "ProvisionCLI", dependencies: [
+        .target(name: "ProvisionEngine", dependencies: [
             "TileMath", "ProvisionModel", "ProvisionPlanning", "ProvisionStore",
             "ProvisionExecution", "ProvisionReports",
+        ]),
+        .target(name: "ProvisionCLI", dependencies: [
+            "TileMath", "ProvisionModel", "ProvisionPlanning", "ProvisionStore",
+            "ProvisionExecution", "ProvisionReports", "ProvisionEngine",
         ]),
         .executableTarget(name: "provision", dependencies: ["ProvisionCLI"]),
         .target(name: "ProvisionTestSupport", dependencies: ["ProvisionModel"]),
@@ -42,6 +46,10 @@ let package = Package(
         ]),
         .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"],
                     exclude: ["Goldens"]),
+        .testTarget(name: "ProvisionEngineTests", dependencies: [
+            "ProvisionEngine", "ProvisionModel", "ProvisionStore", "ProvisionReports", "ProvisionPlanning",
+        ]),
+        .testTarget(name: "ProvisionCLITests", dependencies: ["ProvisionCLI", "ProvisionModel"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel"]),
     ],
     swiftLanguageModes: [.v5]

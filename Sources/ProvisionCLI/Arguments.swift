@@ -7,29 +7,91 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 
 /// How progress is shown on stderr.
 public enum ProgressMode: String, Sendable, CaseIterable {
-    /// A live bar on a terminal, periodic lines otherwise.
+    /// `tty` when stderr is a terminal, else `plain`.
     case auto
-    /// NDJSON events, one per line.
+    /// NDJSON events, one per line, errors included.
     case json
+    /// A line every few seconds.
+    case plain
+    /// A live bar, redrawn in place, even when stderr is not a terminal.
+    case tty
     /// Nothing but errors.
     case none
 }
 
-/// Options shared by the commands.
+/// The options every command shares.
 public struct CommonOptions: Equatable, Sendable {
     public var format: OutputFormat = .text
     public var progress: ProgressMode = .auto
     public var verbose = false
 }
 
+/// A command line checked against its command's `CommandSpec`, not yet typed.
+public struct ParsedArguments: Equatable, Sendable {
+    /// The command's name.
+    public var command: String
+    /// The positional arguments, in order.
+    public var positionals: [String] = []
+    /// The options that took a value, by name.
+    public var values: [String: String] = [:]
+    /// The switches given.
+    public var flags: Set<String> = []
+
+    /// The options every command shares.
+    public var common: CommonOptions {
+        var options = CommonOptions()
+        if flags.contains("--json") { options.format = .json }
+        if let format = values["--format"].flatMap(OutputFormat.init(rawValue:)) { options.format = format }
+        if let mode = values["--progress"].flatMap(ProgressMode.init(rawValue:)) { options.progress = mode }
+        if flags.contains("--quiet") { options.progress = .none }
+        options.verbose = flags.contains("--verbose")
+        return options
+    }
+}
+
+/// `provision validate JOB…`.
+public struct ValidateArguments: Equatable, Sendable {
+    public var jobs: [String]
+    public var options: CommonOptions
+}
+
+/// `provision plan JOB`.
+public struct PlanArguments: Equatable, Sendable {
+    public var job: String
+    public var store: String?
+    public var detailedExitCode = false
+    public var out: String?
+    public var refresh = false
+    public var repair = false
+    public var options = CommonOptions()
+}
+
+/// `provision apply JOB|PLAN`.
+public struct ApplyArguments: Equatable, Sendable {
+    public var job: String
+    public var store: String?
+    public var report: String?
+    public var refresh = false
+    public var repair = false
+    public var options = CommonOptions()
+}
+
+/// `provision audit`.
+public struct AuditArguments: Equatable, Sendable {
+    public var store: String?
+    public var verify = false
+    public var manifest: String?
+    public var options = CommonOptions()
+}
+
 /// A parsed command line.
 public enum Invocation: Equatable, Sendable {
     case help(topic: String?)
     case version
-    case validate(jobs: [String], options: CommonOptions)
-    case plan(job: String, store: String?, detailedExitCode: Bool, out: String?, refresh: Bool, repair: Bool, options: CommonOptions)
-    case apply(job: String, store: String?, report: String?, refresh: Bool, repair: Bool, options: CommonOptions)
-    case audit(store: String?, verify: Bool, manifest: String?, options: CommonOptions)
+    case validate(ValidateArguments)
+    case plan(PlanArguments)
+    case apply(ApplyArguments)
+    case audit(AuditArguments)
 }
 
 /// A command-line usage error, with the command whose help applies.
@@ -40,134 +102,133 @@ public struct UsageError: Error, Equatable, Sendable {
 
 /// Parses arguments (without the program name) into an invocation. Pure: no I/O.
 public enum ArgumentParser {
-    static let commands = ["validate", "plan", "apply", "audit", "help"]
-
     /// Parses `arguments`; throws `UsageError` for anything it cannot make sense of.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
         guard let first = arguments.first else { return .help(topic: nil) }
         if first == "-h" || first == "--help" { return .help(topic: nil) }
         if first == "--version" || first == "version" { return .version }
-        if first == "help" { return .help(topic: arguments.dropFirst().first) }
-        guard commands.contains(first) else {
-            let hint = Suggest.closest(to: first, in: commands).map { " (did you mean '\($0)'?)" } ?? ""
-            throw UsageError(message: "unknown command '\(first)'\(hint)", command: nil)
+        if first == "help" {
+            guard let topic = arguments.dropFirst().first else { return .help(topic: nil) }
+            guard Commands.named(topic) != nil else { throw unknownCommand(topic) }
+            return .help(topic: topic)
         }
-        var rest = Array(arguments.dropFirst())
-        if rest.contains("-h") || rest.contains("--help") { return .help(topic: first) }
-
-        var options = CommonOptions()
-        var positionals: [String] = []
-        var store: String?
-        var report: String?
-        var out: String?
-        var verify = false
-        var refresh = false
-        var repair = false
-        var manifest: String?
-        var detailed = false
-        let allowed: Set<String>
-        switch first {
-        case "validate": allowed = ["--json", "--quiet", "--verbose"]
-        case "plan": allowed = ["--store", "--json", "--format", "--detailed-exitcode", "--out", "--refresh", "--repair", "--quiet", "--progress", "--verbose"]
-        case "apply": allowed = ["--store", "--report", "--json", "--refresh", "--repair", "--quiet", "--progress", "--verbose"]
-        default: allowed = ["--store", "--json", "--verify", "--manifest", "--quiet", "--verbose"]
+        guard let spec = Commands.named(first) else { throw unknownCommand(first) }
+        let rest = Array(arguments.dropFirst())
+        if (rest.firstIndex(of: "--").map { rest[..<$0] } ?? rest[...]).contains(where: { $0 == "-h" || $0 == "--help" }) {
+            return .help(topic: first)
         }
-
-        func value(for flag: String) throws(UsageError) -> String {
-            guard !rest.isEmpty, !rest[0].hasPrefix("--") else {
-                throw UsageError(message: "\(flag) needs a value", command: first)
-            }
-            return rest.removeFirst()
-        }
-
-        var given = Set<String>()
-        var formatGiven: String?
-        while !rest.isEmpty {
-            var arg = rest.removeFirst()
-            if arg == "--" { positionals += rest; break }
-            guard arg.hasPrefix("-") && arg.count > 1 else { positionals.append(arg); continue }
-            if let eq = arg.firstIndex(of: "="), arg.hasPrefix("--") {
-                rest.insert(String(arg[arg.index(after: eq)...]), at: 0)
-                arg = String(arg[..<eq])
-            }
-            guard allowed.contains(arg) else {
-                let hint = Suggest.closest(to: arg, in: Array(allowed)).map { " (did you mean '\($0)'?)" } ?? ""
-                throw UsageError(message: "unknown option '\(arg)' for '\(first)'\(hint)", command: first)
-            }
-            if ["--store", "--report", "--out", "--manifest", "--progress", "--format"].contains(arg) || arg == "--json" {
-                guard given.insert(arg).inserted else {
-                    throw UsageError(message: "\(arg) is given twice; give it once", command: first)
-                }
-            }
-            switch arg {
-            case "--json":
-                if let other = formatGiven, other != "json" {
-                    throw UsageError(message: "--json conflicts with --format \(other); give one of them", command: first)
-                }
-                formatGiven = "json"
-                options.format = .json
-            case "--quiet": options.progress = .none
-            case "--verbose": options.verbose = true
-            case "--detailed-exitcode": detailed = true
-            case "--store": store = try value(for: arg)
-            case "--report": report = try value(for: arg)
-            case "--out": out = try value(for: arg)
-            case "--verify": verify = true
-            case "--refresh": refresh = true
-            case "--repair": repair = true
-            case "--manifest": manifest = try value(for: arg)
-            case "--format":
-                let v = try value(for: arg)
-                guard let f = OutputFormat(rawValue: v) else {
-                    throw UsageError(message: "--format must be text, json or markdown, not '\(v)'", command: first)
-                }
-                if let other = formatGiven, other != v {
-                    throw UsageError(message: "--format \(v) conflicts with \(other == "json" ? "--json" : "--format " + other); "
-                                     + "give one of them", command: first)
-                }
-                formatGiven = v
-                options.format = f
-            case "--progress":
-                let v = try value(for: arg)
-                guard let p = ProgressMode(rawValue: v) else {
-                    throw UsageError(message: "--progress must be auto, json or none, not '\(v)'", command: first)
-                }
-                options.progress = p
-            default: break
-            }
-        }
-
-        if store?.isEmpty == true {
-            throw UsageError(message: "--store needs a directory path, not an empty string", command: first)
-        }
-        // An output never overwrites an input: the job (or saved plan) file.
-        for (flag, output) in [("--out", out), ("--report", report)] {
-            guard let output, let job = positionals.first else { continue }
-            if URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath()
-                == URL(fileURLWithPath: job).standardizedFileURL.resolvingSymlinksInPath() {
-                throw UsageError(message: "\(flag) \(output) would overwrite the job file \(job); write it elsewhere", command: first)
-            }
-        }
-
-        switch first {
+        let parsed = try parse(rest, for: spec)
+        let common = parsed.common
+        switch spec.name {
         case "validate":
-            guard !positionals.isEmpty else { throw UsageError(message: "validate needs at least one job file", command: first) }
-            return .validate(jobs: positionals, options: options)
-        case "plan", "apply":
-            guard positionals.count == 1 else {
-                throw UsageError(message: positionals.isEmpty ? "\(first) needs a job file"
-                                 : "\(first) takes one job file, got \(positionals.count)", command: first)
-            }
-            return first == "plan"
-                ? .plan(job: positionals[0], store: store, detailedExitCode: detailed, out: out, refresh: refresh, repair: repair,
-                        options: options)
-                : .apply(job: positionals[0], store: store, report: report, refresh: refresh, repair: repair, options: options)
+            return .validate(ValidateArguments(jobs: parsed.positionals, options: common))
+        case "plan":
+            return .plan(PlanArguments(job: parsed.positionals[0], store: parsed.values["--store"],
+                                       detailedExitCode: parsed.flags.contains("--detailed-exitcode"), out: parsed.values["--out"],
+                                       refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
+                                       options: common))
+        case "apply":
+            return .apply(ApplyArguments(job: parsed.positionals[0], store: parsed.values["--store"], report: parsed.values["--report"],
+                                         refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
+                                         options: common))
         default:
-            guard positionals.isEmpty else {
-                throw UsageError(message: "audit takes no positional arguments (use --store DIR)", command: first)
-            }
-            return .audit(store: store, verify: verify, manifest: manifest, options: options)
+            return .audit(AuditArguments(store: parsed.values["--store"], verify: parsed.flags.contains("--verify"),
+                                         manifest: parsed.values["--manifest"], options: common))
         }
+    }
+
+    /// Checks `arguments` (after the command name) against `spec`: known options, each once, with
+    /// a value where one is due and one of the choices where there are choices, no two that
+    /// conflict, the positional arguments the command takes, and no output over an input.
+    public static func parse(_ arguments: [String], for spec: CommandSpec) throws(UsageError) -> ParsedArguments {
+        var parsed = ParsedArguments(command: spec.name)
+        var given: [String] = []
+        var rest = arguments[...]
+        func fail(_ message: String) -> UsageError { UsageError(message: message, command: spec.name) }
+        while let argument = rest.popFirst() {
+            if argument == "--" { parsed.positionals += rest; break }
+            guard argument.hasPrefix("-") && argument.count > 1 else { parsed.positionals.append(argument); continue }
+            var name = argument
+            var inline: String?
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                name = String(argument[..<equals])
+                inline = String(argument[argument.index(after: equals)...])
+            }
+            guard let option = spec.option(name) else {
+                let hint = Suggest.closest(to: name, in: spec.options.map(\.name)).map { " (did you mean '\($0)'?)" } ?? ""
+                throw fail("unknown option '\(name)' for '\(spec.name)'\(hint)")
+            }
+            guard !given.contains(name) else { throw fail("\(name) is given twice; give it once") }
+            var shown = name
+            switch option.value {
+            case .flag:
+                if inline != nil { throw fail("\(name) takes no value") }
+                parsed.flags.insert(name)
+            case .text, .choice:
+                guard let value = inline ?? rest.first.flatMap({ $0.hasPrefix("--") ? nil : $0 }) else {
+                    throw fail("\(name) needs a value (\(option.synopsis))")
+                }
+                if inline == nil { rest.removeFirst() }
+                if case .choice(_, let choices) = option.value, !choices.contains(value) {
+                    throw fail("\(name) must be \(CommandSpec.list(choices, default: nil)), not '\(value)'")
+                }
+                if value.isEmpty { throw fail("\(name) needs \(noun(option)), not an empty string") }
+                parsed.values[name] = value
+                shown = "\(name) \(value)"
+            }
+            if let clash = given.first(where: { option.conflicts.contains($0) }) {
+                let other = parsed.values[clash].map { "\(clash) \($0)" } ?? clash
+                throw fail("\(shown) conflicts with \(other); give one of them")
+            }
+            given.append(name)
+        }
+        try checkPositionals(parsed.positionals, spec: spec)
+        // An output never overwrites an input: the job (or saved plan) file.
+        for flag in ["--out", "--report"] {
+            guard let output = parsed.values[flag], let job = parsed.positionals.first, job != "-" else { continue }
+            if samePath(output, job) {
+                throw fail("\(flag) \(output) would overwrite the job file \(job); write it elsewhere")
+            }
+        }
+        return parsed
+    }
+
+    private static func checkPositionals(_ positionals: [String], spec: CommandSpec) throws(UsageError) {
+        switch spec.positionals {
+        case .none where !positionals.isEmpty:
+            let hint = spec.option("--store") == nil ? "" : " (use --store DIR)"
+            throw UsageError(message: "\(spec.name) takes no positional arguments\(hint), got '\(positionals[0])'", command: spec.name)
+        case .one(let placeholder) where positionals.count != 1:
+            throw UsageError(message: positionals.isEmpty ? "\(spec.name) needs \(placeholder == "JOB" ? "a job file" : "a job or saved plan file")"
+                             : "\(spec.name) takes one \(placeholder), got \(positionals.count): \(positionals.joined(separator: " "))",
+                             command: spec.name)
+        case .oneOrMore where positionals.isEmpty:
+            throw UsageError(message: "\(spec.name) needs at least one job file", command: spec.name)
+        default:
+            return
+        }
+    }
+
+    /// Whether two paths name the same file (after `.`, `..` and symbolic links).
+    static func samePath(_ a: String, _ b: String) -> Bool {
+        URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath()
+            == URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath()
+    }
+
+    /// What an option's value is, in words: "a directory path".
+    private static func noun(_ option: OptionSpec) -> String {
+        switch option.value {
+        case .text("DIR"): return "a directory path"
+        case .text("JOB"): return "a job file path"
+        case .text: return "a file path"
+        default: return "a value"
+        }
+    }
+
+    private static func unknownCommand(_ word: String) -> UsageError {
+        let names = Commands.all.map(\.name) + ["help"]
+        let hint = Suggest.closest(to: word, in: names).map { " (did you mean '\($0)'?)" } ?? ""
+        return UsageError(message: "unknown command '\(word)'\(hint)", command: nil)
     }
 }
 

@@ -22,4 +22,21 @@ public enum ExitCode: Int32, Sendable {
     case interrupted = 130
     /// Stopped by SIGTERM (128 + 15) after committing what was verified.
     case terminated = 143
+
+    /// The status's name, for JSON (`usage`, `invalidJob` …).
+    public var name: String {
+        switch self {
+        case .success: return "success"
+        case .failure: return "failure"
+        case .changesPresent: return "changesPresent"
+        case .usage: return "usage"
+        case .invalidJob: return "invalidJob"
+        case .missingInput: return "missingInput"
+        case .upstreamUnavailable: return "upstreamUnavailable"
+        case .cannotWriteStore: return "cannotWriteStore"
+        case .partial: return "partial"
+        case .interrupted: return "interrupted"
+        case .terminated: return "terminated"
+        }
+    }
 }

@@ -1,80 +1,190 @@
+import Dispatch
 import Foundation
+import ProvisionEngine
 import ProvisionModel
 
-/// Shows progress on stderr: a live line on a terminal, a plain line every few seconds
-/// otherwise, NDJSON events with `--progress json`, nothing with `--quiet`.
-final class ProgressReporter: @unchecked Sendable {
-    private let console: Console
-    private let mode: ProgressMode
-    private let started = Date()
-    private var lastDraw = Date.distantPast
-    private var drewLive = false
-    private var drewFinal = false
-
-    init(console: Console, mode: ProgressMode) {
-        self.console = console
-        self.mode = mode
+/// Shows progress on stderr in the mode `--progress` chose: a live bar that fits the terminal
+/// (`tty`), a line every few seconds (`plain`), one NDJSON event a line (`json`, errors and
+/// failed downloads included, documented in `Jobs/schema/events.schema.json`), or nothing.
+///
+/// Called from the command's thread, the download thread and the signal queue: all its state
+/// sits behind one lock, and every write to stderr happens under it, so lines never interleave.
+final class ProgressReporter: ProgressSink {
+    /// How the reporter draws, resolved from the mode and the terminal.
+    enum Style: Equatable, Sendable {
+        case none, json, plain
+        case tty(color: Bool)
     }
 
-    /// A named event with fields (NDJSON mode) or a log line (text mode).
-    func event(_ name: String, _ fields: JSONObject = JSONObject(), text: String? = nil) {
+    private struct State {
+        var lastDraw: Double = -.infinity
+        var drewLive = false
+        var drewFinal = false
+        var width: Int
+    }
+
+    private let console: Console
+    let style: Style
+    private let clock: @Sendable () -> Double
+    private let started: Double
+    private let state: Locked<State>
+    /// The SIGWINCH source of a live bar (behind a lock: sources are not Sendable).
+    private let resize = Locked<DispatchSourceSignal?>(nil)
+
+    /// A reporter for `mode`; `environment` gives `COLUMNS` and `NO_COLOR`, `clock` monotonic
+    /// seconds (injected by tests).
+    init(console: Console, mode: ProgressMode, environment: [String: String] = [:],
+         clock: @escaping @Sendable () -> Double = ProgressReporter.monotonicSeconds) {
+        self.console = console
+        let noColor = !(environment["NO_COLOR"] ?? "").isEmpty
         switch mode {
-        case .none: return
-        case .json:
-            var object = JSONObject([("event", .string(name)), ("elapsed", .double((elapsed * 1000).rounded() / 1000))])
-            for (k, v) in fields.members { object[k] = v }
-            console.err(JSONValue.object(object).serialized(.compact) + "\n")
-        case .auto:
-            if let text {
-                clearLive()
+        case .none: style = .none
+        case .json: style = .json
+        case .plain: style = .plain
+        case .tty: style = .tty(color: !noColor)
+        case .auto: style = console.stderrIsTerminal ? .tty(color: !noColor) : .plain
+        }
+        self.clock = clock
+        started = clock()
+        let columns = environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
+        state = Locked(State(width: columns ?? console.stderrColumns ?? 80))
+        if case .tty = style, columns == nil, console.stderrIsTerminal {
+            // SIGWINCH: the terminal was resized; the next redraw fits the new width.
+            signal(SIGWINCH, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+            source.setEventHandler { [state, console] in
+                if let width = console.stderrColumns { state.withLock { $0.width = width } }
+            }
+            source.resume()
+            resize.withLock { $0 = source }
+        }
+    }
+
+    deinit { resize.withLock { $0?.cancel() } }
+
+    /// Monotonic seconds since an arbitrary start.
+    @Sendable static func monotonicSeconds() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+
+    /// A named event with fields (NDJSON mode) or a log line (`text`, in the other modes).
+    func event(_ name: String, _ fields: JSONObject, text: String?) {
+        state.withLock { state in
+            switch style {
+            case .none: return
+            case .json: writeEvent(name, fields)
+            case .plain, .tty:
+                guard let text else { return }
+                clearLive(&state)
                 console.err(text + "\n")
             }
         }
     }
 
-    /// Download progress; throttled.
+    /// A download that failed for good: an event in NDJSON mode (the text modes list failures
+    /// once the apply ends).
+    func failure(url: String, reason: String) {
+        guard style == .json else { return }
+        state.withLock { _ in writeEvent("failure", JSONObject([("url", .string(url)), ("reason", .string(reason))])) }
+    }
+
+    /// An error: the `error` event in NDJSON mode (the stream's last), else `error: …` on
+    /// stderr with `lines` (failed URLs) and the diagnostics indented below, in every other
+    /// mode, `none` included.
+    func error(_ error: ProvisionError, lines: [String] = [], verbose: Bool = false) {
+        state.withLock { state in
+            guard style != .json else {
+                writeEvent("error", JSONObject([("exitCode", .int(Int(error.exitCode.rawValue))), ("code", .string(error.exitCode.name)),
+                                                ("message", .string(error.message)),
+                                                ("diagnostics", .array(error.diagnostics.map(diagnosticJSON)))]))
+                return
+            }
+            clearLive(&state)
+            var text = "error: \(error.message)\(lines.isEmpty ? "" : ":")\n"
+            for line in lines { text += "  \(line)\n" }
+            for diagnostic in error.diagnostics { text += "  \(diagnostic)\n" }
+            if verbose, let cause = error.cause { text += "  cause: \(cause)\n" }
+            console.err(text)
+        }
+    }
+
+    /// Lines for stderr that only the text modes show (`none` included: they are errors); NDJSON
+    /// carries the same as events.
+    func errorLines(_ text: String) {
+        guard style != .json else { return }
+        state.withLock { state in
+            clearLive(&state)
+            console.err(text)
+        }
+    }
+
+    /// Download progress; throttled (every 0.1 s on a live bar, every 2 s otherwise), the last
+    /// step always shown.
     func downloads(done: Int, total: Int, bytes: Int64, failed: Int) {
-        let now = Date()
-        let interval: TimeInterval = mode == .auto && console.stderrIsTerminal ? 0.1 : 2
-        guard now.timeIntervalSince(lastDraw) >= interval || (done == total && !drewFinal) else { return }
-        if done == total { drewFinal = true }
-        lastDraw = now
-        let rate = elapsed > 0 ? Double(done) / elapsed : 0
-        switch mode {
-        case .none: return
-        case .json:
-            event("progress", JSONObject([("done", .int(done)), ("total", .int(total)), ("bytes", .int(Int(bytes))),
-                                          ("failed", .int(failed)), ("rate", .double((rate * 10).rounded() / 10))]))
-        case .auto:
-            let percent = total > 0 ? done * 100 / total : 100
-            var line = "downloading \(done)/\(total) (\(percent)%) \(formatBytes(bytes)) \(Int(rate))/s"
-            if failed > 0 { line += " \(failed) failed" }
-            if rate > 0 && done < total { line += " eta \(Int(Double(total - done) / rate))s" }
-            if console.stderrIsTerminal {
-                let width = 24
-                let filled = total > 0 ? width * done / total : width
-                let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-                console.err("\r\u{1B}[K\(bar) \(line)")
-                drewLive = true
-            } else {
-                console.err(line + "\n")
+        state.withLock { state in
+            let now = clock()
+            let interval: Double = { if case .tty = style { return 0.1 } else { return 2 } }()
+            let last = done == total && !state.drewFinal
+            guard now - state.lastDraw >= interval || last else { return }
+            if last { state.drewFinal = true }
+            state.lastDraw = now
+            let elapsed = now - started
+            let rate = elapsed > 0 ? Double(done) / elapsed : 0
+            switch style {
+            case .none: return
+            case .json:
+                writeEvent("progress", JSONObject([("done", .int(done)), ("total", .int(total)), ("bytes", .int(Int(bytes))),
+                                                   ("failed", .int(failed)), ("rate", .double((rate * 10).rounded() / 10))]))
+            case .plain:
+                console.err(Self.progressText(done: done, total: total, bytes: bytes, failed: failed, rate: rate) + "\n")
+            case .tty(let color):
+                let text = Self.progressText(done: done, total: total, bytes: bytes, failed: failed, rate: rate)
+                console.err("\r\u{1B}[K" + Self.liveLine(text, done: done, total: total, width: state.width, color: color))
+                state.drewLive = true
             }
         }
     }
 
     /// Ends a live line so the next output starts on a fresh line.
-    func finish() { clearLive() }
+    func finish() {
+        state.withLock { clearLive(&$0) }
+    }
 
-    private func clearLive() {
-        if drewLive {
+    /// `downloading 295/1573 (18%) 4.2 MiB 980/s 3 failed eta 1s`.
+    static func progressText(done: Int, total: Int, bytes: Int64, failed: Int, rate: Double) -> String {
+        let percent = total > 0 ? done * 100 / total : 100
+        var line = "downloading \(done)/\(total) (\(percent)%) \(formatBytes(bytes)) \(Int(rate))/s"
+        if failed > 0 { line += " \(failed) failed" }
+        if rate > 0 && done < total { line += " eta \(Int((Double(total - done) / rate).rounded(.up)))s" }
+        return line
+    }
+
+    /// The live line: a bar and `text`, in at most `width - 1` columns (so the cursor never wraps
+    /// to a new line); the bar shrinks first, then the text is cut.
+    static func liveLine(_ text: String, done: Int, total: Int, width: Int, color: Bool) -> String {
+        let room = max(1, width - 1)
+        let barWidth = min(24, room - text.count - 1)
+        guard barWidth >= 5 else { return String(text.prefix(room)) }
+        let filled = total > 0 ? barWidth * min(done, total) / total : barWidth
+        let bar = String(repeating: "█", count: filled), rest = String(repeating: "░", count: barWidth - filled)
+        return (color ? "\u{1B}[32m\(bar)\u{1B}[0m" : bar) + rest + " " + text
+    }
+
+    private func writeEvent(_ name: String, _ fields: JSONObject) {
+        let elapsed = max(0, clock() - started)
+        var object = JSONObject([("event", .string(name)), ("elapsed", .double((elapsed * 1000).rounded() / 1000))])
+        for (key, value) in fields.members { object[key] = value }
+        console.err(JSONValue.object(object).serialized(.compact) + "\n")
+    }
+
+    private func clearLive(_ state: inout State) {
+        if state.drewLive {
             console.err("\r\u{1B}[K")
-            drewLive = false
+            state.drewLive = false
         }
     }
 
-    private var elapsed: Double { Date().timeIntervalSince(started) }
-
-    private func formatBytes(_ b: Int64) -> String {
+    private static func formatBytes(_ b: Int64) -> String {
         let mib = Double(b) / 1_048_576
         return mib >= 1 ? String(format: "%.1f MiB", mib) : String(format: "%.0f KiB", Double(b) / 1024)
     }

@@ -1,26 +1,29 @@
 import Foundation
+import ProvisionEngine
 import ProvisionModel
 
 /// The command-line entry point: parses, dispatches, renders, and decides the exit status.
 public enum Provision {
     /// Runs the command line `arguments` (without the program name); returns the exit status.
-    public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) -> Int32 {
-        let console = Console()
-        // Choose the output view first, so that even a usage error comes out as JSON when asked.
-        let wantsJSON = arguments.contains("--json") || arguments.contains("--format=json")
-            || zip(arguments, arguments.dropFirst()).contains { $0 == "--format" && $1 == "json" }
-        let verbose = arguments.contains("--verbose")
+    public static func run(_ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+                           console: Console = Console()) -> Int32 {
         let invocation: Invocation
         do {
             invocation = try ArgumentParser.parse(arguments)
         } catch {
-            report(CLIError(.usage, error.message), console: console, json: wantsJSON, verbose: false)
-            if !wantsJSON {
+            // Choose the output view first, so that even a usage error comes out as JSON when asked.
+            let options = guessedOptions(arguments)
+            let progress = ProgressReporter(console: console, mode: options.progress, environment: environment)
+            report(ProvisionError(.usage, error.message), options: options, console: console, progress: progress)
+            if options.format != .json && progress.style != .json {
                 console.err("Run 'provision \(error.command.map { "\($0) " } ?? "")--help' for usage.\n")
             }
             return ExitCode.usage.rawValue
         }
+        let options = invocation.options
+        let progress = ProgressReporter(console: console, mode: options.progress, environment: environment)
         do {
+            let context = try RunEnvironment.context(environment)
             switch invocation {
             case .help(let topic):
                 console.out(Help.text(for: topic) + "\n")
@@ -28,31 +31,54 @@ public enum Provision {
             case .version:
                 console.out("provision \(Help.version)\n")
                 return ExitCode.success.rawValue
-            case .validate(let jobs, let options):
-                return try ValidateCommand(jobs: jobs, options: options, console: console).run().rawValue
-            case .plan(let job, let store, let detailed, let out, let refresh, let repair, let options):
-                return try PlanCommand(job: job, store: store, detailedExitCode: detailed, out: out, refresh: refresh,
-                                       repair: repair, options: options,
-                                       console: console, environment: environment).run().rawValue
-            case .apply(let job, let store, let report, let refresh, let repair, let options):
-                return try ApplyCommand(job: job, store: store, reportPath: report, refresh: refresh, repair: repair, options: options,
-                                        console: console, environment: environment).run().rawValue
-            case .audit(let store, let verify, let manifest, let options):
-                return try AuditCommand(store: store, verify: verify, manifest: manifest, options: options,
-                                        console: console, environment: environment).run().rawValue
+            case .validate(let arguments):
+                return try ValidateCommand(arguments: arguments, console: console, progress: progress).run().rawValue
+            case .plan(let arguments):
+                return try PlanCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
+            case .apply(let arguments):
+                return try ApplyCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
+            case .audit(let arguments):
+                return try AuditCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
             }
         } catch {
-            report(error, console: console, json: wantsJSON, verbose: verbose)
+            progress.finish()
+            report(error, options: options, console: console, progress: progress)
             return error.exitCode.rawValue
         }
     }
 
-    /// Prints an error: JSON on stdout with --json (and one line on stderr), else text on stderr.
-    static func report(_ error: CLIError, console: Console, json: Bool, verbose: Bool) {
-        if json { console.out(error.json.serialized(.prettySorted) + "\n") }
-        var text = "error: \(error.message)\n"
-        for diagnostic in error.diagnostics { text += "  \(diagnostic)\n" }
-        if verbose, let cause = error.cause { text += "  cause: \(cause)\n" }
-        console.err(text)
+    /// Prints an error: a JSON document on stdout with --json, and on stderr an `error` event
+    /// with `--progress json`, else text.
+    static func report(_ error: ProvisionError, options: CommonOptions, console: Console, progress: ProgressReporter) {
+        if options.format == .json { console.out(error.json.serialized(.prettySorted) + "\n") }
+        progress.error(error, verbose: options.verbose)
+    }
+
+    /// The output options of a command line that did not parse, read as far as they can be.
+    static func guessedOptions(_ arguments: [String]) -> CommonOptions {
+        var options = CommonOptions()
+        for (index, argument) in arguments.enumerated() {
+            let next = index + 1 < arguments.count ? arguments[index + 1] : ""
+            if argument == "--json" || argument == "--format=json" || (argument == "--format" && next == "json") {
+                options.format = .json
+            }
+            if argument == "--progress=json" || (argument == "--progress" && next == "json") { options.progress = .json }
+            if argument == "--quiet" { options.progress = .none }
+            if argument == "--verbose" { options.verbose = true }
+        }
+        return options
+    }
+}
+
+extension Invocation {
+    /// The options shared by every command (defaults for help and version).
+    var options: CommonOptions {
+        switch self {
+        case .help, .version: return CommonOptions(progress: .none)
+        case .validate(let arguments): return arguments.options
+        case .plan(let arguments): return arguments.options
+        case .apply(let arguments): return arguments.options
+        case .audit(let arguments): return arguments.options
+        }
     }
 }

@@ -1,24 +1,27 @@
 import Foundation
+import ProvisionEngine
 import ProvisionModel
 
 /// `provision validate JOB…`: reports every problem of every job file.
 struct ValidateCommand {
-    let jobs: [String]
-    let options: CommonOptions
+    let arguments: ValidateArguments
     let console: Console
+    let progress: ProgressReporter
+    private var jobs: [String] { arguments.jobs }
+    private var options: CommonOptions { arguments.options }
 
-    func run() throws(CLIError) -> ExitCode {
+    func run() throws(ProvisionError) -> ExitCode {
         var worst = ExitCode.success
         var files: [JSONValue] = []
         var text = ""
         for path in jobs {
             switch JobLoader.load(from: URL(fileURLWithPath: path), displayName: path) {
             case .success(let job):
-                text += "\(path): valid (\(job.regions.count) regions, \(job.stylePacks.count) style packs)\n"
+                text += "\(path): valid (\(plural(job.regions.count, "region")), \(plural(job.stylePacks.count, "style pack")))\n"
                 files.append(["file": .string(path), "valid": true, "problems": []])
             case .invalid(let diagnostics):
                 if worst == .success { worst = .invalidJob }
-                text += "\(path): \(diagnostics.count) problem\(diagnostics.count == 1 ? "" : "s")\n"
+                text += "\(path): \(plural(diagnostics.count, "problem"))\n"
                 text += diagnostics.map { "  \($0)\n" }.joined()
                 files.append(["file": .string(path), "valid": false, "problems": .array(diagnostics.map(diagnosticJSON))])
             case .unreadable(let where_, let reason):
@@ -27,6 +30,7 @@ struct ValidateCommand {
                 files.append(["file": .string(path), "valid": false, "unreadable": .string(reason), "problems": []])
             }
         }
+        progress.event("validate-finished", JSONObject([("valid", .bool(worst == .success)), ("files", .array(files))]))
         if options.format == .json {
             let doc: JSONValue = ["schemaVersion": 1, "kind": "validation", "valid": .bool(worst == .success),
                                   "files": .array(files)]
@@ -34,7 +38,7 @@ struct ValidateCommand {
         } else if worst == .success {
             if options.progress != .none { console.out(text) }
         } else {
-            console.err(text)
+            progress.errorLines(text)
         }
         return worst
     }

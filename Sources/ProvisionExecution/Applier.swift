@@ -18,6 +18,8 @@ public final class Applier {
 
     /// Called with download progress on the downloading thread.
     public var onProgress: ((DownloadProgress) -> Void)?
+    /// Called for each download that failed for good, with its canonical URL and why.
+    public var onFailure: ((String, String) -> Void)?
     /// Called with a short description of each phase.
     public var onPhase: ((String) -> Void)?
     /// Called after the links are written, per region: its key, tiles linked, tiles wanted, and
@@ -141,7 +143,11 @@ public final class Applier {
                                      succeeded: base.succeeded + step.succeeded, failed: base.failed + step.failed,
                                      bytes: base.bytes + step.bytes))
         }
-        if let onFailure { downloader.onFailure = { request, _ in onFailure(request) } }
+        let failed = self.onFailure
+        downloader.onFailure = { request, failure in
+            onFailure?(request)
+            failed?(request.url, failure.description)
+        }
         let stats = try downloader.run(&requests)
         progress.completed += stats.succeeded + stats.failed
         progress.succeeded += stats.succeeded
@@ -179,6 +185,8 @@ public final class Applier {
             counts.add(items)
             try store.write(items)
         }
+        let failed = self.onFailure
+        downloader.onFailure = { request, failure in failed?(request.url, failure.description) }
         record(try downloader.run(requests), into: &outcome)
         outcome.revalidated += counts.notModified
         outcome.refreshed += counts.replaced

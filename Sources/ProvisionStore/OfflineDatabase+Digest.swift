@@ -2,28 +2,9 @@ import Foundation
 import ProvisionModel
 import TileMath
 
-/// What a store holds, summed and hashed.
-public struct ContentDigest: Equatable, Sendable {
-    /// Tile rows.
-    public var tileCount: Int
-    /// Resource rows.
-    public var resourceCount: Int
-    /// Stored bytes of all rows (as written: compressed where the row is).
-    public var byteCount: Int64
-    /// sha256 over every row's key, `compressed` flag, length and stored bytes, in key order.
-    public var digest: String
-    /// The same bytes hashed per chunk of rows (`ContentHasher`).
-    public var chunks: [ChunkDigest]
+extension ContentDigest {
     /// Rows per chunk.
     public static let chunkSize = ContentHasher.chunkSize
-
-    public init(tileCount: Int, resourceCount: Int, byteCount: Int64, digest: String, chunks: [ChunkDigest] = []) {
-        self.tileCount = tileCount
-        self.resourceCount = resourceCount
-        self.byteCount = byteCount
-        self.digest = digest
-        self.chunks = chunks
-    }
 }
 
 extension OfflineDatabase {

@@ -1,32 +1,6 @@
 import Foundation
 import ProvisionModel
 
-/// What `findDamage` found: the rows that must be fetched again.
-public struct StoreDamage: Equatable, Sendable {
-    /// One damaged row and why.
-    public struct Row: Equatable, Sendable {
-        public var key: ChunkKey
-        public var reason: String
-        /// Whether the row itself is unusable (does not inflate or is not its kind); false for a
-        /// row only suspected because its chunk differs from the lock.
-        public var isUnusable: Bool
-    }
-
-    /// The damaged rows, in key order.
-    public var rows: [Row] = []
-    /// Rows read.
-    public var checked = 0
-    /// Chunks whose rows differ from what the lock recorded.
-    public var mismatchedChunks = 0
-
-    public init() {}
-
-    /// Whether nothing is damaged.
-    public var isEmpty: Bool { rows.isEmpty }
-    /// The rows that are unusable in themselves.
-    public var unusable: [Row] { rows.filter(\.isUnusable) }
-}
-
 extension OfflineDatabase {
     /// Finds every row that must be fetched again: its bytes do not inflate, `check` refuses
     /// them for their kind (`check` returns why), or the chunk of the lock it belongs to

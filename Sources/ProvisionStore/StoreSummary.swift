@@ -1,60 +1,6 @@
 import Foundation
 import ProvisionModel
 
-/// What an offline database holds, for `provision audit`.
-public struct StoreSummary: Equatable, Sendable {
-    /// One region row with what it links to.
-    public struct Region: Equatable, Sendable {
-        /// The region row id.
-        public var rowID: Int64
-        /// MapLibre's definition JSON bytes.
-        public var definition: Data
-        /// The description bytes, nil when NULL.
-        public var description: Data?
-        /// Linked tiles per template and zoom, sorted by template then zoom.
-        public var tileCounts: [TileCount]
-        /// Linked resources.
-        public var resourceCount: Int
-        /// Stored (possibly compressed) bytes of the linked tiles.
-        public var tileBytes: Int64
-        /// Stored bytes of the linked resources.
-        public var resourceBytes: Int64
-        /// Linked tiles whose data is NULL ("no content", e.g. a skipped 404).
-        public var emptyTileCount: Int
-
-        /// Linked tiles over all templates and zooms.
-        public var tileCount: Int { tileCounts.reduce(0) { $0 + $1.count } }
-    }
-
-    /// Every region, by row id.
-    public var regions: [Region]
-    /// Tile rows in the file.
-    public var tileCount: Int
-    /// Resource rows in the file.
-    public var resourceCount: Int
-    /// Stored bytes of all tile rows.
-    public var tileBytes: Int64
-    /// Stored bytes of all resource rows.
-    public var resourceBytes: Int64
-    /// Tile rows no region links to (ambient cache).
-    public var orphanTileCount: Int
-    /// Resource rows no region links to.
-    public var orphanResourceCount: Int
-    /// Tile rows whose data is NULL ("no content", e.g. a skipped 404).
-    public var emptyTileCount: Int
-    /// Resource rows per kind (MapLibre numbering), sorted by kind.
-    public var resourceCountsByKind: [(kind: Int, count: Int)]
-
-    /// Compares every field (the tuple array compared element by element).
-    public static func == (a: StoreSummary, b: StoreSummary) -> Bool {
-        a.regions == b.regions && a.tileCount == b.tileCount && a.resourceCount == b.resourceCount
-            && a.tileBytes == b.tileBytes && a.resourceBytes == b.resourceBytes
-            && a.orphanTileCount == b.orphanTileCount && a.orphanResourceCount == b.orphanResourceCount
-            && a.emptyTileCount == b.emptyTileCount
-            && a.resourceCountsByKind.elementsEqual(b.resourceCountsByKind) { $0 == $1 }
-    }
-}
-
 extension OfflineDatabase {
     /// Counts and sizes per region and overall, in one read transaction.
     public func summary() throws -> StoreSummary {

@@ -20,7 +20,8 @@ final class ModuleImportsTests: XCTestCase {
             "ProvisionStore": ["ProvisionModel", "TileMath", "CSQLite", "CZlib", "CCrypto"],
             "ProvisionExecution": ["ProvisionModel", "TileMath", "CCurl", "CZlib"],
             "ProvisionReports": ["ProvisionModel", "TileMath"],
-            "ProvisionCLI": provision,
+            "ProvisionEngine": provision,
+            "ProvisionCLI": provision.union(["ProvisionEngine"]),
             "provision": ["ProvisionCLI"],
             "ProvisionTestSupport": ["ProvisionModel"],
         ]

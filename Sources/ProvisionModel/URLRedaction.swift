@@ -1,5 +1,4 @@
 import Foundation
-import ProvisionModel
 
 /// Hides secrets in URLs and in messages that may quote a URL.
 ///

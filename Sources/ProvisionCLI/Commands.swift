@@ -1,0 +1,115 @@
+/// The commands, declared once: the parser, `--help` and the README's option tables read these.
+public enum Commands {
+    /// Every command, in the order the overview lists them.
+    public static let all: [CommandSpec] = [validate, plan, apply, audit]
+
+    /// The command named `name`.
+    public static func named(_ name: String) -> CommandSpec? {
+        all.first { $0.name == name }
+    }
+
+    static let storeOption = OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+                                        help: "The store directory (default: the job's \"store\", else ./store).")
+
+    /// `provision validate JOB…`.
+    public static let validate = CommandSpec(
+        name: "validate", positionals: .oneOrMore("JOB"),
+        summary: "Check job files: syntax, types, unknown or duplicate keys, zooms, geometry, references.",
+        discussion: """
+        Checks each job file and reports every problem at once, each with the file, the JSON
+        pointer of the offending value (/regions/2/zoom), what was expected and what was found.
+        JOB may be - for standard input.
+        """,
+        options: CommandSpec.common(),
+        exitCodes: [(.success, "every job is valid"), (.usage, "usage"), (.invalidJob, "a job is invalid"),
+                    (.missingInput, "a job file cannot be read")])
+
+    /// `provision plan JOB`.
+    public static let plan = CommandSpec(
+        name: "plan", positionals: .one("JOB"),
+        summary: "Show what apply would add, remove and keep in the store. Downloads no tile.",
+        discussion: """
+        Resolves the job's style packs (fetching styles and TileJSONs, never tiles), computes the
+        tile cover of every region and diffs it against the store: per region and zoom the tiles
+        to add, remove and keep, per style pack the resources, with totals and a byte estimate.
+        Writes nothing but --out. JOB may be - for standard input.
+        """,
+        options: [
+            storeOption,
+            OptionSpec(name: "--detailed-exitcode", value: .flag,
+                       help: "Exit 0 when there are no changes and 2 when there are (a style or TileJSON that "
+                           + "changed upstream is a change)."),
+            OptionSpec(name: "--refresh", value: .flag,
+                       help: "Also count region content whose HTTP expiry has passed; it is a change that "
+                           + "'apply --refresh' revalidates."),
+            OptionSpec(name: "--repair", value: .flag,
+                       help: "Also re-read every stored row: rows that do not inflate, are not their kind, or whose "
+                           + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again."),
+            OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
+                       help: "Save the plan; 'provision apply FILE' carries out exactly that plan, and refuses "
+                           + "(exit 1) if the job file or the store changed since."),
+        ] + CommandSpec.common(format: OutputFormat.allCases.map(\.rawValue)),
+        exitCodes: [(.success, "ok (with --detailed-exitcode: no changes)"), (.changesPresent, "changes present (--detailed-exitcode)"),
+                    (.usage, "usage, or a key or token missing from the environment"),
+                    (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
+                    (.missingInput, "missing job file or origin archive"), (.upstreamUnavailable, "an origin is unavailable"),
+                    (.cannotWriteStore, "the store path is not a directory, or --out cannot be written"),
+                    (.failure, "other errors")])
+
+    /// `provision apply JOB|PLAN`.
+    public static let apply = CommandSpec(
+        name: "apply", positionals: .one("JOB|PLAN"),
+        summary: "Download what is missing and bring the store to the job's desired state.",
+        discussion: """
+        Given a job file, plans and then applies. Given a plan saved by 'plan --out', applies
+        exactly that plan, after checking that neither the job file nor the store changed since.
+        Downloads run in parallel (libcurl for http origins, direct reads for directory and
+        MBTiles origins); every body is verified before it is written. The next offline.db is
+        written beside the store in canonical order and moved into place atomically, then
+        provision.lock.json; running plan right after reports no changes. Killed at any moment,
+        the store stays as it was and the next apply takes back what was committed. The first
+        SIGINT or SIGTERM stops new downloads, commits what arrived and exits 130 or 143.
+        """,
+        options: [
+            storeOption,
+            OptionSpec(name: "--refresh", value: .flag,
+                       help: "Revalidate expired content with If-None-Match / If-Modified-Since: a 304 keeps the stored "
+                           + "bytes, a 200 replaces them. Damaged rows are fetched again, never revalidated."),
+            OptionSpec(name: "--repair", value: .flag,
+                       help: "Re-read every stored row first and fetch again every row that does not inflate, is not "
+                           + "its kind, or whose chunk differs from the lock's digest; afterwards 'audit --verify' passes."),
+            OptionSpec(name: "--report", value: .text(placeholder: "FILE"),
+                       help: "Also write the JSON report (Jobs/schema/report.schema.json) to FILE."),
+        ] + CommandSpec.common(),
+        exitCodes: [(.success, "complete"), (.failure, "a stale saved plan, or other errors"),
+                    (.usage, "usage, or a key or token missing from the environment"),
+                    (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
+                    (.missingInput, "missing job file or origin archive"), (.upstreamUnavailable, "an origin is unavailable"),
+                    (.cannotWriteStore, "the store or --report cannot be written"),
+                    (.partial, "partial: some downloads failed; what was verified is kept, run apply again"),
+                    (.interrupted, "stopped by SIGINT after committing what arrived"),
+                    (.terminated, "stopped by SIGTERM after committing what arrived")])
+
+    /// `provision audit`.
+    public static let audit = CommandSpec(
+        name: "audit", positionals: .none,
+        summary: "Report what a store holds and whether it is whole.",
+        discussion: """
+        Reports the store's regions with their metadata, per-zoom tiles expected (from the lock)
+        and present, resources, bytes, and SQLite's integrity check. Works on any MapLibre offline
+        database, also one without a lock (pulled off a device or built by another tool): then it
+        reports what is present.
+        """,
+        options: [
+            OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+                       help: "The store directory (default: the store of --manifest's job, else ./store)."),
+            OptionSpec(name: "--verify", value: .flag,
+                       help: "Re-read every tile and resource: inflate it, check it is plausible for its kind (MVT, "
+                           + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
+                           + "with the lock's."),
+            OptionSpec(name: "--manifest", value: .text(placeholder: "JOB"),
+                       help: "Also plan JOB against the store and report every difference."),
+        ] + CommandSpec.common(),
+        exitCodes: [(.success, "the store is whole"), (.failure, "something is missing or broken"), (.usage, "usage"),
+                    (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file")])
+}

@@ -1,0 +1,218 @@
+import Foundation
+import ProvisionExecution
+import ProvisionModel
+import ProvisionPlanning
+import ProvisionReports
+import ProvisionStore
+
+/// `provision apply`: plans (or loads a saved plan), then brings the store to it.
+public struct ApplyRun {
+    /// What the command line asked for.
+    public struct Request {
+        /// A job file or a plan saved by `plan --out`.
+        public var job: String
+        /// `--store`.
+        public var store: String?
+        /// `--refresh`: revalidate expired content (damaged rows are fetched again).
+        public var refresh = false
+        /// `--repair`: remove damaged rows first, so they are fetched again.
+        public var repair = false
+        /// Files the command will write (`--report`): refused when they are the store's.
+        public var outputs: [(flag: String, path: String)] = []
+
+        public init(job: String, store: String? = nil, refresh: Bool = false, repair: Bool = false) {
+            self.job = job
+            self.store = store
+            self.refresh = refresh
+            self.repair = repair
+        }
+    }
+
+    /// What an apply did.
+    public struct Result {
+        public var plan: Plan
+        public var outcome: ApplyOutcome
+        public var report: ApplyReport
+        /// The style packs whose origin refused the credentials, when one stopped the run.
+        public var refusedPacks: [String]
+    }
+
+    public var request: Request
+    public var context: RunContext
+    public var progress: ProgressSink
+    /// Polled before each new download: once true, no further download starts, the ones in
+    /// flight are committed, and the apply ends as it would partially.
+    public var shouldStop: @Sendable () -> Bool = { false }
+
+    public init(request: Request, context: RunContext, progress: ProgressSink) {
+        self.request = request
+        self.context = context
+        self.progress = progress
+    }
+
+    /// Runs the apply. An existing store is locked (and what a killed apply left recovered)
+    /// before planning; a new one is created only once the plan succeeded, so a failed plan
+    /// writes nothing.
+    public func run() throws(ProvisionError) -> Result {
+        var build: StoreBuild?
+        defer { build?.release() }
+        var repairNote: PlanNote?
+        var (plan, session, planSeconds) = try obtainPlan(build: &build, repairNote: &repairNote)
+        if let repairNote { plan.notes.append(repairNote) }
+        let held: StoreBuild
+        if let build {
+            held = build
+        } else {
+            held = try lock(session.store)
+            build = held
+            try recoverStore(held)
+        }
+        let (outcome, lock) = try execute(plan, session: session, build: held)
+        let report = ApplyReport(plan: session.document(plan), outcome: outcome, planSeconds: planSeconds, lock: lock)
+        progress.event("apply-finished", JSONObject([
+            ("status", .string(report.status)), ("downloaded", .int(outcome.downloaded)), ("failed", .int(outcome.failed)),
+        ]), text: nil)
+        return Result(plan: plan, outcome: outcome, report: report,
+                      refusedPacks: outcome.stopURL.map { plan.stylePacks(using: $0) } ?? [])
+    }
+
+    /// Downloads and writes: the applier stages into `offline.db` and streams the canonical file
+    /// that replaces it; then the lock is written.
+    private func execute(_ plan: Plan, session: PlanSession, build: StoreBuild) throws(ProvisionError) -> (ApplyOutcome, LockDocument) {
+        let database: OfflineDatabase
+        do {
+            database = try build.openStaging(epoch: plan.epoch)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot open the store at \(session.store.display) for writing")
+        }
+        let applier = Applier(store: database, fetcher: session.fetcher)
+        let progress = self.progress
+        applier.shouldStop = shouldStop
+        applier.onRegion = { key, linked, wanted, complete in
+            progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),
+                                                 ("complete", .bool(complete))]), text: nil)
+        }
+        applier.onFailure = { url, reason in progress.failure(url: url, reason: reason) }
+        applier.onPhase = { phase in progress.phase(phase) }
+        applier.onProgress = { p in progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed) }
+        do {
+            // A plan that changes nothing leaves every byte of the store as it is.
+            let writes = plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty
+            let builder = writes ? try build.beginCanonical(epoch: plan.epoch) : nil
+            let outcome = try applier.apply(plan, building: builder)
+            progress.finish()
+            if writes { progress.phase("flush") } else if session.lock == nil { progress.phase("digest") }
+            let content = try build.finish(epoch: plan.epoch, unchanged: writes ? nil : session.lock?.content)
+            // Nothing written: the store keeps the time of the build that wrote it.
+            let epoch = writes ? plan.epoch : (session.lock?.epoch ?? plan.epoch)
+            let lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
+            try build.writeLock(lock.fileBytes)
+            return (outcome, lock)
+        } catch {
+            progress.finish()
+            build.abandon()
+            let explained = (error as? StoreError)?.code == .diskFull  // its message already says what is kept
+            throw ProvisionError(.cannotWrite,
+                                 explained ? describe(error)
+                                     : "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
+                                 cause: String(describing: error))
+        }
+    }
+
+    /// Makes this process the store's one writer (naming the holder when another apply runs).
+    private func lock(_ store: StorePath) throws(ProvisionError) -> StoreBuild {
+        do {
+            let build = try StoreBuild(locking: store)
+            if let previous = build.owner.previousHolder {
+                progress.phase("recover", text: "Taking over the store from a run that was killed (\(previous)); resuming its work.")
+            }
+            return build
+        } catch {
+            throw ProvisionError(store: error, context: "cannot lock the store at \(store.display)")
+        }
+    }
+
+    private func recoverStore(_ build: StoreBuild) throws(ProvisionError) {
+        do {
+            let taken = try build.recover()
+            if taken > 0 { progress.phase("recover", text: "Took back \(taken) tile\(taken == 1 ? "" : "s") a killed apply had written.") }
+        } catch {
+            throw ProvisionError(store: error, context: "cannot recover the store at \(build.path.display)")
+        }
+    }
+
+    /// Removes the damaged rows of the locked store before it is planned; a note saying what was
+    /// removed, or nil when nothing was damaged.
+    private func removeDamage(_ build: StoreBuild, session: PlanSession) throws(ProvisionError) -> PlanNote? {
+        guard build.path.hasDatabase else { return nil }
+        progress.phase("repair", text: "Re-reading every stored row for damage")
+        let outcome: StoreRepair.Outcome
+        do {
+            outcome = try StoreRepair.removeDamage(in: build, epoch: session.epoch, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())
+        } catch {
+            throw ProvisionError(store: error, context: "cannot repair the store at \(build.path.display)")
+        }
+        var notes: [PlanNote] = []
+        if let problem = outcome.rebuiltFrom {
+            let note = PlanNote(subject: "repair", message: "offline.db was damaged (SQLite: \(problem)); it was rebuilt from "
+                                + "the \(outcome.salvagedRows) rows that could still be read, and the rest is fetched again")
+            progress.phase("repair", text: "\(note.subject): \(note.message)")
+            notes.append(note)
+        }
+        if let removed = outcome.damage.note(fixing: true) {
+            progress.event("repair", JSONObject([("rows", .int(outcome.damage.rows.count)),
+                                                 ("unusable", .int(outcome.damage.unusable.count))]),
+                           text: "\(removed.subject): \(removed.message)")
+            notes.append(removed)
+        }
+        return notes.last
+    }
+
+    /// The plan to carry out: loaded from a saved plan file (refused when its job or store changed
+    /// since), or computed from a job file. An existing store is locked, recovered and (with
+    /// --repair or --refresh) repaired before planning; for a
+    /// saved plan the store is compared with the one it was planned against in between, since the
+    /// plan saw the store before recovery.
+    private func obtainPlan(build: inout StoreBuild?, repairNote: inout PlanNote?) throws(ProvisionError) -> (Plan, PlanSession, Double) {
+        func prepare(_ session: PlanSession) throws(ProvisionError) {
+            guard build == nil, FileManager.default.fileExists(atPath: session.store.url.path) else { return }
+            build = try lock(session.store)
+        }
+        func recover(_ session: PlanSession) throws(ProvisionError) {
+            guard let build else { return }
+            try recoverStore(build)
+            if request.repair || request.refresh { repairNote = try removeDamage(build, session: session) }
+        }
+        let path = request.job
+        if path != "-", let data = FileManager.default.contents(atPath: path), let json = try? JSONValue.parse(data),
+           SavedPlan.isSavedPlan(json) {
+            let saved: SavedPlan
+            do {
+                saved = try SavedPlan(json: json)
+            } catch {
+                throw ProvisionError(.invalidJob, "\(path) is not a usable saved plan: \(error)")
+            }
+            let input = try JobInput.load(saved.jobPath)
+            guard input.digest == saved.plan.jobDigest else {
+                throw ProvisionError(.failure, "the saved plan \(path) is stale: the job file \(saved.jobPath) changed since it was "
+                                     + "planned (\(saved.plan.jobDigest.prefix(19))… → \(input.digest.prefix(19))…); run 'provision plan' again")
+            }
+            let session = try PlanSession(input: input, storeOption: request.store ?? saved.storePath, context: context)
+            try session.checkOutputs(request.outputs)
+            try prepare(session)
+            guard session.store.stateDigest() == saved.storeDigest else {
+                throw ProvisionError(.failure, "the saved plan \(path) is stale: the store at \(session.store.display) changed since "
+                                     + "it was planned; run 'provision plan' again")
+            }
+            try recover(session)
+            progress.event("plan-loaded", JSONObject([("path", .string(path))]), text: "Applying the saved plan \(path)")
+            return (saved.plan, session, 0)
+        }
+        let session = try PlanSession(input: try JobInput.load(path), storeOption: request.store, context: context)
+        try session.checkOutputs(request.outputs)
+        try prepare(session)
+        try recover(session)
+        let planned = try session.plan(refresh: request.refresh, progress: progress)
+        return (planned.plan, session, planned.seconds)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import ProvisionExecution
+import ProvisionModel
+import ProvisionReports
+import ProvisionStore
+
+/// `provision audit`: what a store holds and whether it is whole.
+public struct AuditRun {
+    /// `--store`; without it, the `--manifest` job's store, else `./store`.
+    public var store: String?
+    /// `--verify`: re-read every row against its kind and the lock's digests.
+    public var verify = false
+    /// `--manifest`: also plan this job against the store.
+    public var manifest: String?
+    public var context: RunContext
+    public var progress: ProgressSink
+
+    public init(store: String?, verify: Bool, manifest: String?, context: RunContext, progress: ProgressSink) {
+        self.store = store
+        self.verify = verify
+        self.manifest = manifest
+        self.context = context
+        self.progress = progress
+    }
+
+    /// Audits the store; missing input (no store, no manifest) and unreadable stores are errors,
+    /// what is wrong with the store is in the document.
+    public func run() throws(ProvisionError) -> AuditDocument {
+        let input = try manifest.map { path throws(ProvisionError) in try JobInput.load(path) }
+        let path = StorePath(option: store, job: input?.job)
+        guard path.hasDatabase else {
+            throw ProvisionError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
+        }
+        let (lock, lockProblem) = PlanSession.readLock(path)
+        var doc: AuditDocument
+        do {
+            let database = try path.openForReading(epoch: lock?.epoch ?? 0)
+            defer { try? database.close() }
+            doc = AuditDocument(store: path.display, summary: try database.summary(), integrity: try database.integrityCheck(),
+                                lock: lock, unexpectedFiles: path.unexpectedFiles())
+            doc.lockProblem = lockProblem
+            doc.interrupted = path.isInterrupted
+            if verify { doc.verification = try Self.verify(database, lock: lock, now: context.now) }
+        } catch {
+            throw ProvisionError(store: error, context: "cannot audit the store at \(path.display)", kind: .failure)
+        }
+        if let input {
+            let session = try PlanSession(input: input, storeOption: path.url.path, context: context)
+            doc.manifestDifferences = AuditDocument.differences(try session.plan(progress: progress).plan)
+        }
+        progress.event("audit-finished", JSONObject([("whole", .bool(doc.isOK)), ("regions", .int(doc.regions.count)),
+                                                    ("tiles", .int(doc.tileCount))]), text: nil)
+        return doc
+    }
+
+    /// Re-reads every row: inflates it, checks it is plausible for its kind and that its chunk
+    /// hashes as the lock recorded, counts expired rows and compares the content digest with the
+    /// lock's.
+    static func verify(_ database: OfflineDatabase, lock: LockDocument?, now: Int64) throws -> AuditDocument.Verification {
+        let damage = try StoreRepair.damage(in: database, lockChunks: lock?.chunks ?? [], check: Verifier.rowCheck())
+        let expired = try database.expiredCounts(before: now)
+        let matches = try lock.map { "sha256:" + (try database.contentDigest().digest) == $0.contentDigest }
+        return AuditDocument.Verification(damage: damage, expired: expired.resources + expired.tiles, digestMatchesLock: matches)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import ProvisionExecution
+import ProvisionModel
+import ProvisionReports
+import ProvisionStore
+
+/// `provision plan`: what apply would change. Writes nothing, downloads no tile.
+public struct PlanRun {
+    /// The job file (`-` for standard input).
+    public var job: String
+    /// `--store`.
+    public var store: String?
+    /// `--refresh`: count what has expired.
+    public var refresh = false
+    /// `--repair`: count the damaged rows as changes.
+    public var repair = false
+    /// Files the command will write (`--out`): refused when they are the store's.
+    public var outputs: [(flag: String, path: String)] = []
+    public var context: RunContext
+    public var progress: ProgressSink
+
+    public init(job: String, store: String?, refresh: Bool, repair: Bool, context: RunContext, progress: ProgressSink) {
+        self.job = job
+        self.store = store
+        self.refresh = refresh
+        self.repair = repair
+        self.context = context
+        self.progress = progress
+    }
+
+    /// Plans; with `repair`, re-reads every stored row and counts the damaged ones (and an
+    /// unreadable lock) as changes.
+    public func run() throws(ProvisionError) -> (plan: Plan, session: PlanSession) {
+        let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
+        try session.checkOutputs(outputs)
+        var plan = try session.plan(refresh: refresh, progress: progress).plan
+        guard repair, session.store.hasDatabase, let database = try session.openForReading() else { return (plan, session) }
+        defer { try? database.close() }
+        let damage: StoreDamage
+        do {
+            damage = try StoreRepair.damage(in: database, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())
+        } catch {
+            throw ProvisionError(store: error, context: "cannot read every row of the store at \(session.store.display)")
+        }
+        plan.repairRows = damage.rows.count
+        if let note = damage.note(fixing: false) { plan.notes.append(note) }
+        if session.lock == nil, FileManager.default.fileExists(atPath: session.store.lockURL.path) {
+            // An unreadable lock is rewritten by the next apply: a change too.
+            plan.repairRows += 1
+            plan.notes.append(PlanNote(subject: "repair", message: "provision.lock.json is unreadable; 'apply --repair' rewrites it"))
+        }
+        return (plan, session)
+    }
+
+    /// The plan saved for `apply PLAN`: the plan, where its job and store are, and the store's
+    /// state now, so a store that changes in between is noticed.
+    public static func saved(_ plan: Plan, session: PlanSession, jobPath: String) -> SavedPlan {
+        SavedPlan(plan: plan, jobPath: URL(fileURLWithPath: jobPath).standardizedFileURL.path,
+                  storePath: session.store.url.standardizedFileURL.path, storeDigest: session.store.stateDigest())
+    }
+}

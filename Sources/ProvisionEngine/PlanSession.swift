@@ -1,0 +1,183 @@
+import Foundation
+import ProvisionExecution
+import ProvisionModel
+import ProvisionPlanning
+import ProvisionReports
+import ProvisionStore
+import TileMath
+
+/// What a run takes from its environment, read once by the command line.
+public struct RunContext: Sendable {
+    /// The process environment: access tokens and `${VAR}` keys, curl's CA variables, proxies.
+    public var environment: [String: String]
+    /// The clock (Unix seconds): `PROVISION_NOW` in tests, else the wall clock.
+    public var now: Int64
+    /// `SOURCE_DATE_EPOCH`, when set.
+    public var sourceDateEpoch: Int64?
+
+    public init(environment: [String: String], now: Int64, sourceDateEpoch: Int64? = nil) {
+        self.environment = environment
+        self.now = now
+        self.sourceDateEpoch = sourceDateEpoch
+    }
+}
+
+/// The shared front half of `plan`, `apply` and `audit --manifest`: the job, its store, its
+/// origins, and the plan resolved from its documents.
+public final class PlanSession {
+    /// The job, its URLs in canonical form (secret query parameters dropped).
+    public let input: JobInput
+    /// The keys the requests carry.
+    public let credentials: Credentials
+    /// The store.
+    public let store: StorePath
+    /// Where bytes come from: the job's origins, else the network.
+    public let fetcher: OriginRouter
+    /// The store's lock, if it has one this version reads.
+    public let lock: LockDocument?
+    /// Why a lock file that is there could not be used, if so.
+    public let lockProblem: String?
+    /// The time of this build (`StorePath.buildTime`), also the "now" HTTP expiry times are
+    /// computed from, so that nothing in the store depends on when it was built.
+    public let epoch: Int64
+    let context: RunContext
+    private let archives: [MBTilesArchive]
+
+    /// Resolves credentials (usage error when a key is missing), the store path (a file there is
+    /// refused), the build time, and opens the job's origins.
+    public init(input: JobInput, storeOption: String?, context: RunContext) throws(ProvisionError) {
+        let credentials: Credentials
+        do {
+            credentials = try Credentials.resolve(job: input.job, environment: context.environment)
+        } catch {
+            throw ProvisionError(.usage, error.description)
+        }
+        self.credentials = credentials
+        var input = input
+        input.job = credentials.canonical(input.job)
+        self.input = input
+        self.context = context
+        let store = StorePath(option: storeOption, job: input.job)
+        do {
+            try store.checkIsDirectoryOrAbsent()
+        } catch {
+            throw ProvisionError(.cannotWrite, describe(error))
+        }
+        self.store = store
+        (lock, lockProblem) = Self.readLock(store)
+        let epoch = store.buildTime(sourceDateEpoch: context.sourceDateEpoch, clock: context.now, lockEpoch: lock?.epoch,
+                                    lockIsIncomplete: lock?.hasIncompleteRegions ?? false)
+        self.epoch = epoch
+        var opened: [MBTilesArchive] = []
+        do {
+            let routes = try OriginRouter.routes(for: input.job.origins) { url in
+                let archive = try MBTilesArchive(url: url)
+                opened.append(archive)
+                return archive
+            }
+            let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
+                settings: input.job.download, rewrite: { url in credentials.requestURL(url) },
+                now: { epoch }, trust: TLSTrust(environment: context.environment)))
+            fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
+        } catch let error as StoreError {
+            throw ProvisionError(.missingInput, "cannot open an origin archive: \(describe(error))", cause: "\(error)")
+        } catch {
+            throw ProvisionError(.failure, "cannot set up downloads: \(error)")
+        }
+        archives = opened
+    }
+
+    /// The lock of a store, if there is one this version reads, and why one that is there
+    /// cannot be used.
+    public static func readLock(_ store: StorePath) -> (LockDocument?, String?) {
+        do {
+            guard let json = try store.readLockJSON() else { return (nil, nil) }
+            guard let lock = LockDocument(json: json) else { return (nil, "not a lock this version of provision reads") }
+            return (lock, nil)
+        } catch {
+            return (nil, describe(error))
+        }
+    }
+
+    /// Opens the store's database read-only for planning; nil when the store has none yet.
+    public func openForReading() throws(ProvisionError) -> OfflineDatabase? {
+        guard store.hasDatabase else { return nil }
+        do {
+            return try store.openForReading(epoch: epoch)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
+        }
+    }
+
+    /// Resolves the job's documents (the store's copy stands in for one an origin fails to
+    /// deliver) and plans against the store; with `refresh`, also counts what has expired by the
+    /// clock.
+    public func plan(refresh: Bool = false, progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
+        let started = Date()
+        progress.event("plan-started", JSONObject([("job", .string(input.path)), ("store", .string(store.display))]),
+                       text: "Planning \(input.job.name) against \(store.display)")
+        let database = try openForReading()
+        defer { try? database?.close() }
+        let fetcher = self.fetcher
+        let resolver = DocumentResolver(job: input.job, credentials: credentials, fetch: { requests in
+            var results: [String: Result<FetchedBody, FetchFailure>] = [:]
+            var iterator = requests.makeIterator()
+            fetcher.fetchAll(&iterator) { request, result in results[request.url] = result }
+            return results
+        }, storedCopy: { url in (try? database?.resourceData(url: url)) ?? nil })
+        var planInput: PlanInput
+        do {
+            planInput = try resolver.resolve(jobDigest: input.digest, epoch: epoch)
+        } catch {
+            throw ProvisionError(error)
+        }
+        planInput.lockedRows = lock?.rowsByKey ?? [:]
+        planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
+        planInput.notes = buildTimeNotes() + planInput.notes
+        var plan: Plan
+        do {
+            plan = try Planner.plan(planInput, store: database)
+            if refresh {
+                // "Now" for expiry is the clock: it decides what to ask upstream, never what is stored.
+                let expired = try database?.expiredCounts(before: context.now) ?? (resources: 0, tiles: 0)
+                plan.refresh = RefreshPlan(before: context.now, resources: expired.resources, tiles: expired.tiles)
+            }
+        } catch let error as PlanError {
+            throw ProvisionError(.invalidJob, error.description)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
+        }
+        let seconds = Date().timeIntervalSince(started)
+        progress.event("plan-finished", JSONObject([
+            ("hasChanges", .bool(plan.hasChanges)), ("tilesToDownload", .int(plan.tilesToDownload)),
+            ("seconds", .double((seconds * 1000).rounded() / 1000)),
+        ]), text: nil)
+        return (plan, seconds)
+    }
+
+    /// One line when the build time comes from the clock: the bytes then depend on when it ran.
+    func buildTimeNotes() -> [PlanNote] {
+        guard context.sourceDateEpoch == nil else { return [] }
+        let time = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(epoch)))
+        return [PlanNote(subject: "build time", message: "SOURCE_DATE_EPOCH is not set, so rows without an upstream "
+                         + "Last-Modified are stamped with this build's time (\(time)) and two builds of the same job "
+                         + "differ in those times; set it (e.g. to the commit time) for byte-identical bundles")]
+    }
+
+    /// Refuses an output (`--out`, `--report`) that would overwrite a file of the store (its
+    /// database, its lock, the directory itself): a usage error, found before any work.
+    public func checkOutputs(_ outputs: [(flag: String, path: String)]) throws(ProvisionError) {
+        let protected = [store.url, store.databaseURL, store.lockURL].map { $0.standardizedFileURL.resolvingSymlinksInPath() }
+        for (flag, path) in outputs {
+            let url = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()
+            if let hit = protected.first(where: { $0 == url }) {
+                throw ProvisionError(.usage, "\(flag) \(path) would overwrite \(hit == store.url.standardizedFileURL.resolvingSymlinksInPath() ? "the store directory" : "the store's " + hit.lastPathComponent) (\(store.display)); write it elsewhere")
+            }
+        }
+    }
+
+    /// The plan document of `plan` against this store.
+    public func document(_ plan: Plan) -> PlanDocument {
+        PlanDocument(plan: plan, store: store.display, limits: input.job.limits)
+    }
+}

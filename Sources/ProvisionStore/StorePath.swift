@@ -1,0 +1,107 @@
+import Foundation
+import ProvisionModel
+
+/// Where a store lives and the files in it, before anything is opened: `--store`, else the
+/// job's `store`, else `./store`.
+public struct StorePath: Equatable, Sendable {
+    /// The store directory.
+    public let url: URL
+
+    /// The store `option` names (`--store`), else the job's, else `./store`.
+    public init(option: String?, job: Job?) {
+        if let option {
+            url = URL(fileURLWithPath: option)
+        } else if let store = job?.store {
+            url = store
+        } else {
+            url = URL(fileURLWithPath: "store")
+        }
+    }
+
+    /// A store at `url`.
+    public init(url: URL) { self.url = url }
+
+    /// `offline.db`.
+    public var databaseURL: URL { url.appendingPathComponent(StoreDirectory.databaseName) }
+    /// `provision.lock.json`.
+    public var lockURL: URL { url.appendingPathComponent(StoreDirectory.lockName) }
+    /// Where an apply writes the next `offline.db` before renaming it into place.
+    public var partialBuildURL: URL { url.appendingPathComponent(StoreDirectory.databaseName + ".canonical") }
+    /// The writer lock's owner file, present while an apply runs or after one was killed.
+    public var ownerURL: URL { url.appendingPathComponent(StoreLock.fileName) }
+    /// The path as the user will recognise it.
+    public var display: String { url.standardizedFileURL.path }
+
+    /// Whether the store has a database yet.
+    public var hasDatabase: Bool { FileManager.default.fileExists(atPath: databaseURL.path) }
+
+    /// Whether an apply is running or was killed here (its owner file or partial build is left).
+    public var isInterrupted: Bool {
+        [partialBuildURL, ownerURL].contains { FileManager.default.fileExists(atPath: $0.path) }
+    }
+
+    /// Throws when the path exists and is not a directory (a store path that is a file).
+    public func checkIsDirectoryOrAbsent() throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw StoreError(.io, "the store path is a file, not a directory; give --store (or the job's \"store\") a directory",
+                             path: display)
+        }
+    }
+
+    /// The files that are not an `offline.db` or a lock (a journal, an owner file, anything a
+    /// user put there), sorted; empty when the directory cannot be listed.
+    public func unexpectedFiles() -> [String] {
+        (try? StoreDirectory(url: url, create: false).listUnexpectedFiles()) ?? []
+    }
+
+    /// Opens the database read-only; a journal a killed apply left is rolled back first (when
+    /// no apply runs, else `.locked`), as the next apply would.
+    public func openForReading(epoch: Int64) throws -> OfflineDatabase {
+        do {
+            return try OfflineDatabase(url: databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
+        } catch let error as StoreError where error.code == .hotJournal {
+            let owner = try StoreLock.acquire(directory: url)
+            defer { owner.release() }
+            _ = try OfflineDatabase.recoverInterruptedWrite(at: databaseURL)
+            return try OfflineDatabase(url: databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
+        }
+    }
+
+    /// The lock document's JSON, nil when there is none; throws when it cannot be read.
+    public func readLockJSON() throws -> JSONValue? {
+        try LockFile.read(from: lockURL)
+    }
+
+    /// sha256 over the bytes of `offline.db` and `provision.lock.json` ("absent" for a missing
+    /// file): what a saved plan records to notice a store that changed since.
+    public func stateDigest() -> String {
+        var hash = SHA256()
+        for url in [databaseURL, lockURL] {
+            hash.update(url.lastPathComponent + "\n")
+            if let handle = try? FileHandle(forReadingFrom: url) {
+                defer { try? handle.close() }
+                while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(chunk) }
+            } else {
+                hash.update("absent\n")
+            }
+        }
+        return "sha256:" + hash.finalizeHex()
+    }
+
+    /// The time of the build about to run: `sourceDateEpoch` when set (the reproducible-builds
+    /// convention); else the time of an unfinished build this one resumes (the lock's, when it
+    /// marks a region incomplete, or the latest row stamp of a killed build); else `clock`, never
+    /// earlier than one second after the last finished build.
+    ///
+    /// Why: every row without an upstream `Last-Modified` carries the build time as its
+    /// `modified`, which is what makes MapLibre's side-load merge replace it on devices; one build
+    /// must have one time, however often it is resumed.
+    public func buildTime(sourceDateEpoch: Int64?, clock: Int64, lockEpoch: Int64?, lockIsIncomplete: Bool) -> Int64 {
+        if let sourceDateEpoch { return sourceDateEpoch }
+        if let lockEpoch, lockIsIncomplete { return lockEpoch }
+        let stamps = [databaseURL, partialBuildURL].compactMap(OfflineDatabase.latestStamp(at:))
+        if let unfinished = stamps.max(), unfinished > (lockEpoch ?? -1) { return unfinished }
+        return max(clock, (lockEpoch ?? -1) + 1)
+    }
+}

@@ -1,0 +1,141 @@
+@testable import ProvisionCLI
+import XCTest
+
+/// The parser, as a table of named cases (Terraform's `arguments/plan_test.go` style): each
+/// command line gives one invocation or one usage error.
+final class ArgumentParserTests: XCTestCase {
+    private struct Case {
+        var name: String
+        var arguments: [String]
+        var expected: Result<Invocation, UsageError>
+    }
+
+    private static func ok(_ name: String, _ arguments: [String], _ invocation: Invocation) -> Case {
+        Case(name: name, arguments: arguments, expected: .success(invocation))
+    }
+
+    private static func usage(_ name: String, _ arguments: [String], _ message: String, command: String? = nil) -> Case {
+        Case(name: name, arguments: arguments, expected: .failure(UsageError(message: message, command: command)))
+    }
+
+    private static let json = CommonOptions(format: .json)
+
+    func testPlan() {
+        let cases: [Case] = [
+            Self.ok("defaults", ["plan", "job.json"], .plan(PlanArguments(job: "job.json"))),
+            Self.ok("every option", ["plan", "--store", "s", "--detailed-exitcode", "--refresh", "--repair", "--out", "p.json",
+                                     "--format", "markdown", "--progress", "plain", "--verbose", "job.json"],
+                    .plan(PlanArguments(job: "job.json", store: "s", detailedExitCode: true, out: "p.json", refresh: true, repair: true,
+                                        options: CommonOptions(format: .markdown, progress: .plain, verbose: true)))),
+            Self.ok("--json", ["plan", "--json", "job.json"], .plan(PlanArguments(job: "job.json", options: Self.json))),
+            Self.ok("--format=json", ["plan", "--format=json", "job.json"], .plan(PlanArguments(job: "job.json", options: Self.json))),
+            Self.ok("--quiet", ["plan", "--quiet", "job.json"],
+                    .plan(PlanArguments(job: "job.json", options: CommonOptions(progress: .none)))),
+            Self.ok("stdin", ["plan", "-", "--store", "s"], .plan(PlanArguments(job: "-", store: "s"))),
+            Self.ok("after --", ["plan", "--", "--odd-name.json"], .plan(PlanArguments(job: "--odd-name.json"))),
+            Self.ok("--store=value", ["plan", "--store=dir", "job.json"], .plan(PlanArguments(job: "job.json", store: "dir"))),
+            Self.usage("json and markdown", ["plan", "--json", "--format", "markdown", "j"],
+                       "--format markdown conflicts with --json; give one of them", command: "plan"),
+            Self.usage("markdown then json", ["plan", "--format", "markdown", "--json", "j"],
+                       "--json conflicts with --format markdown; give one of them", command: "plan"),
+            Self.usage("two formats", ["plan", "--format", "text", "--format", "json", "j"], "--format is given twice; give it once",
+                       command: "plan"),
+            Self.usage("quiet and progress", ["plan", "--quiet", "--progress", "json", "j"],
+                       "--progress json conflicts with --quiet; give one of them", command: "plan"),
+            Self.usage("bad format", ["plan", "--format", "html", "j"], "--format must be text, json or markdown, not 'html'",
+                       command: "plan"),
+            Self.usage("bad progress", ["plan", "--progress", "fancy", "j"],
+                       "--progress must be auto, json, plain, tty or none, not 'fancy'", command: "plan"),
+            Self.usage("missing value", ["plan", "j", "--store"], "--store needs a value (--store DIR)", command: "plan"),
+            Self.usage("option as value", ["plan", "--out", "--json", "j"], "--out needs a value (--out FILE)", command: "plan"),
+            Self.usage("empty store", ["plan", "--store", "", "j"], "--store needs a directory path, not an empty string",
+                       command: "plan"),
+            Self.usage("flag with value", ["plan", "--refresh=yes", "j"], "--refresh takes no value", command: "plan"),
+            Self.usage("no job", ["plan"], "plan needs a job file", command: "plan"),
+            Self.usage("two jobs", ["plan", "a", "b"], "plan takes one JOB, got 2: a b", command: "plan"),
+            Self.usage("out over the job", ["plan", "--out", "./j.json", "j.json"],
+                       "--out ./j.json would overwrite the job file j.json; write it elsewhere", command: "plan"),
+            Self.usage("typo", ["plan", "--detailed-exit-code", "j"],
+                       "unknown option '--detailed-exit-code' for 'plan' (did you mean '--detailed-exitcode'?)", command: "plan"),
+        ]
+        check(cases)
+    }
+
+    func testApplyValidateAudit() {
+        let cases: [Case] = [
+            Self.ok("apply", ["apply", "--report", "r.json", "--repair", "j"],
+                    .apply(ApplyArguments(job: "j", report: "r.json", repair: true))),
+            Self.ok("apply tty", ["apply", "--progress", "tty", "j"],
+                    .apply(ApplyArguments(job: "j", options: CommonOptions(progress: .tty)))),
+            Self.usage("two reports", ["apply", "--report", "a.json", "--report", "b.json", "j"],
+                       "--report is given twice; give it once", command: "apply"),
+            Self.usage("report over the job", ["apply", "--report", "j", "j"],
+                       "--report j would overwrite the job file j; write it elsewhere", command: "apply"),
+            Self.usage("apply has no --out", ["apply", "--out", "x", "j"], "unknown option '--out' for 'apply'", command: "apply"),
+            Self.usage("apply has no --format", ["apply", "--format", "markdown", "j"],
+                       "unknown option '--format' for 'apply'", command: "apply"),
+            Self.ok("validate many", ["validate", "a", "b", "--quiet"],
+                    .validate(ValidateArguments(jobs: ["a", "b"], options: CommonOptions(progress: .none)))),
+            Self.ok("validate progress", ["validate", "--progress", "json", "a"],
+                    .validate(ValidateArguments(jobs: ["a"], options: CommonOptions(progress: .json)))),
+            Self.usage("validate nothing", ["validate"], "validate needs at least one job file", command: "validate"),
+            Self.ok("audit", ["audit", "--verify", "--manifest", "j", "--progress", "json"],
+                    .audit(AuditArguments(verify: true, manifest: "j", options: CommonOptions(progress: .json)))),
+            Self.ok("audit quiet", ["audit", "--quiet", "--store", "s"],
+                    .audit(AuditArguments(store: "s", options: CommonOptions(progress: .none)))),
+            Self.usage("audit positional", ["audit", "store"], "audit takes no positional arguments (use --store DIR), got 'store'",
+                       command: "audit"),
+        ]
+        check(cases)
+    }
+
+    func testTopLevel() {
+        let cases: [Case] = [
+            Self.ok("nothing", [], .help(topic: nil)),
+            Self.ok("--help", ["--help"], .help(topic: nil)),
+            Self.ok("help plan", ["help", "plan"], .help(topic: "plan")),
+            Self.ok("plan --help", ["plan", "--bogus", "--help"], .help(topic: "plan")),
+            Self.ok("-h after --", ["plan", "--", "-h"], .plan(PlanArguments(job: "-h"))),
+            Self.ok("--version", ["--version"], .version),
+            Self.usage("unknown command", ["plam"], "unknown command 'plam' (did you mean 'plan'?)"),
+            Self.usage("help of nothing", ["help", "frobnicate"], "unknown command 'frobnicate'"),
+        ]
+        check(cases)
+    }
+
+    private func check(_ cases: [Case], file: StaticString = #filePath, line: UInt = #line) {
+        for c in cases {
+            let actual: Result<Invocation, UsageError>
+            do { actual = .success(try ArgumentParser.parse(c.arguments)) } catch { actual = .failure(error) }
+            XCTAssertEqual(actual, c.expected, c.name, file: file, line: line)
+        }
+    }
+
+    func testEveryDeclaredOptionParses() throws {
+        // Each option of each command, given alone with a valid value, parses: the declaration
+        // and the parser cannot disagree.
+        for spec in Commands.all {
+            for option in spec.options {
+                var arguments = [spec.name, option.name]
+                switch option.value {
+                case .flag: break
+                case .text: arguments.append("value")
+                case .choice(_, let choices): arguments.append(choices[choices.count - 1])
+                }
+                if spec.positionals != .none { arguments.append("job.json") }
+                XCTAssertNoThrow(try ArgumentParser.parse(arguments), "\(arguments)")
+            }
+        }
+    }
+
+    func testConflictsAreDeclaredBothWays() {
+        for spec in Commands.all {
+            for option in spec.options {
+                for other in option.conflicts {
+                    XCTAssertEqual(spec.option(other)?.conflicts.contains(option.name), true,
+                                   "\(spec.name): \(option.name) conflicts with \(other) but not the other way")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import ProvisionModel
+import ProvisionStore
+import XCTest
+
+/// One apply's hold on a store: the lock, recovery, the canonical file and the build time.
+final class StoreBuildTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("build-\(UUID().uuidString)")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private var path: StorePath { StorePath(url: root) }
+
+    func testASecondBuildIsRefusedWhileTheFirstHoldsTheStore() throws {
+        let first = try StoreBuild(locking: path)
+        XCTAssertThrowsError(try StoreBuild(locking: path)) { error in
+            XCTAssertEqual((error as? StoreError)?.code, .locked)
+        }
+        first.release()
+        XCTAssertNoThrow(try StoreBuild(locking: path).release())
+    }
+
+    func testFinishRenamesTheCanonicalFileOverTheDatabaseAndWritesTheLockOnce() throws {
+        let build = try StoreBuild(locking: path)
+        _ = try build.openStaging(epoch: 5)
+        let writer = try build.beginCanonical(epoch: 5)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path.partialBuildURL.path))
+        _ = try writer.addRegion(definition: Data(#"{"a":1}"#.utf8), description: nil)
+        let content = try build.finish(epoch: 5, unchanged: nil)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path.partialBuildURL.path), "the canonical file was renamed")
+        XCTAssertTrue(path.hasDatabase)
+        XCTAssertEqual(content.tileCount, 0)
+
+        try build.writeLock(Data("{}\n".utf8))
+        let written = try FileManager.default.attributesOfItem(atPath: path.lockURL.path)[.modificationDate] as? Date
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 0)], ofItemAtPath: path.lockURL.path)
+        try build.writeLock(Data("{}\n".utf8))
+        let after = try FileManager.default.attributesOfItem(atPath: path.lockURL.path)[.modificationDate] as? Date
+        XCTAssertNotNil(written)
+        XCTAssertEqual(after, Date(timeIntervalSince1970: 0), "the same bytes are not written again")
+        build.release()
+    }
+
+    func testAbandonRemovesTheCanonicalFile() throws {
+        let build = try StoreBuild(locking: path)
+        _ = try build.openStaging(epoch: 5)
+        _ = try build.beginCanonical(epoch: 5)
+        build.abandon()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path.partialBuildURL.path))
+        XCTAssertEqual(try build.recover(), 0, "nothing is left to take back")
+        build.release()
+    }
+
+    func testBuildTimeOrder() throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        XCTAssertEqual(path.buildTime(sourceDateEpoch: 42, clock: 100, lockEpoch: 90, lockIsIncomplete: true), 42)
+        XCTAssertEqual(path.buildTime(sourceDateEpoch: nil, clock: 100, lockEpoch: 90, lockIsIncomplete: true), 90,
+                       "an unfinished build keeps its time")
+        XCTAssertEqual(path.buildTime(sourceDateEpoch: nil, clock: 100, lockEpoch: 90, lockIsIncomplete: false), 100)
+        XCTAssertEqual(path.buildTime(sourceDateEpoch: nil, clock: 50, lockEpoch: 90, lockIsIncomplete: false), 91,
+                       "never earlier than the last build")
+    }
+
+    func testStateDigestChangesWithTheFiles() throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let empty = path.stateDigest()
+        try Data("x".utf8).write(to: path.lockURL)
+        let withLock = path.stateDigest()
+        XCTAssertNotEqual(empty, withLock)
+        try Data("y".utf8).write(to: path.lockURL)
+        XCTAssertNotEqual(withLock, path.stateDigest())
+    }
+}
