@@ -35,14 +35,15 @@ struct ApplyCommand {
         let outcome = result.outcome
         if let stop = outcome.stopMessage {
             let packs = result.refusedPacks
-            let subject = packs.isEmpty ? "" : " (style pack\(packs.count == 1 ? "" : "s") \(packs.map { "'\($0)'" }.joined(separator: ", ")))"
+            let names = packs.map { "'\($0)'" }.joined(separator: ", ")
+            let subject = packs.isEmpty ? "" : " (\(packs.count == 1 ? "style pack" : "style packs") \(names))"
             progress.error(ProvisionError(.upstreamUnavailable, "\(stop)\(subject); what was verified before is kept"))
             return .upstreamUnavailable
         }
         if !outcome.isComplete {
-            let count = outcome.failed == 1 ? "1 download" : "\(outcome.failed) downloads"
-            progress.error(ProvisionError(.partial, outcome.failed > 0 ? "\(count) failed; run apply again to retry them"
-                                              : "the apply stopped before every download; run apply again"),
+            let message = outcome.failed > 0 ? "\(plural(outcome.failed, "download")) failed; run apply again to retry them"
+                : "the apply stopped before every download; run apply again"
+            progress.error(ProvisionError(.partial, message),
                            lines: Self.failureLines(outcome))
             return .partial
         }
@@ -57,7 +58,7 @@ struct ApplyCommand {
         if outcome.failed > shown.count {
             let more = outcome.failed - shown.count
             let listed = outcome.failures.count - shown.count
-            lines.append(listed > 0 ? "… and \(more) more (\(listed) of them in the JSON report)" : "… and \(more) more")
+            lines.append(listed > 0 ? "… and \(grouped(more)) more (\(grouped(listed)) of them in the JSON report)" : "… and \(grouped(more)) more")
         }
         return lines
     }

@@ -183,6 +183,9 @@ public enum ArgumentParser {
             given.append(name)
         }
         try checkPositionals(parsed.positionals, spec: spec)
+        if parsed.values["--out"] != nil, parsed.positionals.first == "-" {
+            throw fail("--out needs the job in a file, not on standard input: a saved plan records the job file's path")
+        }
         // An output never overwrites an input: the job (or saved plan) file.
         for flag in ["--out", "--report"] {
             guard let output = parsed.values[flag], let job = parsed.positionals.first, job != "-" else { continue }

@@ -46,7 +46,3 @@ public final class Console: Sendable {
     }
 }
 
-/// `1 tile`, `2 tiles`; `pluralForm` where adding "s" is wrong (`2 batches`).
-func plural(_ count: Int, _ singular: String, _ pluralForm: String? = nil) -> String {
-    "\(count) \(count == 1 ? singular : pluralForm ?? singular + "s")"
-}

@@ -14,8 +14,9 @@ struct ValidateCommand {
         var worst = ExitCode.success
         var files: [JSONValue] = []
         var text = ""
-        for path in jobs {
-            switch JobLoader.load(from: URL(fileURLWithPath: path), displayName: path) {
+        for argument in jobs {
+            let path = argument == JobLoader.standardInputArgument ? JobLoader.standardInputName : argument
+            switch JobLoader.load(argument: argument) {
             case .success(let job):
                 text += "\(path): valid (\(plural(job.regions.count, "region")), \(plural(job.stylePacks.count, "style pack")))\n"
                 files.append(["file": .string(path), "valid": true, "problems": []])

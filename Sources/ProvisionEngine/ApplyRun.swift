@@ -135,7 +135,7 @@ public struct ApplyRun {
     private func recoverStore(_ build: StoreBuild) throws(ProvisionError) {
         do {
             let taken = try build.recover()
-            if taken > 0 { progress.phase("recover", text: "Took back \(taken) tile\(taken == 1 ? "" : "s") a killed apply had written.") }
+            if taken > 0 { progress.phase("recover", text: "Took back \(plural(taken, "tile")) a killed apply had written.") }
         } catch {
             throw ProvisionError(store: error, context: "cannot recover the store at \(build.path.display)")
         }
@@ -155,7 +155,7 @@ public struct ApplyRun {
         var notes: [PlanNote] = []
         if let problem = outcome.rebuiltFrom {
             let note = PlanNote(subject: "repair", message: "offline.db was damaged (SQLite: \(problem)); it was rebuilt from "
-                                + "the \(outcome.salvagedRows) rows that could still be read, and the rest is fetched again")
+                                + "the \(plural(outcome.salvagedRows, "row")) that could still be read, and the rest is fetched again")
             progress.phase("repair", text: "\(note.subject): \(note.message)")
             notes.append(note)
         }
@@ -184,8 +184,13 @@ public struct ApplyRun {
             if request.repair || request.refresh { repairNote = try removeDamage(build, session: session) }
         }
         let path = request.job
-        if path != "-", let data = FileManager.default.contents(atPath: path), let json = try? JSONValue.parse(data),
-           SavedPlan.isSavedPlan(json) {
+        // Read once: a saved plan may be larger than a job file may be, so the job cap comes after.
+        let contents: JobFileContents
+        switch JobLoader.read(argument: path, maxBytes: JSONValue.ParseLimits.standard.maxBytes) {
+        case .success(let read): contents = read
+        case .failure(let failure): throw JobInput.error(failure, path: path)
+        }
+        if let json = try? JSONValue.parse(contents.data), SavedPlan.isSavedPlan(json) {
             let saved: SavedPlan
             do {
                 saved = try SavedPlan(json: json)
@@ -208,7 +213,7 @@ public struct ApplyRun {
             progress.event("plan-loaded", JSONObject([("path", .string(path))]), text: "Applying the saved plan \(path)")
             return (saved.plan, session, 0)
         }
-        let session = try PlanSession(input: try JobInput.load(path), storeOption: request.store, context: context)
+        let session = try PlanSession(input: try JobInput.load(contents, path: path), storeOption: request.store, context: context)
         try session.checkOutputs(request.outputs)
         try prepare(session)
         try recover(session)

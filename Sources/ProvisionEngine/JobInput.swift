@@ -16,19 +16,43 @@ public struct JobInput: Sendable {
         self.digest = digest
     }
 
-    /// Loads `path`: an unreadable file is `missingInput`, an invalid one `invalidJob` with
-    /// every problem as a diagnostic.
+    /// Loads `path` (`-`: standard input): an unreadable file is `missingInput`, an invalid or
+    /// oversized one `invalidJob` with every problem as a diagnostic.
     public static func load(_ path: String) throws(ProvisionError) -> JobInput {
-        let url = URL(fileURLWithPath: path)
-        switch JobLoader.load(from: url, displayName: path) {
-        case .unreadable(let where_, let reason):
-            throw ProvisionError(.missingInput, "cannot read job file \(where_): \(reason)")
-        case .invalid(let diagnostics):
-            let count = diagnostics.count == 1 ? "1 problem" : "\(diagnostics.count) problems"
-            throw ProvisionError(.invalidJob, "\(path) is not a valid job file (\(count))", diagnostics: diagnostics)
-        case .success(let job):
-            let data = (try? Data(contentsOf: url)) ?? Data()
-            return JobInput(job: job, path: path, digest: "sha256:" + SHA256.hex(data))
+        switch JobLoader.read(argument: path) {
+        case .success(let contents): return try load(contents, path: path)
+        case .failure(let failure): throw error(failure, path: path)
         }
+    }
+
+    /// The error for a job file that could not be read: missing input, or too large (invalid).
+    public static func error(_ failure: JobFileReadFailure, path: String) -> ProvisionError {
+        switch failure {
+        case .unreadable(let where_, let reason): return ProvisionError(.missingInput, "cannot read job file \(where_): \(reason)")
+        case .tooLarge(let diagnostic): return invalid([diagnostic], path: path)
+        }
+    }
+
+    /// Validates bytes already read (`JobLoader.read`).
+    public static func load(_ contents: JobFileContents, path: String) throws(ProvisionError) -> JobInput {
+        switch JobLoader.load(contents) {
+        case .unreadable(let where_, let reason):
+            throw error(.unreadable(path: where_, reason: reason), path: path)
+        case .invalid(let diagnostics):
+            throw invalid(diagnostics, path: path)
+        case .success(let job):
+            return JobInput(job: job, path: path, digest: "sha256:" + SHA256.hex(contents.data))
+        }
+    }
+
+    /// An invalid job: one sentence about the whole file (a saved plan, too large) is the
+    /// message itself; else the problems are counted and listed.
+    private static func invalid(_ diagnostics: [Diagnostic], path: String) -> ProvisionError {
+        let name = path == JobLoader.standardInputArgument ? JobLoader.standardInputName : path
+        if diagnostics.count == 1, diagnostics[0].pointer.isEmpty, diagnostics[0].message.hasPrefix(name) {
+            return ProvisionError(.invalidJob, diagnostics[0].message, diagnostics: diagnostics)
+        }
+        return ProvisionError(.invalidJob, "\(name) is not a valid job file (\(plural(diagnostics.count, "problem")))",
+                              diagnostics: diagnostics)
     }
 }

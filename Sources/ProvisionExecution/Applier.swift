@@ -77,6 +77,8 @@ public final class Applier {
             missing.append(tiles)
         }
         let total = resourceRequests.count + missing.reduce(0) { $0 + $1.count }
+        outcome.plannedResources = resourceRequests.count
+        outcome.plannedTiles = total - resourceRequests.count
         var done = DownloadProgress(requested: total, completed: 0, succeeded: 0, failed: 0, bytes: 0)
         try download(resourceRequests.makeIterator(), into: &outcome, progress: &done) { [store] items in try store.write(items) }
 
@@ -151,6 +153,7 @@ public final class Applier {
         progress.succeeded += stats.succeeded
         progress.failed += stats.failed
         progress.bytes += stats.bytes
+        outcome.attempted += stats.requested
         outcome.downloaded += stats.succeeded
         outcome.missingTiles += stats.missingTiles
         if outcome.stopMessage == nil {

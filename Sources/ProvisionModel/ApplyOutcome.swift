@@ -13,7 +13,15 @@ public struct ApplyOutcome: Sendable {
         }
     }
 
-    /// Objects requested (tiles and resources).
+    /// Resources the apply set out to download: wanted by a region and not in the store.
+    public var plannedResources = 0
+    /// Tiles the apply set out to download: not in the store, or fetched again because their
+    /// TileJSON changed upstream.
+    public var plannedTiles = 0
+    /// Of the planned downloads, those started; the rest were not attempted because the run
+    /// was stopped (a signal, or an origin refusing with 401/403).
+    public var attempted = 0
+    /// Objects requested (tiles and resources, revalidations included).
     public var requested = 0
     /// Objects verified and written.
     public var downloaded = 0
@@ -42,7 +50,8 @@ public struct ApplyOutcome: Sendable {
     public var revalidated = 0
     /// Expired objects the origin sent anew (200): replaced.
     public var refreshed = 0
-    /// Tiles the origin did not have, stored empty under `download.missingTiles: "skip"`.
+    /// Tiles the origin did not have, stored empty under `download.missingTiles: "skip"`
+    /// (counted in `downloaded` too).
     public var missingTiles = 0
     /// Why downloading stopped early (an origin refused with 401/403), without secrets.
     public var stopMessage: String?
@@ -54,6 +63,12 @@ public struct ApplyOutcome: Sendable {
     public var seconds: Double = 0
 
     public init() {}
+
+    /// Resources and tiles the apply set out to download.
+    public var planned: Int { plannedResources + plannedTiles }
+
+    /// Planned downloads never started because the run was stopped.
+    public var notAttempted: Int { max(0, planned - attempted) }
 
     /// Whether every wanted object is in place.
     public var isComplete: Bool { failed == 0 && incompleteRegions.isEmpty && !stopped && stopMessage == nil }

@@ -19,9 +19,12 @@ public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
         self.column = column
     }
 
-    /// `file:line:column: message` or `file: /pointer: message`.
+    /// `file:line:column: message`, `file:line:column: /pointer: message` (a duplicate key) or
+    /// `file: /pointer: message`.
     public var description: String {
-        if let line, let column { return "\(file):\(line):\(column): \(message)" }
+        if let line, let column {
+            return "\(file):\(line):\(column): \(pointer.isEmpty ? "" : "\(pointer): ")\(message)"
+        }
         return "\(file): \(pointer.isEmpty ? "/" : pointer): \(message)"
     }
 }

@@ -10,10 +10,16 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     /// What was expected and what was found.
     public var message: String
     /// The RFC 6901 JSON Pointer of the innermost object member or array element the error is
-    /// in ("" for the root value).
+    /// in ("" for the root value); for a duplicate key, the pointer of the repeated member.
     public var pointer: String = ""
     /// Whether the document is well-formed as far as read but past one of `JSONValue.ParseLimits`.
     public var exceedsCap = false
+    /// Whether this is an object key seen twice, refused under `DuplicateKeyPolicy.reject`.
+    public var isDuplicateKey = false
+    /// Further duplicate keys of the same document, after this first one, in document order
+    /// (at most 99): under `DuplicateKeyPolicy.reject` the whole document is read so that every
+    /// repeated key is reported at once.
+    public var moreDuplicateKeys: [JSONSyntaxError] = []
 
     public var description: String {
         "line \(line), column \(column)\(pointer.isEmpty ? "" : " (at \(pointer))"): \(message)"
@@ -44,36 +50,76 @@ extension JSONValue {
         }
     }
 
+    /// What `parse` does with an object key that appears more than once.
+    ///
+    /// Why two policies: RFC 8259 leaves duplicate names to the implementation. Documents
+    /// fetched from upstream (styles, TileJSON) are read as browsers and MapLibre read them, the
+    /// last value winning; a file the user writes (a job file) is refused, since one of the two
+    /// values is silently ignored and it is rarely the one the author meant.
+    public enum DuplicateKeyPolicy: Equatable, Sendable {
+        /// The last value is kept, in the key's first place.
+        case lastWins
+        /// The document is refused: `parse` throws the first duplicate, with every later one in
+        /// `JSONSyntaxError.moreDuplicateKeys`; each names the member's pointer, its line and
+        /// column, and where the key first appeared.
+        case reject
+    }
+
     /// Parses RFC 8259 JSON (UTF-8, an optional BOM is skipped) in time linear in its size.
     ///
-    /// Duplicate object keys keep the last value, as most parsers do. A document past one of
-    /// `limits` (size, nesting depth, members per object or elements per array) is refused with
-    /// an error naming the cap.
-    public static func parse(_ data: Data, limits: ParseLimits = .standard) throws(JSONSyntaxError) -> JSONValue {
+    /// Duplicate object keys keep the last value by default (`duplicateKeys`). A document past
+    /// one of `limits` (size, nesting depth, members per object or elements per array) is
+    /// refused with an error naming the cap.
+    public static func parse(_ data: Data, limits: ParseLimits = .standard,
+                             duplicateKeys: DuplicateKeyPolicy = .lastWins) throws(JSONSyntaxError) -> JSONValue {
         guard data.count <= limits.maxBytes else {
             throw JSONSyntaxError(line: 1, column: 1,
                                   message: "document of \(data.count) bytes exceeds the size cap of \(limits.maxBytes) bytes",
                                   exceedsCap: true)
         }
-        var parser = JSONTextParser(bytes: [UInt8](data), limits: limits)
+        var parser = JSONTextParser(bytes: [UInt8](data), limits: limits, rejectsDuplicateKeys: duplicateKeys == .reject)
         return try parser.parseDocument()
     }
 
     /// Parses JSON text.
-    public static func parse(_ text: String, limits: ParseLimits = .standard) throws(JSONSyntaxError) -> JSONValue {
-        try parse(Data(text.utf8), limits: limits)
+    public static func parse(_ text: String, limits: ParseLimits = .standard,
+                             duplicateKeys: DuplicateKeyPolicy = .lastWins) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Data(text.utf8), limits: limits, duplicateKeys: duplicateKeys)
     }
 }
 
-private struct JSONTextParser {
+struct JSONTextParser {
     let bytes: [UInt8]
     var index = 0
     var depth = 0
     let limits: JSONValue.ParseLimits
+    /// Whether repeated object keys are collected (`DuplicateKeyPolicy.reject`).
+    let rejectsDuplicateKeys: Bool
+    /// The member names and element indices from the root to the value being parsed, kept only
+    /// when rejecting duplicates (a duplicate is noted, not thrown, so it needs its own pointer).
+    var path: [PathComponent] = []
+    /// The repeated keys found so far, at most `maxDuplicateKeys`.
+    var duplicateKeys: [JSONSyntaxError] = []
+    static let maxDuplicateKeys = 100
 
-    init(bytes: [UInt8], limits: JSONValue.ParseLimits) {
+    /// A step of `path`: an index is kept as a number, so that tracking the path of every array
+    /// element costs no string.
+    enum PathComponent {
+        case member(String)
+        case element(Int)
+
+        var text: String {
+            switch self {
+            case .member(let key): return key
+            case .element(let index): return String(index)
+            }
+        }
+    }
+
+    init(bytes: [UInt8], limits: JSONValue.ParseLimits, rejectsDuplicateKeys: Bool = false) {
         self.bytes = bytes
         self.limits = limits
+        self.rejectsDuplicateKeys = rejectsDuplicateKeys
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
 
@@ -83,11 +129,16 @@ private struct JSONTextParser {
         let value = try parseValue()
         skipWhitespace()
         if index < bytes.count { throw error("expected the end of the input, found \(describeCurrent())") }
+        if var first = duplicateKeys.first {
+            first.moreDuplicateKeys = Array(duplicateKeys.dropFirst())
+            throw first
+        }
         return value
     }
 
-    func error(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
-        let end = min(position ?? index, bytes.count)
+    /// The 1-based line and column (in Unicode scalars) of the byte at `position`.
+    func lineAndColumn(of position: Int) -> (line: Int, column: Int) {
+        let end = min(position, bytes.count)
         var line = 1
         var lineStart = 0
         for i in 0..<end where bytes[i] == 0x0A {
@@ -96,6 +147,11 @@ private struct JSONTextParser {
         }
         let prefix = Array(bytes[lineStart..<end])
         let column = (String(bytes: prefix, encoding: .utf8)?.unicodeScalars.count ?? prefix.count) + 1
+        return (line, column)
+    }
+
+    func error(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
+        let (line, column) = lineAndColumn(of: position ?? index)
         return JSONSyntaxError(line: line, column: column, message: message)
     }
 
@@ -106,19 +162,47 @@ private struct JSONTextParser {
         return error
     }
 
+    /// `component` escaped for a JSON Pointer (RFC 6901: `~` → `~0`, `/` → `~1`).
+    static func escaped(_ component: String) -> String {
+        component.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
     /// `error`, found inside the member or element `component` of the value being parsed.
     static func inside(_ error: JSONSyntaxError, component: String) -> JSONSyntaxError {
         var error = error
-        let escaped = component.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-        error.pointer = "/" + escaped + error.pointer
+        error.pointer = "/" + escaped(component) + error.pointer
         return error
+    }
+
+    /// Notes the key starting at `position`, which the current object already has at `first`.
+    mutating func noteDuplicate(_ key: String, at position: Int, first: Int) {
+        guard duplicateKeys.count < Self.maxDuplicateKeys else { return }
+        let firstAt = lineAndColumn(of: first)
+        let (line, column) = lineAndColumn(of: position)
+        let place = firstAt.line == line ? "line \(line), column \(firstAt.column)" : "line \(firstAt.line)"
+        var error = JSONSyntaxError(line: line, column: column, message: "duplicate key \"\(key)\" (first at \(place))")
+        error.pointer = (path + [.member(key)]).map { "/" + Self.escaped($0.text) }.joined()
+        error.isDuplicateKey = true
+        duplicateKeys.append(error)
     }
 
     func describeCurrent() -> String {
         guard index < bytes.count else { return "the end of the input" }
         let b = bytes[index]
+        // A word (garbage such as YAML or an unquoted name) is shown whole, up to 20 characters.
+        if Self.isWordByte(b) {
+            var end = index
+            while end < bytes.count, end - index < 20, Self.isWordByte(bytes[end]) { end += 1 }
+            let word = String(decoding: bytes[index..<end], as: UTF8.self)
+            return end < bytes.count && Self.isWordByte(bytes[end]) ? "'\(word)…'" : "'\(word)'"
+        }
         if b >= 0x21 && b < 0x7F { return "'\(Character(UnicodeScalar(b)))'" }
         return String(format: "byte 0x%02X", b)
+    }
+
+    /// ASCII letters, digits and `_`.
+    static func isWordByte(_ b: UInt8) -> Bool {
+        (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x5F
     }
 
     mutating func skipWhitespace() {
@@ -147,7 +231,7 @@ private struct JSONTextParser {
     mutating func expectLiteral(_ literal: String) throws(JSONSyntaxError) {
         let utf8 = Array(literal.utf8)
         guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
-            throw error("expected '\(literal)', found \(describeCurrent())")
+            throw error("expected a JSON value, found \(describeCurrent())")
         }
         index += utf8.count
     }
@@ -162,6 +246,8 @@ private struct JSONTextParser {
         defer { depth -= 1 }
         index += 1
         var members: [(key: String, value: JSONValue)] = []
+        // Where each key starts, to tell a repeated key where it first appeared.
+        var keyPositions: [String: Int] = [:]
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -172,7 +258,15 @@ private struct JSONTextParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a member name in double quotes, found \(describeCurrent())")
             }
+            let keyStart = index
             let key = try parseString()
+            if rejectsDuplicateKeys {
+                if let first = keyPositions[key] {
+                    noteDuplicate(key, at: keyStart, first: first)
+                } else {
+                    keyPositions[key] = keyStart
+                }
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw error("expected ':' after member name \"\(key)\", found \(describeCurrent())")
@@ -182,11 +276,13 @@ private struct JSONTextParser {
             if members.count == limits.maxMembers {
                 throw capError("object has more members than the cap of \(limits.maxMembers)")
             }
+            if rejectsDuplicateKeys { path.append(.member(key)) }
             do {
                 members.append((key, try parseValue()))
             } catch {
                 throw Self.inside(error, component: key)
             }
+            if rejectsDuplicateKeys { path.removeLast() }
             skipWhitespace()
             guard index < bytes.count else { throw error("expected ',' or '}', found the end of the input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
@@ -210,136 +306,18 @@ private struct JSONTextParser {
             if items.count == limits.maxMembers {
                 throw capError("array has more elements than the cap of \(limits.maxMembers)")
             }
+            if rejectsDuplicateKeys { path.append(.element(items.count)) }
             do {
                 items.append(try parseValue())
             } catch {
                 throw Self.inside(error, component: String(items.count))
             }
+            if rejectsDuplicateKeys { path.removeLast() }
             skipWhitespace()
             guard index < bytes.count else { throw error("expected ',' or ']', found the end of the input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
             if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
             throw error("expected ',' or ']' in array, found \(describeCurrent())")
         }
-    }
-
-    mutating func parseString() throws(JSONSyntaxError) -> String {
-        let start = index
-        index += 1
-        // Fast path: a string without escapes is its bytes, validated as UTF-8.
-        var end = index
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
-            end += 1
-        }
-        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
-            guard let s = String(validating: bytes[index..<end], as: UTF8.self) else {
-                throw error("string is not valid UTF-8", at: start)
-            }
-            index = end + 1
-            return s
-        }
-        var buffer: [UInt8] = Array(bytes[index..<end])
-        index = end
-        while true {
-            guard index < bytes.count else { throw error("unterminated string", at: start) }
-            let b = bytes[index]
-            switch b {
-            case UInt8(ascii: "\""):
-                index += 1
-                guard let s = String(bytes: buffer, encoding: .utf8) else {
-                    throw error("string is not valid UTF-8", at: start)
-                }
-                return s
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { throw error("unterminated escape") }
-                let e = bytes[index]
-                index += 1
-                switch e {
-                case UInt8(ascii: "\""): buffer.append(0x22)
-                case UInt8(ascii: "\\"): buffer.append(0x5C)
-                case UInt8(ascii: "/"): buffer.append(0x2F)
-                case UInt8(ascii: "b"): buffer.append(0x08)
-                case UInt8(ascii: "f"): buffer.append(0x0C)
-                case UInt8(ascii: "n"): buffer.append(0x0A)
-                case UInt8(ascii: "r"): buffer.append(0x0D)
-                case UInt8(ascii: "t"): buffer.append(0x09)
-                case UInt8(ascii: "u"):
-                    var code = try parseHex4()
-                    if (0xD800...0xDBFF).contains(code) {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
-                              bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw error("unpaired UTF-16 surrogate in \\u escape")
-                        }
-                        index += 2
-                        let low = try parseHex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("invalid UTF-16 surrogate pair") }
-                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                    } else if (0xDC00...0xDFFF).contains(code) {
-                        throw error("unpaired UTF-16 surrogate in \\u escape")
-                    }
-                    guard let scalar = UnicodeScalar(code) else { throw error("invalid \\u escape") }
-                    buffer.append(contentsOf: Array(String(Character(scalar)).utf8))
-                default:
-                    index -= 1
-                    throw error("invalid escape '\\\(Character(UnicodeScalar(e)))'")
-                }
-            default:
-                if b < 0x20 { throw error("control character in string (escape it)") }
-                buffer.append(b)
-                index += 1
-            }
-        }
-    }
-
-    mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw error("expected 4 hex digits after \\u") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let b = bytes[index]
-            let digit: UInt32
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(b - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(b - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(b - UInt8(ascii: "A") + 10)
-            default: throw error("expected a hex digit, found \(describeCurrent())")
-            }
-            value = value * 16 + digit
-            index += 1
-        }
-        return value
-    }
-
-    mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
-        let start = index
-        var isInteger = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
-        guard isDigit(index) else { throw error("expected a digit, found \(describeCurrent())") }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if isDigit(index) { throw error("leading zeros are not allowed in numbers") }
-        } else {
-            while isDigit(index) { index += 1 }
-        }
-        if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
-            isInteger = false
-            index += 1
-            guard isDigit(index) else { throw error("expected a digit after '.', found \(describeCurrent())") }
-            while isDigit(index) { index += 1 }
-        }
-        if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
-            isInteger = false
-            index += 1
-            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
-                index += 1
-            }
-            guard isDigit(index) else { throw error("expected a digit in exponent, found \(describeCurrent())") }
-            while isDigit(index) { index += 1 }
-        }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if isInteger, let i = Int(text) { return .int(i) }
-        guard let d = Double(text), d.isFinite else { throw error("number \(text) is out of range", at: start) }
-        return .double(d)
     }
 }

@@ -3,8 +3,9 @@ import ProvisionModel
 
 /// The JSON report of `provision apply` (Jobs/schema/report.schema.json) and its text summary.
 public struct ApplyReport: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 1
+    /// Bumped on every change to the JSON shape (2: `downloads.planned`, `plannedResources`,
+    /// `plannedTiles`, `notAttempted`).
+    public static let schemaVersion = 2
 
     public var plan: PlanDocument
     public var outcome: ApplyOutcomeSummary
@@ -37,6 +38,10 @@ public struct ApplyReport: Equatable, Sendable {
             ],
             "plan": plan.json["summary"] ?? .null,
             "downloads": [
+                "planned": .int(outcome.plannedResources + outcome.plannedTiles),
+                "plannedResources": .int(outcome.plannedResources),
+                "plannedTiles": .int(outcome.plannedTiles),
+                "notAttempted": .int(outcome.notAttempted),
                 "requested": .int(outcome.requested),
                 "succeeded": .int(outcome.downloaded),
                 "failed": .int(outcome.failed),
@@ -60,28 +65,80 @@ public struct ApplyReport: Equatable, Sendable {
         ]
     }
 
-    /// The text summary printed after an apply.
+    /// The text summary printed after an apply: what was planned and what became of it, what
+    /// was revalidated and removed, each region, the first failures, and the store.
     public var text: String {
-        var out = "Apply \(status): \(outcome.downloaded) of \(outcome.requested) downloads verified and written "
-        out += "(\(ByteFormat.string(outcome.bytes))) in \(String(format: "%.1f", outcome.seconds)) s"
-        out += outcome.retries > 0 ? ", \(outcome.retries) retries.\n" : ".\n"
+        var out = "Apply \(status) in \(String(format: "%.1f", outcome.seconds)) s: \(downloadsText)\n"
         if outcome.revalidated + outcome.refreshed > 0 {
-            out += "Revalidated expired content: \(outcome.revalidated) unchanged (304, kept as stored), \(outcome.refreshed) replaced.\n"
+            out += "Revalidated expired content: \(grouped(outcome.revalidated)) unchanged (304, kept as stored), "
+                + "\(grouped(outcome.refreshed)) replaced.\n"
         }
         if outcome.removedRegions > 0 || outcome.prunedTiles > 0 || outcome.prunedResources > 0 {
-            out += "Removed \(outcome.removedRegions) regions, \(outcome.prunedTiles) tiles and \(outcome.prunedResources) resources no region uses.\n"
+            let regions = outcome.removedRegions > 0 ? "Removed \(plural(outcome.removedRegions, "region"))" : ""
+            let pruned = listedCounts([(outcome.prunedTiles, "tile"), (outcome.prunedResources, "resource")])
+            out += regions.isEmpty ? "Removed \(pruned.text) no region uses.\n"
+                : pruned.text.isEmpty ? regions + ".\n" : "\(regions); \(pruned.text) no region uses any more.\n"
         }
         for region in lock.regions {
             let tiles = region.expectedTiles.reduce(0) { $0 + $1.count }
-            out += "  \(region.isComplete ? "✓" : "✗") \(region.key): \(tiles) tiles\(region.isComplete ? "" : " (incomplete)")\n"
+            out += "  \(region.isComplete ? "✓" : "✗") \(region.key): \(plural(tiles, "tile"))\(region.isComplete ? "" : " (incomplete)")\n"
         }
-        if outcome.failed > 0 {
-            out += "\(outcome.failed) downloads failed:\n"
-            for failure in outcome.failures.prefix(10) { out += "  \(failure.url): \(failure.reason)\n" }
-            if outcome.failed > 10 { out += "  … and \(outcome.failed - 10) more (see the JSON report)\n" }
-        }
-        out += "Store: \(plan.store): \(lock.tileCount) tiles, \(lock.resourceCount) resources, "
+        out += failuresText
+        out += "Store: \(plan.store): \(plural(lock.tileCount, "tile")), \(plural(lock.resourceCount, "resource")), "
         out += "\(ByteFormat.string(lock.byteCount)), \(lock.contentDigest.prefix(23))…\n"
+        return out
+    }
+
+    /// `1,573 downloads planned (13 resources, 1,560 tiles): 265 downloaded, 12 failed, 30 missing
+    /// upstream (…), 1,236 not attempted (stopped); 2.3 MiB verified and written, 3 retries.`
+    ///
+    /// The parts add up to the planned count: a tile missing upstream under `missingTiles: skip`
+    /// is counted there, not as downloaded (the outcome counts it in both).
+    var downloadsText: String {
+        let o = outcome
+        var text: String
+        if o.planned == 0 {
+            text = "nothing to download"
+        } else {
+            var parts = ["\(grouped(o.downloaded - o.missingTiles)) downloaded"]
+            if o.plannedFailed > 0 { parts.append("\(grouped(o.plannedFailed)) failed") }
+            if o.missingTiles > 0 {
+                parts.append("\(grouped(o.missingTiles)) missing upstream (stored empty, download.missingTiles: skip)")
+            }
+            if o.notAttempted > 0 {
+                let why = o.stopMessage != nil ? "stopped when an origin refused access" : "stopped"
+                parts.append("\(grouped(o.notAttempted)) not attempted (\(why))")
+            }
+            text = "\(plural(o.planned, "download")) planned (\(plural(o.plannedResources, "resource")), "
+                + "\(plural(o.plannedTiles, "tile"))): " + parts.joined(separator: ", ")
+        }
+        let totals = [o.bytes > 0 ? "\(ByteFormat.string(o.bytes)) verified and written" : "",
+                      o.retries > 0 ? plural(o.retries, "retry", "retries") : ""].filter { !$0.isEmpty }.joined(separator: ", ")
+        return text + (totals.isEmpty ? "." : "; \(totals).")
+    }
+
+    /// The first ten failures, grouped by reason, and how many more the JSON report lists: it
+    /// holds the first `outcome.failures.count` (at most 100) and counts every one by reason.
+    var failuresText: String {
+        let o = outcome
+        guard o.failed > 0 else { return "" }
+        let reasons = o.failureCounts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            .map { "\($0.key): \(grouped($0.value))" }.joined(separator: ", ")
+        // Under --refresh a failed revalidation counts too, though it was not a planned download.
+        let what = o.failed == o.plannedFailed ? plural(o.failed, "download") : plural(o.failed, "request") + " (revalidations included)"
+        var out = "\(what) failed (\(reasons)):\n"
+        let shown = o.failures.prefix(10)
+        for failure in shown { out += "  \(failure.url): \(failure.reason)\n" }
+        let more = o.failed - shown.count
+        guard more > 0 else { return out }
+        let listed = o.failures.count - shown.count
+        if listed <= 0 {
+            out += "  … and \(grouped(more)) more, counted by reason in the JSON report\n"
+        } else if listed == more {
+            out += "  … and \(grouped(more)) more, listed in the JSON report\n"
+        } else {
+            out += "  … and \(grouped(more)) more: the JSON report lists \(grouped(listed)) of them and counts all by reason\n"
+        }
         return out
     }
 
@@ -90,6 +147,12 @@ public struct ApplyReport: Equatable, Sendable {
 
 /// The parts of an `ApplyOutcome` a report shows.
 public struct ApplyOutcomeSummary: Equatable, Sendable {
+    /// Resources the apply set out to download (`ApplyOutcome.plannedResources`).
+    public var plannedResources: Int
+    /// Tiles the apply set out to download (`ApplyOutcome.plannedTiles`).
+    public var plannedTiles: Int
+    /// Planned downloads never started because the run was stopped.
+    public var notAttempted: Int
     public var requested: Int
     public var downloaded: Int
     public var failed: Int
@@ -107,7 +170,17 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
     public var revalidated: Int
     public var refreshed: Int
 
+    /// Resources and tiles the apply set out to download.
+    public var planned: Int { plannedResources + plannedTiles }
+
+    /// Planned downloads that were started and failed (revalidations are not planned downloads).
+    public var plannedFailed: Int { max(0, planned - notAttempted - downloaded) }
+
+    /// The parts of `outcome`.
     public init(_ o: ApplyOutcome) {
+        plannedResources = o.plannedResources
+        plannedTiles = o.plannedTiles
+        notAttempted = o.notAttempted
         requested = o.requested
         downloaded = o.downloaded
         failed = o.failed

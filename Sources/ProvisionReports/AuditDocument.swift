@@ -123,26 +123,33 @@ public struct AuditDocument: Equatable, Sendable {
             let name = region.key ?? "row \(region.rowID)"
             for z in region.zooms {
                 if let e = z.expected, z.present < e {
-                    out.append("region \(name): \(e - z.present) of \(e) tiles missing at z\(z.zoom) (\(z.template))")
+                    out.append("region \(name): \(grouped(e - z.present)) of \(plural(e, "tile")) missing at z\(z.zoom) (\(z.template))")
                 }
             }
             if let e = region.expectedResources, region.presentResources < e {
-                out.append("region \(name): \(e - region.presentResources) of \(e) resources missing")
+                out.append("region \(name): \(grouped(e - region.presentResources)) of \(plural(e, "resource")) missing")
             }
         }
         out += missingRegions.map { "region \($0) is in the lock but not in offline.db" }
         out += unexpectedFiles.map { "unexpected file in the store: \($0)" }
         if let v = verification {
             out += v.corrupt.map { "corrupt: \($0)" }
-            if v.corruptCount > v.corrupt.count { out.append("corrupt: … and \(v.corruptCount - v.corrupt.count) more rows") }
-            if v.expired > 0 { out.append("\(v.expired) rows have expired (their Cache-Control/Expires time has passed)") }
+            if v.corruptCount > v.corrupt.count {
+                out.append("corrupt: … and \(plural(v.corruptCount - v.corrupt.count, "more row"))")
+            }
+            if v.expired > 0 {
+                out.append("\(plural(v.expired, "row")) \(v.expired == 1 ? "has" : "have") expired "
+                           + "(\(v.expired == 1 ? "its" : "their") Cache-Control/Expires time has passed)")
+            }
             if v.differingChunks > 0 {
-                out.append("\(v.differingChunks) chunk\(v.differingChunks == 1 ? "" : "s") of rows differ from what the lock recorded "
-                           + "(\(v.differingRows) more row\(v.differingRows == 1 ? "" : "s") to check); 'apply --repair' fetches them again")
+                out.append("\(plural(v.differingChunks, "chunk")) of rows \(v.differingChunks == 1 ? "differs" : "differ") "
+                           + "from what the lock recorded (\(plural(v.differingRows, "more row")) to check); "
+                           + "'apply --repair' fetches them again")
             }
             if v.digestMatchesLock == false { out.append("the content digest differs from the one the lock recorded") }
             if orphanTiles + orphanResources > 0 {
-                out.append("\(orphanTiles) tiles and \(orphanResources) resources are orphaned (linked to no region)")
+                let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
+                out.append("\(orphans.text) \(orphans.isSingular ? "is" : "are") orphaned (linked to no region)")
             }
         }
         out += (manifestDifferences ?? []).map { "differs from the job: \($0)" }
@@ -194,7 +201,8 @@ public struct AuditDocument: Equatable, Sendable {
 
     /// The text view.
     public var text: String {
-        var out = "Store \(store): \(tileCount) tiles, \(resourceCount) resources, \(ByteFormat.string(byteCount))\n"
+        var out = "Store \(store): \(plural(tileCount, "tile")), \(plural(resourceCount, "resource")), "
+            + "\(ByteFormat.string(byteCount))\n"
         out += "Integrity: \(integrity.isEmpty ? "ok" : integrity.joined(separator: "; "))\n"
         if !hasLock && lockProblem == nil {
             out += "No provision.lock.json: expected counts are unknown; reporting what is present.\n"
@@ -204,20 +212,23 @@ public struct AuditDocument: Equatable, Sendable {
             let meta = region.metadata.serialized(.compact)
             out += "\n\(region.isComplete ? "✓" : "✗") region \(name) \(meta)\n"
             for z in region.zooms {
-                let expected = z.expected.map { "\($0)" } ?? "?"
-                out += "    z\(z.zoom < 10 ? " " : "")\(z.zoom) \(z.present)/\(expected) tiles\n"
+                let expected = z.expected.map { grouped($0) } ?? "?"
+                out += "    z\(z.zoom < 10 ? " " : "")\(z.zoom) \(grouped(z.present))/\(expected) \(z.expected == 1 ? "tile" : "tiles")\n"
             }
-            out += "    resources \(region.presentResources)/\(region.expectedResources.map { "\($0)" } ?? "?")\n"
+            let resources = region.expectedResources.map { grouped($0) } ?? "?"
+            out += "    resources \(grouped(region.presentResources))/\(resources)\n"
         }
         if orphanTiles + orphanResources > 0 {
-            out += "\n\(orphanTiles) tiles and \(orphanResources) resources belong to no region (ambient).\n"
+            let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
+            out += "\n\(orphans.text) \(orphans.isSingular ? "belongs" : "belong") to no region (ambient).\n"
         }
         if let v = verification {
-            out += "\nVerified \(v.checked) rows: \(v.corruptCount) corrupt, \(v.expired) expired"
+            out += "\nVerified \(plural(v.checked, "row")): \(grouped(v.corruptCount)) corrupt, \(grouped(v.expired)) expired"
             out += v.digestMatchesLock.map { $0 ? ", content digest matches the lock.\n" : ", content digest DIFFERS from the lock.\n" } ?? ".\n"
         }
         let problems = self.problems
-        out += problems.isEmpty ? "\nOK: the store is whole.\n" : "\n\(problems.count) problems:\n" + problems.map { "  - \($0)\n" }.joined()
+        out += problems.isEmpty ? "\nOK: the store is whole.\n"
+            : "\n\(plural(problems.count, "problem")):\n" + problems.map { "  - \($0)\n" }.joined()
         return out
     }
 }

@@ -19,10 +19,12 @@ public enum PlanRenderer {
         }
         for removed in doc.removedRegions {
             out += "- region \(removed.key ?? "row \(removed.rowID)"): remove\n"
-            out += "    tiles: -\(removed.tileCount), resources: -\(removed.resourceCount)\n"
+            out += "    tiles: -\(grouped(removed.tileCount)), resources: -\(grouped(removed.resourceCount))\n"
         }
         if let refresh = doc.refresh, refresh.resources + refresh.tiles > 0 {
-            out += "~ \(refresh.tiles) tiles and \(refresh.resources) resources have expired: apply --refresh revalidates them\n"
+            let expired = listedCounts([(refresh.tiles, "tile"), (refresh.resources, "resource")])
+            out += "~ \(expired.text) \(expired.isSingular ? "has" : "have") expired: apply --refresh revalidates "
+                + "\(expired.isSingular ? "it" : "them")\n"
         }
         for drift in doc.drift {
             out += "~ \(drift.url) changed upstream since the last apply (\(drift.pinned.prefix(19))… → \(drift.current.prefix(19))…)\n"
@@ -37,8 +39,9 @@ public enum PlanRenderer {
         if !doc.stylePacks.isEmpty { out += "\n" }
         for pack in doc.stylePacks {
             let kinds = pack.resources.reduce(into: [ResourceKind: Int]()) { $0[$1.kind, default: 0] += 1 }
-                .sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.name)" }.joined(separator: ", ")
-            out += "style pack \(pack.id): \(pack.resources.count) resources (\(kinds)), \(pack.missing.count) to download\n"
+                .sorted { $0.key < $1.key }.map { kindText($0.value, $0.key) }.joined(separator: ", ")
+            out += "style pack \(pack.id): \(plural(pack.resources.count, "resource")) (\(kinds)), "
+                + "\(grouped(pack.missing.count)) to download\n"
             guard pack.overview != StyleOverview() else { continue }
             for source in pack.overview.sources {
                 out += "    source \(source.name) (\(source.type)): \(fetchText(source, pack: pack))"
@@ -48,9 +51,9 @@ public enum PlanRenderer {
             out += "    fonts: \(fontsText(pack.overview))\n"
         }
         let tiles = doc.tileTotals, resources = doc.resourceTotals
-        out += "\nPlan: \(tiles.add) tiles to add, \(tiles.remove) to remove, \(tiles.keep) to keep; "
-        out += "\(resources.add) resource links to add, \(resources.remove) to remove.\n"
-        out += "Downloads: \(doc.tilesToDownload) tiles (~\(ByteFormat.string(doc.bytesToDownload))"
+        out += "\nPlan: \(plural(tiles.add, "tile")) to add, \(grouped(tiles.remove)) to remove, \(grouped(tiles.keep)) to keep; "
+        out += "\(plural(resources.add, "resource link")) to add, \(grouped(resources.remove)) to remove.\n"
+        out += "Downloads: \(plural(doc.tilesToDownload, "tile")) (~\(ByteFormat.string(doc.bytesToDownload))"
         out += doc.countsArePrecise ? ")" : ", estimated)"
         out += doc.hasChanges ? ".\n" : ". No changes: the store matches the job.\n"
         return out
@@ -63,22 +66,23 @@ public enum PlanRenderer {
         out += "|---|---|---|--:|--:|--:|--:|\n"
         for region in doc.regions {
             out += "| \(region.action.symbol == " " ? "" : "`\(region.action.symbol)`") | \(region.id) | \(region.stylePack ?? "—") "
-            out += "| \(region.tiles.add) | \(region.tiles.remove) | \(region.tiles.keep) | \(ByteFormat.string(region.estimatedBytes)) |\n"
+            out += "| \(grouped(region.tiles.add)) | \(grouped(region.tiles.remove)) | \(grouped(region.tiles.keep)) "
+            out += "| \(ByteFormat.string(region.estimatedBytes)) |\n"
         }
         for removed in doc.removedRegions {
-            out += "| `-` | \(removed.key ?? "row \(removed.rowID)") | | 0 | \(removed.tileCount) | 0 | 0 B |\n"
+            out += "| `-` | \(removed.key ?? "row \(removed.rowID)") | | 0 | \(grouped(removed.tileCount)) | 0 | 0 B |\n"
         }
         let tiles = doc.tileTotals
-        out += "| | **total** | | **\(tiles.add)** | **\(tiles.remove)** | **\(tiles.keep)** | **\(ByteFormat.string(doc.bytesToDownload))** |\n\n"
-        out += doc.hasChanges ? "\(doc.tilesToDownload) tiles to download.\n" : "No changes.\n"
+        out += "| | **total** | | **\(grouped(tiles.add))** | **\(grouped(tiles.remove))** | **\(grouped(tiles.keep))** "
+        out += "| **\(ByteFormat.string(doc.bytesToDownload))** |\n\n"
+        out += doc.hasChanges ? "\(plural(doc.tilesToDownload, "tile")) to download.\n" : "No changes.\n"
         if let maxTiles = doc.limits.maxTiles {
             let used = tiles.add + tiles.keep
-            out += "Limits: \(used) of \(maxTiles) tiles (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
+            out += "Limits: \(grouped(used)) of \(plural(maxTiles, "tile")) (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
         }
         for pack in doc.stylePacks where pack.overview != StyleOverview() {
-            let count = pack.overview.sources.count
-            out += "\n<details><summary>style pack \(pack.id): \(count) source\(count == 1 ? "" : "s"), "
-            out += "\(pack.overview.fontStacks.count) font stack\(pack.overview.fontStacks.count == 1 ? "" : "s")</summary>\n\n"
+            out += "\n<details><summary>style pack \(pack.id): \(plural(pack.overview.sources.count, "source")), "
+            out += "\(plural(pack.overview.fontStacks.count, "font stack"))</summary>\n\n"
             out += "| source | type | fetched | zooms |\n|---|---|---|---|\n"
             for source in pack.overview.sources {
                 let cells = [source.name, source.type, fetchText(source, pack: pack, code: true), zoomsText(source.zooms)]
@@ -87,7 +91,7 @@ public enum PlanRenderer {
             out += "\nFonts: \(fontsText(pack.overview)).\n\n</details>\n"
         }
         if !doc.notes.isEmpty {
-            out += "\n<details><summary>\(doc.notes.count) note\(doc.notes.count == 1 ? "" : "s")</summary>\n\n"
+            out += "\n<details><summary>\(plural(doc.notes.count, "note"))</summary>\n\n"
             for note in doc.notes { out += "- **\(note.subject)**: \(note.message)\n" }
             out += "\n</details>\n"
         }
@@ -102,7 +106,7 @@ public enum PlanRenderer {
         case .tiles:
             guard let tileset = pack.sources.first(where: { $0.name == source.name }) else { return "tiles" }
             let scheme = tileset.scheme == "tms" ? " (tms)" : ""
-            let listed = source.templateCount > 1 ? " (first of \(source.templateCount) templates)" : ""
+            let listed = source.templateCount > 1 ? " (first of \(plural(source.templateCount, "template")))" : ""
             return "tiles \(url(tileset.urlTemplate))\(scheme)\(listed)"
         case .resource(let resource): return url(resource)
         case .nothing: return "nothing to fetch (inline)"
@@ -126,8 +130,7 @@ public enum PlanRenderer {
     public static func fontsText(_ overview: StyleOverview) -> String {
         guard overview.glyphsTemplate != nil else { return "none (the style has no glyphs template)" }
         guard !overview.fontStacks.isEmpty else { return "none (no symbol layer draws text)" }
-        let count = overview.fontStacks.count
-        return "\(count) stack\(count == 1 ? "" : "s") × \(overview.glyphRangesPerStack) glyph ranges: "
+        return "\(plural(overview.fontStacks.count, "stack")) × \(plural(overview.glyphRangesPerStack, "glyph range")): "
             + overview.fontStacks.map { $0.joined(separator: ", ") }.joined(separator: "; ")
     }
 
@@ -140,7 +143,19 @@ public enum PlanRenderer {
         }
     }
 
-    static func countsText(_ c: ChangeCounts) -> String { "+\(c.add) -\(c.remove) =\(c.keep)" }
+    static func countsText(_ c: ChangeCounts) -> String { "+\(grouped(c.add)) -\(grouped(c.remove)) =\(grouped(c.keep))" }
+
+    /// `3 glyph ranges`, `1 sprite image`: a count of resources of one kind, in words.
+    static func kindText(_ count: Int, _ kind: ResourceKind) -> String {
+        switch kind {
+        case .glyphs: return plural(count, "glyph range")
+        case .spriteImage: return plural(count, "sprite image")
+        case .spriteJSON: return plural(count, "sprite index", "sprite indexes")
+        case .source: return plural(count, "TileJSON", "TileJSONs")
+        case .unknown: return plural(count, "other resource")
+        default: return plural(count, kind.name)
+        }
+    }
 
     static func pad(_ n: Int, _ width: Int) -> String {
         let s = String(n)

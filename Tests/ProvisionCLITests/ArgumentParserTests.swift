@@ -55,6 +55,9 @@ final class ArgumentParserTests: XCTestCase {
             Self.usage("two jobs", ["plan", "a", "b"], "plan takes one JOB, got 2: a b", command: "plan"),
             Self.usage("out over the job", ["plan", "--out", "./j.json", "j.json"],
                        "--out ./j.json would overwrite the job file j.json; write it elsewhere", command: "plan"),
+            Self.usage("saved plan of stdin", ["plan", "--out", "p.json", "-"],
+                       "--out needs the job in a file, not on standard input: a saved plan records the job file's path",
+                       command: "plan"),
             Self.usage("typo", ["plan", "--detailed-exit-code", "j"],
                        "unknown option '--detailed-exit-code' for 'plan' (did you mean '--detailed-exitcode'?)", command: "plan"),
         ]

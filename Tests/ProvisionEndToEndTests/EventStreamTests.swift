@@ -96,4 +96,23 @@ final class EventStreamTests: WorkspaceTestCase {
             }
         }
     }
+
+    func testAJobOnStandardInput() throws {
+        let job = try ws.write(ws.job([Demo.paris], tiles: .http))
+        let plan = try ProvisionProcess.provision(["plan", "--json", "-"], in: ws.root, stdin: job)
+        XCTAssertEqual(plan.status, 0, plan.stderr)
+        XCTAssertEqual(try parseJSON(plan.stdout)["kind"], "plan")
+        let apply = try ProvisionProcess.provision(["apply", "--quiet", "-"], in: ws.root, stdin: job)
+        XCTAssertEqual(apply.status, 0, apply.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ws.store.appendingPathComponent("offline.db").path))
+        let validate = try ProvisionProcess.provision(["validate", "-"], in: ws.root, stdin: job)
+        XCTAssertEqual(validate.status, 0, validate.stderr)
+        XCTAssertTrue(validate.stdout.contains("<stdin>: valid"), validate.stdout)
+
+        let saved = ws.root.appendingPathComponent("saved.json")
+        try ws.provision("plan", "--quiet", "--out", saved.path, job.path).expect(0)
+        let misused = try ws.provision("plan", saved.path)
+        misused.expect(65)
+        XCTAssertTrue(misused.stderr.contains("is a saved plan, not a job file"), misused.stderr)
+    }
 }

@@ -58,6 +58,14 @@ final class GracefulStopTests: WorkspaceTestCase {
         XCTAssertEqual(report["kind"], "apply-report", file: file, line: line)
         XCTAssertNotEqual(report["status"], "complete", file: file, line: line)
         XCTAssertEqual(report["regions"]?.arrayValue?.first?["complete"], .bool(false), file: file, line: line)
+        // The report and the summary count the tiles never requested.
+        let downloads = report["downloads"]
+        let notAttempted = downloads?["notAttempted"]?.intValue ?? -1
+        XCTAssertEqual(downloads?["plannedTiles"]?.intValue, slow.count, file: file, line: line)
+        XCTAssertEqual(notAttempted, slow.count - requestedBeforeStop.count, "the tiles never requested", file: file, line: line)
+        XCTAssertEqual((downloads?["planned"]?.intValue ?? 0) - notAttempted, downloads?["requested"]?.intValue, file: file, line: line)
+        XCTAssertTrue(stopped.stdout.contains(", \(grouped(notAttempted)) not attempted (stopped); "), stopped.stdout,
+                      file: file, line: line)
 
         // The downloads in flight were finished and committed: what was requested is stored.
         let stored = try ws.storedTilePaths()

@@ -17,7 +17,13 @@ final class MissingTilesTests: WorkspaceTestCase {
         job["download"] = ["concurrency": 8, "retries": 1, "timeoutSeconds": 10, "missingTiles": "skip"]
         let path = try ws.write(.object(job)).path
 
-        try ws.provision("apply", "--quiet", path).expect(0, "apply with missing tiles skipped")
+        let applied = try ws.provision("apply", "--quiet", path)
+        applied.expect(0, "apply with missing tiles skipped")
+        // The summary says so: the parts of the planned downloads add up, the 404s among them.
+        let summary = applied.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        XCTAssertTrue(summary.hasPrefix("Apply complete in "), applied.stdout)
+        XCTAssertTrue(summary.contains(" tiles): "), summary)
+        XCTAssertTrue(summary.contains(" downloaded, 3 missing upstream (stored empty, download.missingTiles: skip);"), summary)
         XCTAssertEqual(try ws.lockCompleteness(), ["paris/streets": true])
         let empty = try WritableSQLite(database: ws.database).rows("SELECT z, x, y FROM tiles WHERE data IS NULL")
             .map { "/tiles/\($0[0])/\($0[1])/\($0[2]).pbf" }

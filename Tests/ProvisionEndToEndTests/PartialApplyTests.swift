@@ -28,7 +28,11 @@ final class PartialApplyTests: WorkspaceTestCase {
         })
         XCTAssertEqual(complete["london"], .bool(false))
         XCTAssertEqual(complete["paris"], .bool(true))
-        XCTAssertTrue(first.stdout.contains("downloads failed"), first.stdout)
+        XCTAssertTrue(first.stdout.contains("\n2 downloads failed ("), first.stdout)
+        let planned = report["downloads"]?["planned"]?.intValue ?? -1
+        XCTAssertEqual(planned, report["downloads"]?["requested"]?.intValue, "nothing was stopped")
+        XCTAssertTrue(first.stdout.contains("\(plural(planned, "download")) planned ("), first.stdout)
+        XCTAssertTrue(first.stdout.contains("): \(grouped(planned - 2)) downloaded, 2 failed; "), first.stdout)
         XCTAssertTrue(first.stderr.contains("error: 2 downloads failed; run apply again to retry them"), first.stderr)
         for url in failed { XCTAssertTrue(first.stderr.contains("  \(url): "), "stderr names \(url) even with --quiet: \(first.stderr)") }
         XCTAssertEqual(try ws.sqlite.int("SELECT count(*) FROM tiles WHERE " + tileMatch(Set(broken))), 0,

@@ -43,13 +43,17 @@ final class PlanApplyFlowTests: WorkspaceTestCase {
         let reportURL = ws.root.appendingPathComponent("report.json")
         try ws.provision("apply", "--quiet", "--report", reportURL.path, jobFile).expect(0)
         let report = try readJSON(reportURL)
-        XCTAssertEqual(report["schemaVersion"], .int(1))
+        XCTAssertEqual(report["schemaVersion"], .int(2))
         XCTAssertEqual(report["kind"], "apply-report")
         XCTAssertEqual(report["status"], "complete")
         XCTAssertEqual(report["downloads"]?["failed"]?.intValue, 0)
         // The style and the TileJSON were fetched while planning; apply stores them without a second request.
         XCTAssertEqual(report["downloads"]?["requested"]?.intValue, allTiles.count + 136 - 2,
                        "1439 tiles + 136 style-pack resources - style and TileJSON")
+        XCTAssertEqual(report["downloads"]?["plannedTiles"]?.intValue, allTiles.count)
+        XCTAssertEqual(report["downloads"]?["plannedResources"]?.intValue, 136 - 2)
+        XCTAssertEqual(report["downloads"]?["planned"], report["downloads"]?["requested"], "a whole run requests what it planned")
+        XCTAssertEqual(report["downloads"]?["notAttempted"]?.intValue, 0)
         XCTAssertEqual(report["store"]?["tiles"]?.intValue, allTiles.count)
         XCTAssertEqual(try ws.sqlite.int("SELECT count(*) FROM regions"), 3)
 

@@ -60,15 +60,16 @@ enum ProvisionProcess {
 
     /// Runs `provision arguments…` in `directory`; fails the test on a timeout.
     static func provision(_ arguments: [String], in directory: URL, environment extra: [String: String] = [:],
-                          timeout: TimeInterval = 30,
+                          timeout: TimeInterval = 30, stdin: URL? = nil,
                           file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
         try run(binary(file: file, line: line), arguments, in: directory, environment: environment(extra),
-                timeout: timeout, file: file, line: line)
+                timeout: timeout, stdin: stdin, file: file, line: line)
     }
 
     /// Runs `executable` with `arguments`; stdout and stderr go to temporary files (no pipe can fill up).
     static func run(_ executable: URL, _ arguments: [String], in directory: URL, environment: [String: String],
-                    timeout: TimeInterval, file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
+                    timeout: TimeInterval, stdin: URL? = nil, file: StaticString = #filePath,
+                    line: UInt = #line) throws -> ProcessResult {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("provision-e2e-out-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -85,7 +86,7 @@ enum ProvisionProcess {
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         process.standardOutput = outHandle
         process.standardError = errHandle
         let finished = DispatchSemaphore(value: 0)

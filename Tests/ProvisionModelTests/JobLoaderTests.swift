@@ -236,7 +236,7 @@ final class JobLoaderTests: XCTestCase {
     func testAMissingFileIsUnreadable() throws {
         let root = try makeTemporaryDirectory(self)
         let url = root.appendingPathComponent("nope.json")
-        XCTAssertEqual(JobLoader.load(from: url), .unreadable(path: url.path, reason: "no such file"))
+        XCTAssertEqual(JobLoader.load(from: url), .unreadable(path: url.path, reason: "no such file or directory"))
     }
 
     func testADirectoryIsUnreadable() throws {

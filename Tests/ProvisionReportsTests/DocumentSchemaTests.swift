@@ -88,7 +88,14 @@ final class DocumentSchemaTests: XCTestCase {
         let json = report.json
         try assertValid(json, against: "report")
         XCTAssertEqual(json["status"], "partial")
-        XCTAssertEqual(json["failureCounts"], ["HTTP 500": 2, "timeout": 1])
+        XCTAssertEqual(json["failureCounts"], ["HTTP 500": 8, "timeout": 4])
+        // The planned downloads add up: written + failed + missing upstream + not attempted.
+        XCTAssertEqual(json["downloads"]?["planned"], 1_573)
+        XCTAssertEqual(json["downloads"]?["plannedResources"], 13)
+        XCTAssertEqual(json["downloads"]?["plannedTiles"], 1_560)
+        XCTAssertEqual(json["downloads"]?["notAttempted"], 1_236)
+        XCTAssertEqual(json["downloads"]?["succeeded"], 325)
+        XCTAssertEqual(json["downloads"]?["missingTiles"], 30)
         XCTAssertEqual(json["regions"]?[1]?["stylePack"], .null)
         // The report's `plan` is the plan document's `summary`, so one $def describes both.
         XCTAssertEqual(json["plan"], Samples.planDocument().json["summary"])

@@ -82,16 +82,23 @@ enum Samples {
         PlanDocument(plan: plan(changes: changes), store: "./store", limits: limits)
     }
 
-    /// An apply that ran out of luck: failures of two reasons, one incomplete region, removals.
-    static func partialOutcome(failures: Int = 3) -> ApplyOutcome {
+    /// An apply that ran out of luck and was stopped: of 1,573 planned downloads (13 resources),
+    /// 295 were written, `failures` failed (two reasons), 30 tiles were missing upstream
+    /// (`missingTiles: skip`) and the rest were not attempted; one region is incomplete.
+    static func partialOutcome(failures: Int = 12, notAttempted: Int = 1_236) -> ApplyOutcome {
         var outcome = ApplyOutcome()
-        outcome.requested = 20 + failures
-        outcome.downloaded = 20
+        outcome.missingTiles = 30
+        outcome.downloaded = 295 + outcome.missingTiles
+        outcome.attempted = outcome.downloaded + failures
+        outcome.requested = outcome.attempted
+        outcome.plannedResources = 13
+        outcome.plannedTiles = outcome.attempted + notAttempted - 13
+        outcome.stopped = notAttempted > 0
         outcome.bytesDownloaded = 512_345
         outcome.retries = 4
         for i in 0..<failures {
             outcome.recordFailure(url: "https://tiles.example.com/demo/tiles/streets/11/\(i)/0.pbf",
-                                  reason: i % 2 == 0 ? "HTTP 500" : "timeout")
+                                  reason: i % 3 == 0 ? "timeout" : "HTTP 500")
         }
         outcome.regionRows = ["paris/streets": 4, "london/streets": 2, "berlin/-": 3]
         outcome.incompleteRegions = ["paris/streets"]
@@ -100,6 +107,61 @@ enum Samples {
         outcome.prunedResources = 1
         outcome.seconds = 1.23456
         return outcome
+    }
+
+    /// An apply of one resource and one tile, with one retry, removing one region, one tile and
+    /// one resource: every count in the text is singular.
+    static func singularOutcome() -> ApplyOutcome {
+        var outcome = ApplyOutcome()
+        outcome.plannedResources = 1
+        outcome.plannedTiles = 1
+        outcome.attempted = 2
+        outcome.requested = 2
+        outcome.downloaded = 2
+        outcome.bytesDownloaded = 2_048
+        outcome.retries = 1
+        outcome.regionRows = ["berlin/-": 3]
+        outcome.removedRegions = 1
+        outcome.prunedTiles = 1
+        outcome.prunedResources = 1
+        outcome.seconds = 0.5
+        return outcome
+    }
+
+    /// A plan of one region with one tile and one resource to download, one removed region of
+    /// one tile, and a style pack of one source and one font stack of one glyph range.
+    static func singularPlan() -> Plan {
+        let region = region("oslo", pack: "streets", rowID: nil, action: .create,
+                            zooms: [ZoomChange(urlTemplate: template, zoom: 10, counts: ChangeCounts(add: 1))],
+                            resources: ResourceChanges(wanted: [styleRef], add: [styleRef], remove: []), bytes: 25_000)
+        let overview = StyleOverview(
+            sources: [StyleSourceSummary(name: "streets", type: "vector", fetch: .tiles, templateCount: 1,
+                                         zooms: [RegionZooms(region: "oslo", zooms: 10...10)])],
+            fontStacks: [["Noto Sans Regular"]], glyphRangesPerStack: 1,
+            glyphsTemplate: "https://tiles.example.com/demo/fonts/{fontstack}/{range}.pbf", sprites: [])
+        let pack = StylePackPlan(id: "streets", styleURL: styleURL, resources: [styleRef], missing: [styleRef],
+                                 sources: [sources[0]], overview: overview)
+        var plan = Plan(jobName: "one", jobDigest: jobDigest, epoch: 0, regions: [region],
+                        removedRegions: [RemovedRegion(rowID: 2, key: "rome/streets", tileCount: 1, resourceCount: 1)],
+                        stylePacks: [pack], documents: [:], countsArePrecise: true, assumedTileBytes: 25_000)
+        plan.notes = [PlanNote(subject: "region 'oslo'", message: "one note")]
+        plan.refresh = RefreshPlan(before: 1_700_000_000, resources: 0, tiles: 1)
+        plan.tilesToDownload = 1
+        plan.bytesToDownload = 25_000
+        return plan
+    }
+
+    /// A lock of one complete region of one tile and one resource.
+    static func singularLock() -> LockDocument {
+        let pack = LockDocument.PackEntry(id: "streets", style: styleURL, styleDigest: digest("style"),
+                                          sources: [sources[0]], tileJSONDigests: [tileJSONURL: digest(tileJSONURL)])
+        let region = LockDocument.RegionEntry(key: "oslo/streets", regionID: "oslo", stylePack: "streets", rowID: 1,
+                                              definitionDigest: digest("oslo"),
+                                              expectedTiles: [TileCount(urlTemplate: template, zoom: 10, count: 1)],
+                                              expectedResources: 1, isComplete: true)
+        return LockDocument(jobName: "one", jobDigest: jobDigest, epoch: 1_700_000_000, stylePacks: [pack],
+                            regions: [region], tileCount: 1, resourceCount: 1, byteCount: 2_048,
+                            contentDigest: digest("content"))
     }
 
     static func lock(digestOrder: [String] = [tileJSONURL, "https://unused.example.com/x.json"]) -> LockDocument {
@@ -140,6 +202,25 @@ enum Samples {
         return AuditDocument(store: "./store", hasLock: true, integrity: ["row 3 missing from index tiles_idx"],
                              regions: regions, tileCount: 40, resourceCount: 9, byteCount: 400_000, orphanTiles: 3,
                              orphanResources: 1, unexpectedFiles: ["notes.txt"], missingRegions: ["rome/streets"])
+    }
+
+    /// A verified store of one tile and one resource where one row expired, one chunk differs
+    /// and one tile is orphaned: every count in the text is singular.
+    static func auditSingular() -> AuditDocument {
+        var audit = AuditDocument(store: "./store", hasLock: true, integrity: [],
+                                  regions: [AuditDocument.Region(rowID: 1, key: "oslo/streets",
+                                                                 definition: ["style_url": .string(styleURL)],
+                                                                 metadata: ["name": "Oslo"],
+                                                                 zooms: [(template, 10, 1, 1)], expectedResources: 1,
+                                                                 presentResources: 1)],
+                                  tileCount: 1, resourceCount: 1, byteCount: 1_000, orphanTiles: 1, orphanResources: 0,
+                                  unexpectedFiles: [], missingRegions: [])
+        var verification = AuditDocument.Verification(checked: 1, corrupt: [], corruptCount: 0, expired: 1,
+                                                      digestMatchesLock: false)
+        verification.differingChunks = 1
+        verification.differingRows = 1
+        audit.verification = verification
+        return audit
     }
 
     /// A store without a lock: nothing is expected, so nothing is missing.
