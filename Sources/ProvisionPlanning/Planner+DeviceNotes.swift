@@ -29,7 +29,7 @@ extension Planner {
         return PlanNote(subject: "region '\(row.regionID)'",
                         message: "its \(what) changed: a device that merges this bundle over the previous one adds a "
                             + "second region (MapLibre merges regions only on equal definition and description) and keeps "
-                            + "the old one with its \(storedTiles) tiles until the app deletes it")
+                            + "the old one with its \(plural(storedTiles, "tile")) until the app deletes it")
     }
 }
 

@@ -226,7 +226,7 @@ public enum Planner {
         try checkMapboxTileLimit(mapboxTiles, job: input.job)
         if let maxBytes = input.job.limits.maxBytes, totalEstimate > Double(maxBytes) {
             throw PlanError.limitExceeded(
-                "the store would hold an estimated \(Int64(totalEstimate)) bytes of tiles (\(distinct) tiles), "
+                "the store would hold an estimated \(Int64(totalEstimate)) bytes of tiles (\(plural(distinct, "tile"))), "
                     + "over limits.maxBytes = \(maxBytes); raise it or shrink the regions or zooms")
         }
 
