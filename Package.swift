@@ -40,9 +40,9 @@ let package = Package(
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ProvisionModelTests", dependencies: ["ProvisionModel"]),
-        .testTarget(name: "ProvisionCodecsTests", dependencies: ["ProvisionCodecs"]),
+        .testTarget(name: "ProvisionCodecsTests", dependencies: ["ProvisionCodecs", "ProvisionTestSupport"]),
         .testTarget(name: "ProvisionPlanningTests", dependencies: ["ProvisionPlanning", "ProvisionModel", "ProvisionCodecs"]),
-        .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel", "ProvisionCodecs"]),
+        .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel", "ProvisionCodecs", "ProvisionTestSupport"]),
         .testTarget(name: "ProvisionExecutionTests", dependencies: [
             "ProvisionExecution", "ProvisionModel", "ProvisionCodecs", "ProvisionStore", "ProvisionTestSupport",
         ]),
