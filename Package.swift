@@ -29,8 +29,9 @@ let package = Package(
         .target(name: "ProvisionCLI", dependencies: [
             "TileMath", "ProvisionModel", "ProvisionPlanning", "ProvisionStore",
             "ProvisionExecution", "ProvisionReports",
-        ]),
-        .executableTarget(name: "provision", dependencies: ["ProvisionCLI"]),
+        ], swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(name: "provision", dependencies: ["ProvisionCLI"],
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
         .target(name: "ProvisionTestSupport", dependencies: ["ProvisionModel"]),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
@@ -43,5 +44,5 @@ let package = Package(
         .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "TileMath"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )
