@@ -53,7 +53,9 @@ struct ApplyCommand {
             progress.event("stopping", JSONObject([("signal", .int(Int(number)))]),
                            text: "\nStopping: finishing the downloads in flight and committing them (signal again to quit now)")
         }
-        let applier = Applier(store: database, fetcher: session.fetcher)
+        // PROVISION_FLUSH_WINDOW_MS: how long a finished download may wait to be committed (tests set 0).
+        let flushWindow = environment["PROVISION_FLUSH_WINDOW_MS"].flatMap(Double.init).map { $0 / 1000 } ?? 0.1
+        let applier = Applier(store: database, fetcher: session.fetcher, configuration: .init(flushWindow: flushWindow))
         applier.shouldStop = { stops.isStopping }
         applier.onRegion = { key, linked, wanted, complete in
             progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),

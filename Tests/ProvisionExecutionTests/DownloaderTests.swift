@@ -58,6 +58,20 @@ final class DownloaderTests: XCTestCase {
         XCTAssertEqual(worstLag, 10 * (1 + 2 + 1))
     }
 
+    func testAZeroFlushWindowHandsEachResultOverWithoutWaiting() throws {
+        // The writer's clock never moves, so only the zero window can bring a partial batch over.
+        let received = Locked(0)
+        let fetcher = GatedFetcher(received: received)
+        let configuration = Downloader.Configuration(flushWindow: 0, clock: ManualClock())
+        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { batch in
+            received.withLock { $0 += batch.count }
+        }
+        let stats = try downloader.run(requests(5))
+        XCTAssertEqual(fetcher.sawFirstThreeWritten.withLock { $0 }, true, "the first 3 were written while the rest waited")
+        XCTAssertEqual(stats.succeeded, 5)
+        XCTAssertEqual(received.withLock { $0 }, 5)
+    }
+
     func testBatchesAreCutByBytesToo() throws {
         let fetcher = StubFetcher { _ in .success(FetchedBody(data: Data(count: 1000))) }
         let sizes = Locked<[Int]>([])
@@ -179,6 +193,27 @@ final class DownloaderTests: XCTestCase {
         XCTAssertEqual(all.requested, 100)
         XCTAssertNil(all.stoppedBy)
         XCTAssertEqual(all.failureCounts, ["http-403": 1])
+    }
+}
+
+/// Answers 3 requests, waits (up to 10 s) until the sink has received them, then answers the rest.
+private final class GatedFetcher: Fetcher {
+    let received: Locked<Int>
+    let sawFirstThreeWritten = Locked<Bool?>(nil)
+
+    init(received: Locked<Int>) { self.received = received }
+
+    func fetchAll<I: IteratorProtocol>(_ requests: inout I, onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void)
+    where I.Element == FetchRequest {
+        var answered = 0
+        while let request = requests.next() {
+            onResult(request, .success(FetchedBody(data: Data(count: 10))))
+            answered += 1
+            guard answered == 3 else { continue }
+            let clock = SystemClock()
+            let written = received.withLock(when: { $0 >= 3 }, deadline: clock.now + 10_000_000_000, clock: clock) { $0 >= 3 }
+            sawFirstThreeWritten.withLock { $0 = written }
+        }
     }
 }
 
