@@ -71,7 +71,7 @@ public final class LoopbackHTTPServer: Sendable {
         public var path: String
         /// Request headers with lower-cased names.
         public var headers: [String: String]
-        /// When it arrived, in monotonic seconds (`DispatchTime.uptimeNanoseconds / 1e9`).
+        /// When it arrived, in seconds of the server's clock (`MonotonicClock.now / 1e9`).
         public var receivedAt: TimeInterval = 0
         /// The fault injected into its answer, if any.
         public var fault: InjectedFault?
@@ -100,6 +100,7 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     private let listener: Int32
+    private let clock: any MonotonicClock
     private let state = Locked(State())
     private let acceptDone = DispatchSemaphore(value: 0)
 
@@ -116,8 +117,10 @@ public final class LoopbackHTTPServer: Sendable {
         set { state.withLock { $0.fileCacheMaxAge = newValue } }
     }
 
-    /// Starts listening on an ephemeral port of 127.0.0.1.
-    public init() throws {
+    /// Starts listening on an ephemeral port of 127.0.0.1; requests are stamped with `clock`
+    /// (give it the fetcher's manual clock to see when, by that clock, each was sent).
+    public init(clock: any MonotonicClock = SystemClock()) throws {
+        self.clock = clock
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError("socket: errno \(errno)") }
         var yes: Int32 = 1
@@ -299,7 +302,7 @@ public final class LoopbackHTTPServer: Sendable {
     private func respond(to request: LoggedRequest, on fd: Int32, keepAlive: Bool) -> Bool {
         var (request, behaviour, hit, drip) = state.withLock { state in
             var request = request
-            request.receivedAt = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+            request.receivedAt = Double(clock.now) / 1e9
             request.fault = state.injector?.next(path: request.path)
             if let fault = request.fault { state.faultCounts[fault, default: 0] += 1 }
             state.log.append(request)
