@@ -33,7 +33,7 @@ final class BoundedQueue<Element: Sendable>: Sendable {
     /// Whether a `push` now would not block (for the one producer, nothing else can fill it).
     var hasRoom: Bool {
         let capacity = self.capacity
-        return state.withLock { $0.elements.count < capacity }
+        return state.read { $0.elements.count < capacity }
     }
 
     /// Removes the oldest element, blocking while empty; nil once finished and drained, or cancelled.
@@ -77,11 +77,11 @@ final class BoundedQueue<Element: Sendable>: Sendable {
 
     /// Whether `cancel()` was called.
     var isCancelled: Bool {
-        state.withLock { $0.cancelled }
+        state.read { $0.cancelled }
     }
 
     /// The peak element count.
     var peak: Int {
-        state.withLock { $0.peakCount }
+        state.read { $0.peakCount }
     }
 }

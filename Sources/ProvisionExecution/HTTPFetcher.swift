@@ -108,8 +108,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
     var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Serialises `fetchAll` calls.
     private let lock = NSLock()
-    private let countLock = NSLock()
-    private var retries = 0
+    private let retries = Locked(0)
 
     private static let globalInit: CURLcode = provision_curl_global_init_all()
 
@@ -140,15 +139,11 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
 
     /// Retries made since creation.
     public var retryCount: Int {
-        countLock.lock()
-        defer { countLock.unlock() }
-        return retries
+        retries.read { $0 }
     }
 
     func countRetry() {
-        countLock.lock()
-        retries += 1
-        countLock.unlock()
+        retries.withLock { $0 += 1 }
     }
 
     /// Fetches every request from the URL `configuration.rewrite` maps its canonical URL to.
