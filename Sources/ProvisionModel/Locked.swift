@@ -3,9 +3,9 @@ import Foundation
 /// A value that threads share, reached only through a lock: the one hand-audited
 /// `@unchecked Sendable` type of the library.
 ///
-/// Why it is sound: `value` is private and read or written only inside `withLock`, with
-/// `condition` held, so no two threads ever touch it at once, and the lock orders every access
-/// after the previous one. A non-`Sendable` value may be kept inside too: it comes in as
+/// Why it is sound: `value` is private and read or written only inside `withLock` or `read`,
+/// with `condition` held, so no two threads ever touch it at once, and the lock orders every
+/// access after the previous one. A non-`Sendable` value may be kept inside too: it comes in as
 /// `sending` (the compiler checks that the caller keeps no reference to it) and the closure gets
 /// it as `inout sending`, so as with `Synchronization.Mutex` (macOS 15, where this package
 /// supports macOS 13) it cannot be stashed elsewhere. Do not hand a reference to a non-`Sendable`

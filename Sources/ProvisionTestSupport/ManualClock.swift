@@ -25,10 +25,10 @@ public final class ManualClock: MonotonicClock {
     }
 
     /// The current reading, in nanoseconds.
-    public var now: UInt64 { state.withLock { $0.now } }
+    public var now: UInt64 { state.read { $0.now } }
 
     /// Every wait `sleep(until:)` was asked for, in nanoseconds, in order.
-    public var sleeps: [UInt64] { state.withLock { $0.sleeps } }
+    public var sleeps: [UInt64] { state.read { $0.sleeps } }
 
     /// Moves the clock `seconds` on and wakes the threads waiting for it.
     public func advance(by seconds: Double) {
