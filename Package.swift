@@ -54,5 +54,5 @@ let package = Package(
         .testTarget(name: "ProvisionCLITests", dependencies: ["ProvisionCLI", "ProvisionModel", "ProvisionEngine"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel", "ProvisionCodecs"]),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

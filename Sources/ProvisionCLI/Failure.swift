@@ -50,8 +50,11 @@ func diagnosticJSON(_ d: Diagnostic) -> JSONValue {
 enum RunEnvironment {
     /// The environment variable that stands in for the clock (Unix seconds).
     static let clockVariable = "PROVISION_NOW"
+    /// The environment variable that sets the flush window in milliseconds (default 100).
+    static let flushWindowVariable = "PROVISION_FLUSH_WINDOW_MS"
 
     /// The context of a run; a variable that is not a non-negative integer is a usage error.
+    /// (`seconds` reads any of them as a non-negative integer; the flush window's is milliseconds.)
     static func context(_ environment: [String: String]) throws(ProvisionError) -> RunContext {
         func seconds(_ name: String) throws(ProvisionError) -> Int64? {
             guard let text = environment[name] else { return nil }
@@ -61,7 +64,9 @@ enum RunEnvironment {
             return value
         }
         let now = try seconds(clockVariable) ?? Int64(Date().timeIntervalSince1970)
-        return RunContext(environment: environment, now: now, sourceDateEpoch: try seconds("SOURCE_DATE_EPOCH"))
+        let flushWindow = try seconds(flushWindowVariable).map { Double($0) / 1000 } ?? 0.1
+        return RunContext(environment: environment, now: now, sourceDateEpoch: try seconds("SOURCE_DATE_EPOCH"),
+                          flushWindow: flushWindow)
     }
 }
 

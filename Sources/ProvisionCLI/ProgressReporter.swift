@@ -51,12 +51,14 @@ final class ProgressReporter: ProgressSink {
         if case .tty = style, columns == nil, console.stderrIsTerminal {
             // SIGWINCH: the terminal was resized; the next redraw fits the new width.
             signal(SIGWINCH, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
-            source.setEventHandler { [state, console] in
-                if let width = console.stderrColumns { state.withLock { $0.width = width } }
+            resize.withLock { [state, console] slot in
+                let source = DispatchSource.makeSignalSource(signal: SIGWINCH, queue: .global())
+                source.setEventHandler {
+                    if let width = console.stderrColumns { state.withLock { $0.width = width } }
+                }
+                source.resume()
+                slot = source
             }
-            source.resume()
-            resize.withLock { $0 = source }
         }
     }
 

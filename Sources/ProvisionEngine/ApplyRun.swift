@@ -85,7 +85,8 @@ public struct ApplyRun {
         } catch {
             throw ProvisionError(store: error, context: "cannot open the store at \(session.store.display) for writing")
         }
-        let applier = Applier(store: database, fetcher: session.fetcher)
+        let applier = Applier(store: database, fetcher: session.fetcher,
+                              configuration: .init(flushWindow: context.flushWindow))
         let progress = self.progress
         applier.shouldStop = shouldStop
         applier.onRegion = { key, linked, wanted, complete in

@@ -14,11 +14,16 @@ public struct RunContext: Sendable {
     public var now: Int64
     /// `SOURCE_DATE_EPOCH`, when set.
     public var sourceDateEpoch: Int64?
+    /// How long a finished download may wait in memory before it is committed
+    /// (`PROVISION_FLUSH_WINDOW_MS`; end-to-end tests set 0 so a kill finds every finished tile
+    /// committed without waiting for time to pass).
+    public var flushWindow: Double
 
-    public init(environment: [String: String], now: Int64, sourceDateEpoch: Int64? = nil) {
+    public init(environment: [String: String], now: Int64, sourceDateEpoch: Int64? = nil, flushWindow: Double = 0.1) {
         self.environment = environment
         self.now = now
         self.sourceDateEpoch = sourceDateEpoch
+        self.flushWindow = flushWindow
     }
 }
 

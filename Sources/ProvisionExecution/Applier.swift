@@ -7,9 +7,9 @@ import TileMath
 /// re-plans: every tile it touches comes from the plan's covers.
 ///
 /// Order matters for kill safety. The staging store (the previous `offline.db`) gets the region
-/// rows and the resources first; every finished tile download is then committed within about
-/// 100 ms, to the canonical file or (when it had to wait) to the staging store. The staging
-/// store is replaced only by renaming the finished canonical file over it, so a store killed at
+/// rows and the resources first; every finished tile download is then committed within the
+/// flush window (`Downloader.Configuration.flushWindow`, 100 ms by default), to the canonical
+/// file or (when it had to wait) to the staging store. The staging store is replaced only by renaming the finished canonical file over it, so a store killed at
 /// any point holds a committed state, and the next apply takes back what the killed one wrote.
 public final class Applier {
     private let store: StagingStore
@@ -80,7 +80,9 @@ public final class Applier {
         outcome.plannedResources = resourceRequests.count
         outcome.plannedTiles = total - resourceRequests.count
         var done = DownloadProgress(requested: total, completed: 0, succeeded: 0, failed: 0, bytes: 0)
-        try download(resourceRequests.makeIterator(), into: &outcome, progress: &done) { [store] items in try store.write(items) }
+        // The store (and the assembler) cross to the writer thread: see `handedToWriter`.
+        let writeToStore = Self.handedToWriter { [store] items in try store.write(items) }
+        try download(resourceRequests.makeIterator(), into: &outcome, progress: &done, sink: writeToStore)
 
         onPhase?("tiles")
         // A fatal answer (401/403) to a resource stops the run before any tile is requested.
@@ -90,17 +92,18 @@ public final class Applier {
         // it; a refresh rewrites staged rows afterwards, so then the file is assembled once the
         // downloads are done, all from the staging store.
         let streams = plan.refresh == nil
+        let limits = CanonicalAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
         let assembler = builder.map {
             CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
-                               downloads: streams ? missing : groups.map { _ in [] })
+                               downloads: streams ? missing : groups.map { _ in [] }, limits: limits)
         }
         if let assembler, streams {
             try assembler.begin()
-            try download(tiles, into: &outcome, progress: &done, onFailure: { assembler.noteFailure($0) }) { items in
-                try assembler.receive(items)
-            }
+            let failures = assembler.failures
+            try download(tiles, into: &outcome, progress: &done, onFailure: { failures.note($0) },
+                         sink: Self.handedToWriter { items in try assembler.receive(items) })
         } else {
-            try download(tiles, into: &outcome, progress: &done) { [store] items in try store.write(items) }
+            try download(tiles, into: &outcome, progress: &done, sink: writeToStore)
             if let refresh = plan.refresh {
                 onPhase?("refresh")
                 try revalidate(before: refresh.before, outcome: &outcome)
@@ -132,7 +135,7 @@ public final class Applier {
     /// Runs one download and adds its statistics to the outcome; progress counts on from `progress`.
     private func download<I: IteratorProtocol>(_ requests: I, into outcome: inout ApplyOutcome, progress: inout DownloadProgress,
                                                onFailure: ((FetchRequest) -> Void)? = nil,
-                                               sink: @escaping ([FetchedItem]) throws -> Void) throws
+                                               sink: @escaping @Sendable ([FetchedItem]) throws -> Void) throws
         where I.Element == FetchRequest {
         var requests = requests
         let downloader = Downloader(fetcher: fetcher, configuration: configuration, sink: sink)
@@ -180,16 +183,36 @@ public final class Applier {
     private func revalidate(before now: Int64, outcome: inout ApplyOutcome) throws {
         let requests = try store.expiredRequests(before: now)
         guard !requests.isEmpty else { return }
-        let counts = RevalidationCounts()
-        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { [store] items in
-            counts.add(items)
-            try store.write(items)
+        let counts = Locked((notModified: 0, replaced: 0))
+        let write = Self.handedToWriter { [store] items in try store.write(items) }
+        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { items in
+            counts.withLock { counts in
+                for item in items {
+                    if item.body.isNotModified { counts.notModified += 1 } else { counts.replaced += 1 }
+                }
+            }
+            try write(items)
         }
         let failed = self.onFailure
         downloader.onFailure = { request, failure in failed?(request.url, failure.description) }
         record(try downloader.run(requests), into: &outcome)
-        outcome.revalidated += counts.notModified
-        outcome.refreshed += counts.replaced
+        let (notModified, replaced) = counts.withLock { $0 }
+        outcome.revalidated += notModified
+        outcome.refreshed += replaced
+    }
+
+    /// `write` as the sink of a download, which runs it on its writer thread.
+    ///
+    /// Why this is sound though the store and the assembler are not `Sendable` (SQLite
+    /// connections, used by one thread at a time): `Downloader.run` hands every batch to the
+    /// writer thread and joins it before it returns, and while it runs the applier's thread
+    /// only runs the fetch loop, which does not touch them (failures reach the assembler through
+    /// its `Locked` inbox). So they are used by one thread at a time, and the thread start and
+    /// join order those uses.
+    private static func handedToWriter(_ write: @escaping ([FetchedItem]) throws -> Void)
+        -> @Sendable ([FetchedItem]) throws -> Void {
+        nonisolated(unsafe) let write = write
+        return { items in try write(items) }
     }
 
     /// Writes the styles and TileJSONs the plan was resolved from, unless the store already has
@@ -232,20 +255,5 @@ struct WorkList: IteratorProtocol {
             tileIndex = 0
         }
         return nil
-    }
-}
-
-/// 304 and 200 answers to revalidation, counted on the writer thread.
-final class RevalidationCounts: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var notModified = 0
-    private(set) var replaced = 0
-
-    func add(_ items: [FetchedItem]) {
-        lock.lock()
-        defer { lock.unlock() }
-        for item in items {
-            if item.body.isNotModified { notModified += 1 } else { replaced += 1 }
-        }
     }
 }

@@ -1,14 +1,18 @@
 import Foundation
+import ProvisionModel
 
 /// A blocking FIFO of at most `capacity` elements between one producer and one consumer thread.
-final class BoundedQueue<Element> {
-    private let condition = NSCondition()
-    private var elements: [Element] = []
-    private var finished = false
-    private var cancelled = false
+final class BoundedQueue<Element: Sendable>: Sendable {
+    private struct State {
+        var elements: [Element] = []
+        var finished = false
+        var cancelled = false
+        /// The most elements the queue ever held.
+        var peakCount = 0
+    }
+
+    private let state = Locked(State())
     let capacity: Int
-    /// The most elements the queue ever held.
-    private(set) var peakCount = 0
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -17,28 +21,30 @@ final class BoundedQueue<Element> {
     /// Appends `element`, blocking while the queue is full; false (element dropped) once cancelled.
     @discardableResult
     func push(_ element: Element) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while elements.count >= capacity && !cancelled { condition.wait() }
-        guard !cancelled, !finished else { return false }
-        elements.append(element)
-        peakCount = max(peakCount, elements.count)
-        condition.broadcast()
-        return true
+        let capacity = self.capacity
+        return state.withLock(when: { $0.elements.count < capacity || $0.cancelled }) { state in
+            guard !state.cancelled, !state.finished else { return false }
+            state.elements.append(element)
+            state.peakCount = max(state.peakCount, state.elements.count)
+            return true
+        }
+    }
+
+    /// Whether a `push` now would not block (for the one producer, nothing else can fill it).
+    var hasRoom: Bool {
+        let capacity = self.capacity
+        return state.read { $0.elements.count < capacity }
     }
 
     /// Removes the oldest element, blocking while empty; nil once finished and drained, or cancelled.
     func pop() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while elements.isEmpty && !finished && !cancelled { condition.wait() }
-        guard !cancelled, !elements.isEmpty else { return nil }
-        let element = elements.removeFirst()
-        condition.broadcast()
-        return element
+        state.withLock(when: { !$0.elements.isEmpty || $0.finished || $0.cancelled }) { state in
+            guard !state.cancelled, !state.elements.isEmpty else { return nil }
+            return state.elements.removeFirst()
+        }
     }
 
-    /// What `pop(waitingAtMost:)` found.
+    /// What `pop(until:clock:)` found.
     enum Popped {
         case element(Element)
         /// Nothing arrived in time; the queue is still open.
@@ -47,50 +53,35 @@ final class BoundedQueue<Element> {
         case closed
     }
 
-    /// Removes the oldest element, waiting at most `seconds` for one (forever when `seconds` is 0).
-    func pop(waitingAtMost seconds: Double) -> Popped {
-        guard seconds > 0 else { return pop().map { .element($0) } ?? .closed }
-        condition.lock()
-        defer { condition.unlock() }
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while elements.isEmpty && !finished && !cancelled {
-            if !condition.wait(until: deadline) { break }
+    /// Removes the oldest element, waiting for one until `clock` reaches `deadline`.
+    func pop(until deadline: UInt64, clock: any MonotonicClock) -> Popped {
+        state.withLock(when: { !$0.elements.isEmpty || $0.finished || $0.cancelled }, deadline: deadline, clock: clock) { state in
+            if state.cancelled { return .closed }
+            if state.elements.isEmpty { return state.finished ? .closed : .timedOut }
+            return .element(state.elements.removeFirst())
         }
-        if cancelled { return .closed }
-        if elements.isEmpty { return finished ? .closed : .timedOut }
-        let element = elements.removeFirst()
-        condition.broadcast()
-        return .element(element)
     }
 
     /// No more elements will be pushed; the consumer drains what is left.
     func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { $0.finished = true }
     }
 
     /// Drops what is queued and wakes everyone: pushes fail and pops return nil from now on.
     func cancel() {
-        condition.lock()
-        cancelled = true
-        elements.removeAll()
-        condition.broadcast()
-        condition.unlock()
+        state.withLock { state in
+            state.cancelled = true
+            state.elements.removeAll()
+        }
     }
 
     /// Whether `cancel()` was called.
     var isCancelled: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return cancelled
+        state.read { $0.cancelled }
     }
 
-    /// The peak element count, read under the lock.
+    /// The peak element count.
     var peak: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return peakCount
+        state.read { $0.peakCount }
     }
 }

@@ -12,19 +12,22 @@ import TileMath
 /// in that order, so most go straight into the canonical file.
 ///
 /// Kill safety: the builder commits after every batch, and a body that cannot be written yet (a
-/// tile before it is still downloading) is kept in memory at most `spillSeconds`, or until
+/// tile before it is still downloading) is kept in memory at most `spillSeconds` (by the
+/// clock of `Limits`), or until
 /// `spillBytes` are waiting, and is then written to the staging store. So a finished download
 /// is committed to one of the two files within that time; `ProvisionStore` takes a killed
 /// apply's canonical file back into the store (`takeInPartialBuild`), and the next apply finds
 /// every committed tile stored.
 ///
-/// Not thread-safe: `receive` and `finish` run on the writer thread; `noteFailure` may be
-/// called from any thread.
+/// Not thread-safe: `receive` and `finish` run on the writer thread; `failures` may be
+/// noted from any thread.
 final class CanonicalAssembler {
     /// How long and how much finished downloads may wait in memory before they are spilled.
     struct Limits {
         var spillSeconds: Double = 0.1
         var spillBytes: Int = 16 << 20
+        /// Where the age of a waiting download is read.
+        var clock: any MonotonicClock = SystemClock()
     }
 
     /// What the walk did, for the outcome.
@@ -58,7 +61,8 @@ final class CanonicalAssembler {
     private let groups: [TileGroup]
     private let downloads: [[TileID]]
     private let limits: Limits
-    private let failures = FailureInbox()
+    /// Downloads that failed for good, noted by the downloading thread.
+    let failures = FailureInbox()
 
     private var regionIDs: [Int64] = []
     private var resourceIDs: [String: Int64] = [:]
@@ -128,15 +132,10 @@ final class CanonicalAssembler {
         try builder.commit()
     }
 
-    /// Notes a download that failed for good (any thread).
-    func noteFailure(_ request: FetchRequest) {
-        if let key = request.tileKey { failures.add(key) }
-    }
-
     /// Takes a batch of finished downloads (possibly empty: the writer was idle), writes what
     /// the walk can, spills what waited too long, and commits.
     func receive(_ items: [FetchedItem]) throws {
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = limits.clock.now
         for item in items {
             guard let key = item.request.tileKey else { continue }
             resolved[key] = .body(item)
@@ -351,21 +350,21 @@ final class CanonicalAssembler {
 }
 
 /// Keys of downloads that failed, handed from the downloading thread to the writer thread.
-private final class FailureInbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var keys: [TileKey] = []
+struct FailureInbox: Sendable {
+    private let keys = Locked<[TileKey]>([])
 
-    func add(_ key: TileKey) {
-        lock.lock()
-        keys.append(key)
-        lock.unlock()
+    /// Notes a download that failed for good (any thread).
+    func note(_ request: FetchRequest) {
+        guard let key = request.tileKey else { return }
+        keys.withLock { $0.append(key) }
     }
 
+    /// The keys noted since the last call.
     func drain() -> [TileKey] {
-        lock.lock()
-        defer { lock.unlock() }
-        let drained = keys
-        keys = []
-        return drained
+        keys.withLock { keys in
+            let drained = keys
+            keys = []
+            return drained
+        }
     }
 }

@@ -21,26 +21,32 @@ public final class Downloader {
         public var maxRecordedFailures: Int
         /// Whether a fatal failure (HTTP 401/403) stops pulling requests (`DownloadStats.stoppedBy`).
         public var stopOnFatal: Bool
-        /// …and the writer, idle this long (seconds), commits whatever has arrived, so a finished
-        /// download waits at most about this long to be committed: a kill loses little finished work,
-        /// and what was committed is never fetched again.
-        public var batchSeconds: Double
+        /// The flush window, in seconds: the longest a finished download waits in memory before it is
+        /// committed. The writer, idle this long, commits whatever has arrived (and the apply's
+        /// assembler spills what waits this long), so a kill loses little finished work, and what
+        /// was committed is never fetched again. At 0 every result is handed to the writer as soon
+        /// as the queue has room, and the assembler spills at once.
+        public var flushWindow: Double
+        /// Where the writer reads the time (its idle flush, the assembler's spill window).
+        public var clock: any MonotonicClock
 
         /// Creates limits; the defaults suit the offline database writer.
         public init(batchItems: Int = 256, batchBytes: Int = 2 << 20, queueCapacity: Int = 4,
-                    maxRecordedFailures: Int = 100, stopOnFatal: Bool = true, batchSeconds: Double = 0.1) {
+                    maxRecordedFailures: Int = 100, stopOnFatal: Bool = true, flushWindow: Double = 0.1,
+                    clock: any MonotonicClock = SystemClock()) {
             self.batchItems = max(1, batchItems)
             self.batchBytes = max(1, batchBytes)
             self.queueCapacity = max(1, queueCapacity)
             self.maxRecordedFailures = max(0, maxRecordedFailures)
             self.stopOnFatal = stopOnFatal
-            self.batchSeconds = max(0, batchSeconds)
+            self.flushWindow = flushWindow.isFinite ? max(0, flushWindow) : 0.1
+            self.clock = clock
         }
     }
 
     private let fetcher: Fetcher
     private let configuration: Configuration
-    private let sink: ([FetchedItem]) throws -> Void
+    private let sink: @Sendable ([FetchedItem]) throws -> Void
 
     /// Called on the downloading thread after every result.
     public var onProgress: ((DownloadProgress) -> Void)?
@@ -48,9 +54,9 @@ public final class Downloader {
     public var onFailure: ((FetchRequest, FetchFailure) -> Void)?
 
     /// Creates a downloader; `sink` runs on the writer thread, one batch at a time, in order, and
-    /// also with an empty batch each time the writer has been idle for `batchSeconds`.
+    /// also with an empty batch each time the writer has been idle for `flushWindow`.
     public init(fetcher: Fetcher, configuration: Configuration = Configuration(),
-                sink: @escaping ([FetchedItem]) throws -> Void) {
+                sink: @escaping @Sendable ([FetchedItem]) throws -> Void) {
         self.fetcher = fetcher
         self.configuration = configuration
         self.sink = sink
@@ -67,11 +73,11 @@ public final class Downloader {
     /// (HTTP 401/403) no further request is pulled: what was already pulled finishes, and the
     /// statistics name the failure in `stoppedBy`. URLs in the statistics are redacted.
     public func run<I: IteratorProtocol>(_ requests: inout I) throws -> DownloadStats where I.Element == FetchRequest {
-        let started = DispatchTime.now().uptimeNanoseconds
+        let started = configuration.clock.now
         let retriesBefore = (fetcher as? RetryCounting)?.retryCount ?? 0
         let queue = BoundedQueue<[FetchedItem]>(capacity: configuration.queueCapacity)
-        let pending = PendingBatch()
-        let writer = Writer(queue: queue, pending: pending, idleSeconds: configuration.batchSeconds, sink: sink)
+        let pending = Locked(PendingBatch())
+        let writer = Writer(queue: queue, pending: pending, configuration: configuration, sink: sink)
         writer.start()
 
         var stats = DownloadStats()
@@ -85,9 +91,12 @@ public final class Downloader {
                 stats.succeeded += 1
                 if body.isMissing { stats.missingTiles += 1 }
                 stats.bytes += Int64(body.data.count)
-                if let full = pending.append(FetchedItem(request: request, body: body), items: configuration.batchItems,
-                                             bytes: configuration.batchBytes) {
+                let item = FetchedItem(request: request, body: body)
+                if let full = pending.withLock({ $0.append(item, items: configuration.batchItems,
+                                                             bytes: configuration.batchBytes) }) {
                     queue.push(full)
+                } else if configuration.flushWindow == 0, queue.hasRoom, let partial = pending.withLock({ $0.take() }) {
+                    queue.push(partial)  // only this thread pushes: there is still room
                 }
             case .failure(let failure):
                 let failure = failure.redacted
@@ -109,14 +118,14 @@ public final class Downloader {
                                          succeeded: stats.succeeded, failed: stats.failed, bytes: stats.bytes))
         }
         requests = stoppable.base
-        if let rest = pending.take() { queue.push(rest) }
+        if let rest = pending.withLock({ $0.take() }) { queue.push(rest) }
         queue.finish()
         writer.wait()
-        if let error = writer.error { throw error }
+        if let error = writer.failure.withLock({ $0 }) { throw error }
 
         stats.requested = pulled.count
         stats.retries = ((fetcher as? RetryCounting)?.retryCount ?? 0) - retriesBefore
-        stats.duration = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        stats.duration = Double(configuration.clock.now &- started) / 1e9
         stats.peakQueuedBatches = queue.peak
         return stats
     }
@@ -143,31 +152,22 @@ private final class PullCounter {
 }
 
 /// The batch being filled by the downloading thread. The writer takes it when it has waited
-/// `idleSeconds` with nothing else to write, so a finished download is committed within that time
-/// even when no further result arrives (a kill then loses at most that much finished work).
-private final class PendingBatch: @unchecked Sendable {
-    private let lock = NSLock()
+/// the flush window with nothing else to write, so a finished download is committed within that
+/// time even when no further result arrives (a kill then loses at most that much finished work).
+private struct PendingBatch {
     private var items: [FetchedItem] = []
     private var bytes = 0
 
     /// Adds an item; returns the batch when it reached `items` items or `bytes` payload bytes.
-    func append(_ item: FetchedItem, items limit: Int, bytes byteLimit: Int) -> [FetchedItem]? {
-        lock.lock()
-        defer { lock.unlock() }
+    mutating func append(_ item: FetchedItem, items limit: Int, bytes byteLimit: Int) -> [FetchedItem]? {
         items.append(item)
         bytes += item.body.data.count
         guard items.count >= limit || bytes >= byteLimit else { return nil }
-        return takeLocked()
+        return take()
     }
 
     /// The items gathered so far, if any, leaving the batch empty.
-    func take() -> [FetchedItem]? {
-        lock.lock()
-        defer { lock.unlock() }
-        return takeLocked()
-    }
-
-    private func takeLocked() -> [FetchedItem]? {
+    mutating func take() -> [FetchedItem]? {
         guard !items.isEmpty else { return nil }
         let batch = items
         items = []
@@ -177,21 +177,23 @@ private final class PendingBatch: @unchecked Sendable {
 }
 
 /// The writer thread: pops batches and hands them to the sink until the queue is drained or the
-/// sink throws; when idle it hands over the partial batch, or an empty one.
-private final class Writer: @unchecked Sendable {
+/// sink throws; when idle for the flush window it hands over the partial batch, or an empty one.
+private final class Writer: Sendable {
     private let queue: BoundedQueue<[FetchedItem]>
-    private let pending: PendingBatch
-    private let idleSeconds: Double
-    private let sink: ([FetchedItem]) throws -> Void
+    private let pending: Locked<PendingBatch>
+    private let window: UInt64
+    private let clock: any MonotonicClock
+    private let sink: @Sendable ([FetchedItem]) throws -> Void
     private let done = DispatchSemaphore(value: 0)
-    /// The sink's error; read only after `wait()`.
-    private(set) var error: Error?
+    /// The sink's error; read after `wait()`.
+    let failure = Locked<(any Error)?>(nil)
 
-    init(queue: BoundedQueue<[FetchedItem]>, pending: PendingBatch, idleSeconds: Double,
-         sink: @escaping ([FetchedItem]) throws -> Void) {
+    init(queue: BoundedQueue<[FetchedItem]>, pending: Locked<PendingBatch>, configuration: Downloader.Configuration,
+         sink: @escaping @Sendable ([FetchedItem]) throws -> Void) {
         self.queue = queue
         self.pending = pending
-        self.idleSeconds = idleSeconds
+        self.window = SystemClock.nanoseconds(configuration.flushWindow)
+        self.clock = configuration.clock
         self.sink = sink
     }
 
@@ -200,17 +202,26 @@ private final class Writer: @unchecked Sendable {
             defer { done.signal() }
             while true {
                 let batch: [FetchedItem]
-                switch queue.pop(waitingAtMost: idleSeconds) {
+                switch queue.pop(until: window == 0 ? 0 : clock.now + window, clock: clock) {
                 case .element(let next): batch = next
                 case .timedOut:
                     // Idle: the partial batch, or nothing (the sink may have work of its own to commit).
-                    batch = pending.take() ?? []
+                    if let partial = pending.withLock({ $0.take() }) {
+                        batch = partial
+                    } else if window > 0 {
+                        batch = []
+                    } else {
+                        // At a zero window the downloading thread pushes each result while the
+                        // queue has room, and what it kept back was just taken: wait for more.
+                        guard let next = queue.pop() else { return }
+                        batch = next
+                    }
                 case .closed: return
                 }
                 do {
                     try sink(batch)
                 } catch {
-                    self.error = error
+                    failure.withLock { $0 = error }
                     queue.cancel()
                     return
                 }

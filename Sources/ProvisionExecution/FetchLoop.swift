@@ -32,6 +32,7 @@ struct FetchLoop {
     /// Why the run stopped early (a fatal failure), once it has.
     private var stopReason: String?
     private let waitingCap: Int
+    private let clock: any MonotonicClock
 
     init(fetcher: HTTPFetcher, transportURL: @escaping (FetchRequest) -> String,
          onResult: @escaping (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) {
@@ -41,13 +42,12 @@ struct FetchLoop {
         self.configuration = fetcher.configuration
         self.limiter = configuration.requestsPerSecond.map { RateLimiter(rate: $0) }
         self.waitingCap = max(64, 4 * configuration.concurrency)
+        self.clock = configuration.clock
     }
-
-    private static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     mutating func run<I: IteratorProtocol>(_ requests: inout I) where I.Element == FetchRequest {
         while true {
-            let now = Self.now
+            let now = clock.now
             startWaiting(now: now)
             pull(&requests, now: now)
             if stopReason != nil { abandonWaiting() }
@@ -60,13 +60,13 @@ struct FetchLoop {
             curl_multi_perform(fetcher.multi, &running)
             let done = collectFinished()
             if done.isEmpty {
-                curl_multi_poll(fetcher.multi, nil, 0, pollTimeout(now: Self.now), nil)
+                curl_multi_poll(fetcher.multi, nil, 0, pollTimeout(now: clock.now), nil)
                 continue
             }
             // The freed slots are refilled and the new requests sent before the answers are
             // verified and handed on: transfers finish in bursts (connections started together
             // stay in step), and a burst handled first would hold every new request back.
-            let refill = Self.now
+            let refill = clock.now
             startWaiting(now: refill)
             pull(&requests, now: refill)
             curl_multi_perform(fetcher.multi, &running)
@@ -118,11 +118,11 @@ struct FetchLoop {
     /// Nothing is in flight: sleeps until the earliest retry is due or a token is available.
     private mutating func idle(now: UInt64) {
         if let due = waiting.map(\.due).min(), due > now {
-            configuration.retry.sleep(Double(due - now) / 1e9)
+            clock.sleep(until: due)
             return
         }
         if let wait = limiter?.wait(now: now), wait > 0 {
-            Thread.sleep(forTimeInterval: Double(wait) / 1e9)
+            clock.sleep(until: now + wait)
         }
     }
 
@@ -242,7 +242,7 @@ struct FetchLoop {
             let delay = policy.delay(afterAttempt: pending.attempt, retryAfter: retryAfter)
             var retry = pending
             retry.attempt += 1
-            retry.due = Self.now + UInt64(max(0, min(delay, 86_400)) * 1e9)
+            retry.due = clock.now + SystemClock.nanoseconds(delay)
             waiting.append(retry)
             fetcher.countRetry()
             return

@@ -61,6 +61,8 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         public var now: @Sendable () -> Int64
         /// The CA certificates HTTPS origins are checked against.
         public var trust: TLSTrust
+        /// Where the fetch loop reads the time and waits for it: retry delays and the rate limit.
+        public var clock: any MonotonicClock
 
         /// The default User-Agent.
         public static let defaultUserAgent = "provision/0.1 (+https://github.com/provision-maps/provision)"
@@ -75,7 +77,8 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
                     retry: RetryPolicy? = nil,
                     rewrite: @escaping @Sendable (String) -> String? = { _ in nil },
                     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
-                    trust: TLSTrust = TLSTrust(environment: ProcessInfo.processInfo.environment)) {
+                    trust: TLSTrust = TLSTrust(environment: ProcessInfo.processInfo.environment),
+                    clock: any MonotonicClock = SystemClock()) {
             self.concurrency = max(1, settings.concurrency)
             self.perHost = max(1, settings.perHost)
             self.requestsPerSecond = settings.requestsPerSecond.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
@@ -91,6 +94,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
             self.rewrite = rewrite
             self.now = now
             self.trust = trust
+            self.clock = clock
         }
     }
 
@@ -104,8 +108,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
     var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Serialises `fetchAll` calls.
     private let lock = NSLock()
-    private let countLock = NSLock()
-    private var retries = 0
+    private let retries = Locked(0)
 
     private static let globalInit: CURLcode = provision_curl_global_init_all()
 
@@ -136,15 +139,11 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
 
     /// Retries made since creation.
     public var retryCount: Int {
-        countLock.lock()
-        defer { countLock.unlock() }
-        return retries
+        retries.read { $0 }
     }
 
     func countRetry() {
-        countLock.lock()
-        retries += 1
-        countLock.unlock()
+        retries.withLock { $0 += 1 }
     }
 
     /// Fetches every request from the URL `configuration.rewrite` maps its canonical URL to.

@@ -5,7 +5,7 @@ import Foundation
 /// Why a bucket on request starts (retries included): a host's rate limit counts requests,
 /// not successes, so a retry wave must not exceed it either. With the default burst of one,
 /// starts are spaced `1 / rate` seconds apart, so any window of `t` seconds holds at most
-/// `1 + t × rate` starts. Times are monotonic nanoseconds (`DispatchTime.uptimeNanoseconds`).
+/// `1 + t × rate` starts. Times are monotonic nanoseconds, read by the caller from its `MonotonicClock`.
 public struct RateLimiter: Sendable {
     /// Tokens added per second.
     public let rate: Double

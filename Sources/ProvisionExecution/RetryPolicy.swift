@@ -16,10 +16,9 @@ public struct RetryPolicy: Sendable {
     public var maxDelay: TimeInterval
     /// The longest `Retry-After` honoured, in seconds; a longer one is shortened to this.
     public var maxRetryAfter: TimeInterval
-    /// A uniform random number in 0..<1 (injectable for tests).
+    /// A uniform random number in 0..<1 (injectable for tests). The delays are waited for on
+    /// the fetch loop's clock (`HTTPFetcher.Configuration.clock`).
     public var random: @Sendable () -> Double
-    /// Blocks the calling thread for a number of seconds; used only when nothing else is in flight.
-    public var sleep: @Sendable (TimeInterval) -> Void
 
     /// The default `maxRetryAfter`: two minutes.
     public static let defaultMaxRetryAfter: TimeInterval = 120
@@ -27,16 +26,12 @@ public struct RetryPolicy: Sendable {
     /// Creates a policy; `retries` is the number of attempts after the first.
     public init(retries: Int, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30,
                 maxRetryAfter: TimeInterval = RetryPolicy.defaultMaxRetryAfter,
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-                sleep: @escaping @Sendable (TimeInterval) -> Void = { seconds in
-                    if seconds > 0 { Thread.sleep(forTimeInterval: seconds) }
-                }) {
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.maxAttempts = max(1, retries + 1)
         self.baseDelay = max(0, baseDelay)
         self.maxDelay = max(0, maxDelay)
         self.maxRetryAfter = max(0, maxRetryAfter)
         self.random = random
-        self.sleep = sleep
     }
 
     /// A policy with the job file's retry count and default delays.

@@ -386,7 +386,7 @@ public enum Planner {
                 try store?.linkedTileKeysByZoom(region: rowID, urlTemplate: set.urlTemplate)
             } ?? [:]
             for z in set.zooms {
-                guard let rowID = row.rowID, let store else {
+                guard row.rowID != nil, store != nil else {
                     changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
                                               counts: ChangeCounts(add: set.cover(of: row.area, zoom: z).count)))
                     continue

@@ -189,14 +189,13 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
 /// Why: the finished file is flushed before it is renamed over the store; flushing it as it
 /// grows, off the writer thread, while downloads keep the writer waiting anyway, leaves little
 /// for that last flush, which every apply otherwise waits for at the end.
-private final class BackgroundWriteback: @unchecked Sendable {
+private final class BackgroundWriteback: Sendable {
     private let path: String
     private let step: Int64
     private let queue = DispatchQueue(label: "provision.writeback")
     private let group = DispatchGroup()
-    private let lock = NSLock()
-    private var running = false
-    private var flushedAt: Int64 = 0
+    /// Whether a flush is running, and the content bytes committed when the last one started.
+    private let state = Locked((running: false, flushedAt: Int64(0)))
 
     init(path: String, step: Int64 = 32 << 20) {
         self.path = path
@@ -205,11 +204,13 @@ private final class BackgroundWriteback: @unchecked Sendable {
 
     /// Called after each commit with the content bytes committed so far.
     func committed(upTo bytes: Int64) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !running, bytes - flushedAt >= step else { return }
-        running = true
-        flushedAt = bytes
+        let step = self.step
+        let starts = state.withLock { state in
+            guard !state.running, bytes - state.flushedAt >= step else { return false }
+            state = (true, bytes)
+            return true
+        }
+        guard starts else { return }
         group.enter()
         queue.async { [self] in
             let fd = open(path, O_RDONLY)
@@ -217,9 +218,7 @@ private final class BackgroundWriteback: @unchecked Sendable {
                 _ = fsync(fd)
                 _ = close(fd)
             }
-            lock.lock()
-            running = false
-            lock.unlock()
+            state.withLock { $0.running = false }
             group.leave()
         }
     }

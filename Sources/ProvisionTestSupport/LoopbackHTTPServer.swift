@@ -12,7 +12,7 @@ import Darwin
 /// Each connection gets its own thread and is kept alive between requests, as a real server
 /// would, so clients exercise connection reuse. Start it in a test, point requests at
 /// `baseURL`, assert on `requests`, and `stop()` it.
-public final class LoopbackHTTPServer: @unchecked Sendable {
+public final class LoopbackHTTPServer: Sendable {
     /// What a route does with a request.
     public indirect enum Behaviour: Sendable {
         /// Answers with a status, extra headers and a body (Content-Length is added).
@@ -72,7 +72,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         public var path: String
         /// Request headers with lower-cased names.
         public var headers: [String: String]
-        /// When it arrived, in monotonic seconds (`DispatchTime.uptimeNanoseconds / 1e9`).
+        /// When it arrived, in seconds of the server's clock (`MonotonicClock.now / 1e9`).
         public var receivedAt: TimeInterval = 0
         /// The fault injected into its answer, if any.
         public var fault: InjectedFault?
@@ -83,28 +83,45 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     /// `http://127.0.0.1:<port>`, without a trailing slash.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
 
+    /// What the connection threads and the test share.
+    private struct State {
+        var routes: [String: Behaviour] = [:]
+        var hits: [String: Int] = [:]
+        var directories: [(prefix: String, directory: URL)] = []
+        var handlers: [(prefix: String, handler: @Sendable (LoggedRequest) -> Behaviour?)] = []
+        var log: [LoggedRequest] = []
+        var connections: Set<Int32> = []
+        var stopped = false
+        var inProgress = 0
+        var peakInProgress = 0
+        var injector: FaultInjector?
+        var faultCounts: [InjectedFault: Int] = [:]
+        var dripSeconds: TimeInterval = 0.2
+        var fileCacheMaxAge: Int?
+    }
+
     private let listener: Int32
-    private let lock = NSLock()
-    private var routes: [String: Behaviour] = [:]
-    private var hits: [String: Int] = [:]
-    private var directories: [(prefix: String, directory: URL)] = []
-    private var handlers: [(prefix: String, handler: @Sendable (LoggedRequest) -> Behaviour?)] = []
-    private var log: [LoggedRequest] = []
-    private var connections: Set<Int32> = []
-    private var stopped = false
-    private var inProgress = 0
-    private var peakInProgress = 0
+    private let clock: any MonotonicClock
+    private let state = Locked(State())
     private let acceptDone = DispatchSemaphore(value: 0)
-    private var injector: FaultInjector?
-    private var faultCounts: [InjectedFault: Int] = [:]
+
     /// How long an injected `slowDrip` takes to send its body, in seconds.
-    public var dripSeconds: TimeInterval = 0.2
+    public var dripSeconds: TimeInterval {
+        get { state.withLock { $0.dripSeconds } }
+        set { state.withLock { $0.dripSeconds = newValue } }
+    }
+
     /// When set, served files carry `Cache-Control: max-age=N` and an `ETag` (a digest of the
     /// bytes), and a request whose `If-None-Match` names that ETag gets `304 Not Modified`.
-    public var fileCacheMaxAge: Int?
+    public var fileCacheMaxAge: Int? {
+        get { state.withLock { $0.fileCacheMaxAge } }
+        set { state.withLock { $0.fileCacheMaxAge = newValue } }
+    }
 
-    /// Starts listening on an ephemeral port of 127.0.0.1.
-    public init() throws {
+    /// Starts listening on an ephemeral port of 127.0.0.1; requests are stamped with `clock`
+    /// (give it the fetcher's manual clock to see when, by that clock, each was sent).
+    public init(clock: any MonotonicClock = SystemClock()) throws {
+        self.clock = clock
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError("socket: errno \(errno)") }
         var yes: Int32 = 1
@@ -137,26 +154,22 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// Serves files under `directory` for request paths starting with `prefix` (e.g. `/static/`).
     public func serveDirectory(_ directory: URL, at prefix: String) {
-        lock.lock()
-        directories.append((prefix, directory))
-        lock.unlock()
+        state.withLock { $0.directories.append((prefix, directory)) }
     }
 
     /// Answers requests whose path starts with `prefix` with what `handler` returns for them
     /// (it sees the whole target, query included); nil falls through to the served directories.
     /// Routes set with `setRoute` come first.
     public func setHandler(prefix: String, _ handler: @escaping @Sendable (LoggedRequest) -> Behaviour?) {
-        lock.lock()
-        handlers.append((prefix, handler))
-        lock.unlock()
+        state.withLock { $0.handlers.append((prefix, handler)) }
     }
 
     /// Makes requests to `path` (query string ignored) behave as `behaviour`, resetting its hit count.
     public func setRoute(_ path: String, _ behaviour: Behaviour) {
-        lock.lock()
-        routes[path] = behaviour
-        hits[path] = 0
-        lock.unlock()
+        state.withLock { state in
+            state.routes[path] = behaviour
+            state.hits[path] = 0
+        }
     }
 
     /// Injects a fault into a random `rate` (0…1) of the answers, chosen among `faults` by a
@@ -164,24 +177,20 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     /// Scripted routes and served files alike are affected; counters restart from zero.
     public func setFaultRate(_ rate: Double, seed: UInt64, faults: [InjectedFault] = InjectedFault.standard,
                              pathPrefix: String? = nil) {
-        lock.lock()
-        injector = FaultInjector(rate: rate, seed: seed, faults: faults, pathPrefix: pathPrefix)
-        faultCounts = [:]
-        lock.unlock()
+        state.withLock { state in
+            state.injector = FaultInjector(rate: rate, seed: seed, faults: faults, pathPrefix: pathPrefix)
+            state.faultCounts = [:]
+        }
     }
 
     /// Stops injecting random faults (the counters are kept).
     public func clearFaults() {
-        lock.lock()
-        injector = nil
-        lock.unlock()
+        state.withLock { $0.injector = nil }
     }
 
     /// How many faults of each kind have been injected since `setFaultRate`.
     public var injectedFaults: [InjectedFault: Int] {
-        lock.lock()
-        defer { lock.unlock() }
-        return faultCounts
+        state.withLock { $0.faultCounts }
     }
 
     /// How many faults have been injected since `setFaultRate`.
@@ -191,9 +200,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// Every request received so far, in arrival order.
     public var requests: [LoggedRequest] {
-        lock.lock()
-        defer { lock.unlock() }
-        return log
+        state.withLock { $0.log }
     }
 
     /// How many requests for `path` (query string ignored) have been received.
@@ -203,21 +210,20 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// The most requests that were being answered at the same moment.
     public var peakConcurrentRequests: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return peakInProgress
+        state.withLock { $0.peakInProgress }
     }
 
     /// Stops accepting, cuts every open connection and waits for the accept thread to end.
     public func stop() {
-        lock.lock()
-        if stopped {
-            lock.unlock()
-            return
+        let wasStopped = state.withLock { state in
+            let was = state.stopped
+            state.stopped = true
+            if !was {
+                for connection in state.connections { shutdown(connection, Int32(SHUT_RDWR)) }
+            }
+            return was
         }
-        stopped = true
-        for connection in connections { shutdown(connection, Int32(SHUT_RDWR)) }
-        lock.unlock()
+        if wasStopped { return }
         shutdown(listener, Int32(SHUT_RDWR))
         acceptDone.wait()
     }
@@ -237,10 +243,10 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
         }
         while true {
             let fd = accept(listener, nil, nil)
-            lock.lock()
-            let isStopped = stopped
-            if fd >= 0 && !isStopped { connections.insert(fd) }
-            lock.unlock()
+            let isStopped = state.withLock { state in
+                if fd >= 0 && !state.stopped { state.connections.insert(fd) }
+                return state.stopped
+            }
             if isStopped {
                 if fd >= 0 { close(fd) }
                 return
@@ -261,9 +267,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     private func serve(_ fd: Int32) {
         defer {
-            lock.lock()
-            connections.remove(fd)
-            lock.unlock()
+            state.withLock { _ = $0.connections.remove(fd) }
             close(fd)
         }
         var buffer = [UInt8]()
@@ -297,34 +301,34 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     /// Logs the request, resolves its behaviour and answers; false when the connection was closed.
     private func respond(to request: LoggedRequest, on fd: Int32, keepAlive: Bool) -> Bool {
-        var request = request
-        lock.lock()
-        request.receivedAt = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
-        request.fault = injector?.next(path: request.path)
-        if let fault = request.fault { faultCounts[fault, default: 0] += 1 }
-        log.append(request)
-        inProgress += 1
-        peakInProgress = max(peakInProgress, inProgress)
-        var behaviour: Behaviour
-        var hit = 0
-        if let route = routes[request.path] {
-            behaviour = route
-            hit = hits[request.path, default: 0]
-            hits[request.path] = hit + 1
-        } else if let handled = handlers.first(where: { request.path.hasPrefix($0.prefix) }).flatMap({ $0.handler(request) }) {
-            behaviour = handled
-        } else {
-            behaviour = staticFile(for: request.path, ifNoneMatch: request.headers["if-none-match"])
+        var (request, behaviour, hit, drip) = state.withLock { state in
+            var request = request
+            request.receivedAt = Double(clock.now) / 1e9
+            request.fault = state.injector?.next(path: request.path)
+            if let fault = request.fault { state.faultCounts[fault, default: 0] += 1 }
+            state.log.append(request)
+            state.inProgress += 1
+            state.peakInProgress = max(state.peakInProgress, state.inProgress)
+            var behaviour: Behaviour
+            var hit = 0
+            if let route = state.routes[request.path] {
+                behaviour = route
+                hit = state.hits[request.path, default: 0]
+                state.hits[request.path] = hit + 1
+            } else if let handled = state.handlers.first(where: { request.path.hasPrefix($0.prefix) })
+                .flatMap({ $0.handler(request) }) {
+                behaviour = handled
+            } else {
+                behaviour = Self.staticFile(for: request.path, ifNoneMatch: request.headers["if-none-match"],
+                                            directories: state.directories, maxAge: state.fileCacheMaxAge)
+            }
+            return (request, behaviour, hit, state.dripSeconds)
         }
-        let drip = dripSeconds
-        lock.unlock()
         if let fault = request.fault {
             behaviour = Self.faulty(fault, instead: Self.resolve(behaviour, hit: hit), dripSeconds: drip)
         }
         defer {
-            lock.lock()
-            inProgress -= 1
-            lock.unlock()
+            state.withLock { $0.inProgress -= 1 }
         }
 
         while true {
@@ -376,7 +380,8 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     }
 
     /// The behaviour of a path no route claims: a file under a served directory, or 404.
-    private func staticFile(for path: String, ifNoneMatch: String?) -> Behaviour {
+    private static func staticFile(for path: String, ifNoneMatch: String?, directories: [(prefix: String, directory: URL)],
+                                   maxAge: Int?) -> Behaviour {
         for (prefix, directory) in directories.sorted(by: { $0.prefix.count > $1.prefix.count })
         where path.hasPrefix(prefix) {
             let rest = String(path.dropFirst(prefix.count))
@@ -386,7 +391,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
                   let data = FileManager.default.contents(atPath: file.path) else { return .status(404, body: "not found") }
-            guard let maxAge = fileCacheMaxAge else { return .ok(data, contentType: Self.contentType(file.pathExtension)) }
+            guard let maxAge else { return .ok(data, contentType: Self.contentType(file.pathExtension)) }
             let etag = "\"\(String(SHA256.hex(data).prefix(16)))\""
             let cache = [Header("ETag", etag), Header("Cache-Control", "max-age=\(maxAge)")]
             if ifNoneMatch == etag { return .respond(status: 304, headers: cache, body: Data()) }

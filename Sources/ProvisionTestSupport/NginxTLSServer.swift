@@ -12,7 +12,7 @@ import Darwin
 /// temporary directory; nginx runs in the foreground as one process of the current user
 /// (`daemon off; master_process off;`), so it needs no privileges and `stop()` ends it. The
 /// access log has one line per request: `<protocol> <connection serial> <status> <uri>`.
-public final class NginxTLSServer: @unchecked Sendable {
+public final class NginxTLSServer: Sendable {
     /// The port nginx listens on.
     public let port: Int
     /// `https://127.0.0.1:<port>`, without a trailing slash.

@@ -43,6 +43,6 @@ final class CommandLineContractTests: WorkspaceTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: ws.store.path), "nothing was written")
         XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), "x")
-        XCTAssertNoThrow(try JobLoader.load(from: URL(fileURLWithPath: job)).job.map { _ in () }, "the job file is intact")
+        XCTAssertNotNil(JobLoader.load(from: URL(fileURLWithPath: job)).job, "the job file is intact")
     }
 }

@@ -100,10 +100,11 @@ final class KillResumeTests: WorkspaceTestCase {
     }
 
     /// Tiles are written into the new file in key order as they arrive; one that finished while
-    /// a tile before it is still downloading waits in memory at most ~100 ms and is then written
-    /// to the staging store. Here the first tile in key order never answers before the kill, so
-    /// every other finished tile can only have been committed that way: offline.db holds them.
-    /// After the resume the store is byte-identical to one built without any wait.
+    /// a tile before it is still downloading waits in memory at most the flush window (100 ms;
+    /// 0 here, through `PROVISION_FLUSH_WINDOW_MS`) and is then written to the staging store.
+    /// Here the first tile in key order never answers before the kill, so every other finished
+    /// tile can only have been committed that way: offline.db holds them. After the resume the
+    /// store is byte-identical to one built without any wait.
     func testFinishedTilesWaitingBehindASlowOneAreCommittedToTheStagingStore() throws {
         let all = Demo.newYork.tiles
         let first = try XCTUnwrap(all.min())
@@ -113,9 +114,11 @@ final class KillResumeTests: WorkspaceTestCase {
         let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
         let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
 
-        let run = try ws.start("apply", "--quiet", job, environment: epoch)
+        let noFlushWindow = epoch.merging(["PROVISION_FLUSH_WINDOW_MS": "0"]) { a, _ in a }
+        let run = try ws.start("apply", "--quiet", job, environment: noFlushWindow)
         XCTAssertTrue(run.waitUntil(timeout: 30) { Set(ws.tileRequestPaths) == slow }, "every tile was requested")
-        Thread.sleep(forTimeInterval: 1)  // well past the 100 ms a finished tile may wait
+        XCTAssertTrue(run.waitUntil(timeout: 30) { (try? ws.storedTilePaths()) == fast },
+                      "every finished tile is committed to the staging store while the slow one is awaited")
         run.send(SIGKILL)
         run.wait(timeout: 10)
         XCTAssertTrue(run.endedBySignal)

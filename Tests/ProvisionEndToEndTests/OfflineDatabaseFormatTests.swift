@@ -6,8 +6,9 @@ import XCTest
 /// checked with the sqlite3 shell, not with the product's SQLite code.
 final class OfflineDatabaseFormatTests: XCTestCase {
     /// One applied store shared by the tests of this class (read-only checks), built on first use.
-    private static var shared: Workspace?
-    private static var sharedSetupError: Error?
+    /// Unchecked: XCTest runs a class's setUp, tests and class tearDown one after another on one thread.
+    nonisolated(unsafe) private static var shared: Workspace?
+    nonisolated(unsafe) private static var sharedSetupError: Error?
     private let cities = [Demo.newYork, Demo.london, Demo.paris]
     private var ws: Workspace!
 

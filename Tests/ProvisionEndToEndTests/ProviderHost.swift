@@ -37,7 +37,9 @@ enum ProviderHost {
     static func install(on server: LoopbackHTTPServer, tile: Data) {
         let png = FixturePNG.solid(width: 256, height: 256, rgb: (0x80, 0xa0, 0xc0))
         let glyphs = (try? Data(contentsOf: Demo.directory.appendingPathComponent("fonts/Noto Sans Regular/0-255.pbf"))) ?? Data()
-        let sprite = { (file: String) in (try? Data(contentsOf: Demo.directory.appendingPathComponent("sprites/" + file))) ?? Data() }
+        @Sendable func sprite(_ file: String) -> Data {
+            (try? Data(contentsOf: Demo.directory.appendingPathComponent("sprites/" + file))) ?? Data()
+        }
         @Sendable func document(_ name: String) -> Data {
             let text = (try? String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8)) ?? ""
             return Data(text.replacingOccurrences(of: "{{TOKEN}}", with: mapboxToken)

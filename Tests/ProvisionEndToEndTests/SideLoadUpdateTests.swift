@@ -166,19 +166,14 @@ final class SideLoadUpdateTests: WorkspaceTestCase {
 }
 
 /// Per-path Last-Modified times, shared with the server's handler thread.
-final class LastModifiedTable: @unchecked Sendable {
-    private let lock = NSLock()
-    private var times: [String: Int64] = [:]
+final class LastModifiedTable: Sendable {
+    private let times = Locked<[String: Int64]>([:])
 
     func set(_ path: String, _ time: Int64) {
-        lock.lock()
-        times[path] = time
-        lock.unlock()
+        times.withLock { $0[path] = time }
     }
 
     func time(_ path: String) -> Int64? {
-        lock.lock()
-        defer { lock.unlock() }
-        return times[path]
+        times.withLock { $0[path] }
     }
 }

@@ -80,10 +80,11 @@ struct WritableSQLite {
     /// The database file.
     let database: URL
 
-    /// Runs `sql`; one array of `|`-separated fields per output line.
+    /// Runs `sql`; one array of `|`-separated fields per output line. It waits for a live
+    /// writer's lock rather than failing.
     func rows(_ sql: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String]] {
         let result = try ProvisionProcess.run(
-            SQLiteShell.executable(), ["-batch", "-noheader", "-separator", "|", database.path, sql],
+            SQLiteShell.executable(), ["-batch", "-noheader", "-separator", "|", "-cmd", ".timeout 10000", database.path, sql],
             in: database.deletingLastPathComponent(), environment: ProcessInfo.processInfo.environment, timeout: 30,
             file: file, line: line)
         guard result.status == 0, result.stderr.isEmpty else {

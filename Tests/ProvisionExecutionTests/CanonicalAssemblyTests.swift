@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionModel
 import ProvisionStore
+import ProvisionTestSupport
 import TileMath
 import XCTest
 @testable import ProvisionExecution
@@ -51,13 +52,15 @@ final class CanonicalAssemblyTests: XCTestCase {
     }
 
     /// Applies the plan into a new store at `dir`; returns the new file's bytes and the outcome.
-    private func apply(in dir: URL, fetcher: Fetcher, staged: [TileKey] = []) throws -> (Data, ApplyOutcome, ContentDigest) {
+    /// The clock of the writer and the assembler moves only when a `ScramblingFetcher` moves it.
+    private func apply(in dir: URL, fetcher: ScramblingFetcher, staged: [TileKey] = []) throws -> (Data, ApplyOutcome, ContentDigest) {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let staging = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 1_700_000_000)
         defer { try? staging.close() }
         try staging.write(staged.map { FetchedItem(request: FetchRequest(url: "x", kind: .tile, tileKey: $0), body: Self.body($0)) })
         let builder = try CanonicalStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
-        let outcome = try Applier(store: staging, fetcher: fetcher).apply(plan(), building: builder)
+        let configuration = Downloader.Configuration(clock: fetcher.clock)
+        let outcome = try Applier(store: staging, fetcher: fetcher, configuration: configuration).apply(plan(), building: builder)
         let digest = try builder.finish()
         return (try Data(contentsOf: builder.url), outcome, digest)
     }
@@ -74,9 +77,10 @@ final class CanonicalAssemblyTests: XCTestCase {
             let (bytes, scrambled, _) = try apply(in: root.appendingPathComponent("seed-\(seed)"), fetcher: fetcher)
             XCTAssertEqual(bytes, inOrder, "seed \(seed): the same file whatever the completion order")
             XCTAssertEqual(scrambled.downloaded, outcome.downloaded)
-            // Tiles that waited behind the held ones were spilled: the staging store has them.
+            // Tiles that waited behind the held ones were spilled once the clock moved: the staging
+            // store has all of them. Without a move nothing waits long enough to be spilled.
             let staging = try OfflineDatabase(url: root.appendingPathComponent("seed-\(seed)/offline.db"), epoch: 0)
-            if seed == 2 { XCTAssertGreaterThan(try staging.rowCounts().tiles, 0) }
+            XCTAssertEqual(try staging.rowCounts().tiles, seed == 2 ? scrambled.downloaded - 3 : 0, "seed \(seed)")
             try staging.close()
         }
 
@@ -121,9 +125,10 @@ final class CanonicalAssemblyTests: XCTestCase {
 }
 
 /// Answers every request it pulls, in a seeded random order (or in order when `seed` is nil);
-/// the first `holdFirst` in request order answer last, after a pause longer than the 100 ms a
-/// finished download may wait in memory. `failing` keys fail.
+/// the first `holdFirst` in request order answer last, after `clock` has moved past the 100 ms
+/// a finished download may wait in memory and the writer has had its turn. `failing` keys fail.
 private final class ScramblingFetcher: Fetcher {
+    let clock = ManualClock()
     private let seed: UInt64?
     private let holdFirst: Int
     private let failing: Set<TileKey>
@@ -153,7 +158,13 @@ private final class ScramblingFetcher: Fetcher {
             onResult(request, failing.contains(key) ? .failure(.status(500)) : .success(CanonicalAssemblyTests.body(key)))
         }
         rest.forEach(answer)
-        if !held.isEmpty { Thread.sleep(forTimeInterval: 0.4) }
+        if !held.isEmpty {
+            clock.waitForWaiter()  // the writer has taken the full batches and is idle
+            clock.advance(by: 0.1)
+            clock.waitForWaiter()  // it has written the partial batch
+            clock.advance(by: 0.1)
+            clock.waitForWaiter()  // and spilled what waits behind the held tiles
+        }
         held.forEach(answer)
     }
 }

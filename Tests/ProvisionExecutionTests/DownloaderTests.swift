@@ -4,26 +4,20 @@ import XCTest
 @testable import ProvisionExecution
 
 /// A fetcher that answers every request at once from a closure, counting what it produced.
-final class StubFetcher: Fetcher {
-    let answer: (FetchRequest) -> Result<FetchedBody, FetchFailure>
-    private let lock = NSLock()
-    private var producedCount = 0
+final class StubFetcher: Fetcher, Sendable {
+    let answer: @Sendable (FetchRequest) -> Result<FetchedBody, FetchFailure>
+    /// How many answers it produced; a thread may wait on it.
+    let producedCount = Locked(0)
 
-    init(_ answer: @escaping (FetchRequest) -> Result<FetchedBody, FetchFailure>) { self.answer = answer }
+    init(_ answer: @escaping @Sendable (FetchRequest) -> Result<FetchedBody, FetchFailure>) { self.answer = answer }
 
-    var produced: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return producedCount
-    }
+    var produced: Int { producedCount.withLock { $0 } }
 
     func fetchAll<I: IteratorProtocol>(_ requests: inout I,
                                        onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void)
     where I.Element == FetchRequest {
         while let request = requests.next() {
-            lock.lock()
-            producedCount += 1
-            lock.unlock()
+            producedCount.withLock { $0 += 1 }
             onResult(request, answer(request))
         }
     }
@@ -38,50 +32,71 @@ func requests(_ count: Int) -> [FetchRequest] {
 final class DownloaderTests: XCTestCase {
     func testSlowSinkHoldsTheNetworkLoopBack() throws {
         let fetcher = StubFetcher { _ in .success(FetchedBody(data: Data(count: 100))) }
-        let lock = NSLock()
-        var consumed = 0
-        var worstLag = 0
-        var batchSizes: Set<Int> = []
-        let downloader = Downloader(fetcher: fetcher, configuration: .init(batchItems: 10, queueCapacity: 2)) { batch in
-            lock.lock()
-            worstLag = max(worstLag, fetcher.produced - consumed)
-            consumed += batch.count
-            batchSizes.insert(batch.count)
-            lock.unlock()
-            Thread.sleep(forTimeInterval: 0.002)
+        let seen = Locked((consumed: 0, worstLag: 0, batchSizes: Set<Int>()))
+        // The clock never moves, so the writer is never idle: batches are cut by size only.
+        let configuration = Downloader.Configuration(batchItems: 10, queueCapacity: 2, clock: ManualClock())
+        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { batch in
+            // The sink does not return until the network loop is as far ahead as it can get:
+            // this batch, the 2 queued and a full one it is blocked pushing (or the end).
+            let consumed = seen.withLock { $0.consumed }
+            let produced = fetcher.producedCount.withLock(when: { $0 >= min(600, consumed + 10 * (1 + 2 + 1)) }) { $0 }
+            seen.withLock { seen in
+                seen.worstLag = max(seen.worstLag, produced - seen.consumed)
+                seen.consumed += batch.count
+                seen.batchSizes.insert(batch.count)
+            }
         }
         let stats = try downloader.run(requests(600))
+        let (consumed, worstLag, batchSizes) = seen.withLock { $0 }
         XCTAssertEqual(consumed, 600)
         XCTAssertEqual(stats.succeeded, 600)
         XCTAssertEqual(stats.bytes, 60_000)
         XCTAssertEqual(batchSizes, [10])
         XCTAssertEqual(stats.peakQueuedBatches, 2, "the queue fills up to its bound and never beyond")
-        // Produced but not yet written: the batch being built, the one waiting to be pushed,
-        // the queued ones and the one in the sink.
-        XCTAssertLessThanOrEqual(worstLag, 10 * (2 + 3))
+        // Produced but not yet written: the batch in the sink, the queued ones and the full one
+        // waiting to be pushed; the network loop then waits for the writer.
+        XCTAssertEqual(worstLag, 10 * (1 + 2 + 1))
+    }
+
+    func testAZeroFlushWindowHandsEachResultOverWithoutWaiting() throws {
+        // The writer's clock never moves, so only the zero window can bring a partial batch over.
+        let received = Locked(0)
+        let fetcher = GatedFetcher(received: received)
+        let configuration = Downloader.Configuration(flushWindow: 0, clock: ManualClock())
+        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { batch in
+            received.withLock { $0 += batch.count }
+        }
+        let stats = try downloader.run(requests(5))
+        XCTAssertEqual(fetcher.sawFirstThreeWritten.withLock { $0 }, true, "the first 3 were written while the rest waited")
+        XCTAssertEqual(stats.succeeded, 5)
+        XCTAssertEqual(received.withLock { $0 }, 5)
     }
 
     func testBatchesAreCutByBytesToo() throws {
         let fetcher = StubFetcher { _ in .success(FetchedBody(data: Data(count: 1000))) }
-        var sizes: [Int] = []
-        let downloader = Downloader(fetcher: fetcher, configuration: .init(batchItems: 100, batchBytes: 3000)) {
-            sizes.append($0.count)
+        let sizes = Locked<[Int]>([])
+        let configuration = Downloader.Configuration(batchItems: 100, batchBytes: 3000, clock: ManualClock())
+        let downloader = Downloader(fetcher: fetcher, configuration: configuration) { batch in
+            sizes.withLock { $0.append(batch.count) }
         }
         _ = try downloader.run(requests(10))
-        XCTAssertEqual(sizes, [3, 3, 3, 1])
+        XCTAssertEqual(sizes.withLock { $0 }, [3, 3, 3, 1])
     }
 
     func testSinkErrorStopsTheDownloadAndIsRethrown() {
         let fetcher = StubFetcher { _ in .success(FetchedBody(data: Data(count: 10))) }
-        var calls = 0
+        let calls = Locked(0)
         let downloader = Downloader(fetcher: fetcher, configuration: .init(batchItems: 10, queueCapacity: 2)) { _ in
-            calls += 1
-            if calls == 3 { throw SinkFailure() }
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            if call == 3 { throw SinkFailure() }
         }
         XCTAssertThrowsError(try downloader.run(requests(100_000))) { error in
             XCTAssertEqual(error as? SinkFailure, SinkFailure())
         }
-        XCTAssertEqual(calls, 3, "no batch is written after the failure")
+        XCTAssertEqual(calls.withLock { $0 }, 3, "no batch is written after the failure")
         XCTAssertLessThan(fetcher.produced, 1000, "no new requests after the failure")
     }
 
@@ -94,10 +109,12 @@ final class DownloaderTests: XCTestCase {
             default: return .success(FetchedBody(data: Data(count: 5)))
             }
         }
-        var written: [FetchedItem] = []
+        let written = Locked<[FetchedItem]>([])
         var progress: [DownloadProgress] = []
         var failedURLs: [String] = []
-        let downloader = Downloader(fetcher: fetcher, configuration: .init(maxRecordedFailures: 3)) { written += $0 }
+        let downloader = Downloader(fetcher: fetcher, configuration: .init(maxRecordedFailures: 3)) { batch in
+            written.withLock { $0 += batch }
+        }
         downloader.onProgress = { progress.append($0) }
         downloader.onFailure = { request, _ in failedURLs.append(request.url) }
         let stats = try downloader.run(requests(20))
@@ -107,7 +124,7 @@ final class DownloaderTests: XCTestCase {
         XCTAssertEqual(stats.failureCounts, ["not-found": 5, "http-503": 5])
         XCTAssertEqual(stats.failures.map(\.url), (0..<3).map { "https://t.example.com/\([0, 1, 4][$0]).pbf" })
         XCTAssertEqual(stats.bytes, 50)
-        XCTAssertEqual(written.count, 10)
+        XCTAssertEqual(written.withLock { $0.count }, 10)
         XCTAssertEqual(failedURLs.count, 10)
         XCTAssertEqual(progress.count, 20)
         XCTAssertEqual(progress.last, DownloadProgress(requested: 20, completed: 20, succeeded: 10, failed: 10, bytes: 50))
@@ -121,9 +138,11 @@ final class DownloaderTests: XCTestCase {
         server.setRoute("/c.pbf", .ok(Fixtures.pythonTileGzip, headers: [.init("ETag", "\"c\"")]))
         let http = try HTTPFetcher(configuration: .init(retry: fastRetries()))
         let router = OriginRouter(routes: [], http: http)
-        var written: [String: FetchedBody] = [:]
+        let stored = Locked<[String: FetchedBody]>([:])
         let downloader = Downloader(fetcher: router) { batch in
-            for item in batch { written[item.request.url] = item.body }
+            stored.withLock { stored in
+                for item in batch { stored[item.request.url] = item.body }
+            }
         }
         let stats = try downloader.run(["/a.pbf", "/b.pbf", "/c.pbf"].map {
             FetchRequest(url: server.baseURL + $0, kind: .tile)
@@ -131,6 +150,7 @@ final class DownloaderTests: XCTestCase {
         XCTAssertEqual(stats.succeeded, 2)
         XCTAssertEqual(stats.failureCounts, ["invalid-body": 1])
         XCTAssertEqual(stats.retries, 1)
+        let written = stored.withLock { $0 }
         XCTAssertEqual(Set(written.keys), [server.baseURL + "/a.pbf", server.baseURL + "/c.pbf"])
         let c = try XCTUnwrap(written[server.baseURL + "/c.pbf"])
         XCTAssertEqual(c.data, Fixtures.pythonTile)
@@ -157,14 +177,14 @@ final class DownloaderTests: XCTestCase {
             if request.url.hasSuffix("/1.pbf") { return .success(.missingTile) }
             return .success(FetchedBody(data: Data(count: 3)))
         }
-        var written = 0
-        let downloader = Downloader(fetcher: fetcher) { written += $0.count }
+        let written = Locked(0)
+        let downloader = Downloader(fetcher: fetcher) { batch in written.withLock { $0 += batch.count } }
         let stats = try downloader.run(requests(100))
         XCTAssertEqual(stats.requested, 3)
         XCTAssertEqual(fetcher.produced, 3)
         XCTAssertEqual(stats.succeeded, 2)
         XCTAssertEqual(stats.missingTiles, 1)
-        XCTAssertEqual(written, 2, "what was fetched before the stop is still written")
+        XCTAssertEqual(written.withLock { $0 }, 2, "what was fetched before the stop is still written")
         XCTAssertEqual(stats.stoppedBy?.url, "https://t.example.com/2.pbf")
         XCTAssertTrue(stats.stoppedEarly)
 
@@ -176,16 +196,34 @@ final class DownloaderTests: XCTestCase {
     }
 }
 
-/// A scripted random source.
-final class Draws: @unchecked Sendable {
-    private var values: [Double]
-    private let lock = NSLock()
+/// Answers 3 requests, waits (up to 10 s) until the sink has received them, then answers the rest.
+private final class GatedFetcher: Fetcher {
+    let received: Locked<Int>
+    let sawFirstThreeWritten = Locked<Bool?>(nil)
 
-    init(_ values: [Double]) { self.values = values }
+    init(received: Locked<Int>) { self.received = received }
+
+    func fetchAll<I: IteratorProtocol>(_ requests: inout I, onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void)
+    where I.Element == FetchRequest {
+        var answered = 0
+        while let request = requests.next() {
+            onResult(request, .success(FetchedBody(data: Data(count: 10))))
+            answered += 1
+            guard answered == 3 else { continue }
+            let clock = SystemClock()
+            let written = received.withLock(when: { $0 >= 3 }, deadline: clock.now + 10_000_000_000, clock: clock) { $0 >= 3 }
+            sawFirstThreeWritten.withLock { $0 = written }
+        }
+    }
+}
+
+/// A scripted random source.
+final class Draws: Sendable {
+    private let values: Locked<[Double]>
+
+    init(_ values: [Double]) { self.values = Locked(values) }
 
     func next() -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        return values.isEmpty ? 0 : values.removeFirst()
+        values.withLock { $0.isEmpty ? 0 : $0.removeFirst() }
     }
 }

@@ -6,11 +6,16 @@ import XCTest
 
 /// The fetcher against a hostile server: Retry-After, rate limits, per-host caps, refusals,
 /// missing tiles, lying headers and random faults, all through the loopback server.
+///
+/// The fetcher waits (retry delays, the rate limit) on a manual clock, which the server stamps
+/// requests with: a wait moves it at once, so waits are exact and take no time.
 final class HTTPFetcherResilienceTests: XCTestCase {
     var server: LoopbackHTTPServer!
+    var clock: ManualClock!
 
     override func setUpWithError() throws {
-        server = try LoopbackHTTPServer()
+        clock = ManualClock()
+        server = try LoopbackHTTPServer(clock: clock)
     }
 
     override func tearDownWithError() throws {
@@ -20,7 +25,7 @@ final class HTTPFetcherResilienceTests: XCTestCase {
     private func makeFetcher(_ settings: DownloadSettings = DownloadSettings(concurrency: 4, retries: 3, timeoutSeconds: 10),
                              retry: RetryPolicy = fastRetries(),
                              configure: (inout HTTPFetcher.Configuration) -> Void = { _ in }) throws -> HTTPFetcher {
-        var configuration = HTTPFetcher.Configuration(settings: settings, retry: retry)
+        var configuration = HTTPFetcher.Configuration(settings: settings, retry: retry, clock: clock)
         configure(&configuration)
         return try HTTPFetcher(configuration: configuration)
     }
@@ -44,7 +49,7 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         XCTAssertEqual(try results.first?.1.get().data, Fixtures.pythonTile)
         let gaps = arrivalGaps("/busy.pbf")
         XCTAssertEqual(gaps.count, 1)
-        XCTAssertGreaterThanOrEqual(gaps.first ?? 0, 0.95, "the backoff alone would retry after 10 ms")
+        XCTAssertEqual(gaps.first ?? 0, 1, accuracy: 1e-6, "the backoff alone would retry after 10 ms")
     }
 
     func testRetryAfterHTTPDateOn503IsWaitedOut() throws {
@@ -55,7 +60,7 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         let fetcher = try makeFetcher { $0.now = { 1_445_412_480 } }
         let results = fetch(fetcher, [tile("/maintenance.pbf")])
         XCTAssertEqual(try results.first?.1.get().data, Fixtures.pythonTile)
-        XCTAssertGreaterThanOrEqual(arrivalGaps("/maintenance.pbf").first ?? 0, 0.95)
+        XCTAssertEqual(arrivalGaps("/maintenance.pbf").first ?? 0, 1, accuracy: 1e-6)
     }
 
     func testRetryAfterIsCappedAndIgnoredOnOtherStatuses() throws {
@@ -63,12 +68,13 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         server.setRoute("/error.pbf", .sequence([.status(500, headers: [.init("Retry-After", "3600")]), .ok(Fixtures.pythonTile)]))
         let retry = RetryPolicy(retries: 2, baseDelay: 0.01, maxDelay: 1, maxRetryAfter: 0.3, random: { 0.999 })
         let fetcher = try makeFetcher(retry: retry)
-        let started = Date()
+        let started = clock.now
         let results = fetch(fetcher, [tile("/forever.pbf"), tile("/error.pbf")])
         XCTAssertTrue(results.allSatisfy { (try? $0.1.get()) != nil })
-        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
-        XCTAssertGreaterThanOrEqual(arrivalGaps("/forever.pbf").first ?? 0, 0.25, "capped, but still honoured")
-        XCTAssertLessThan(arrivalGaps("/error.pbf").first ?? 9, 0.2, "Retry-After only counts on 429 and 503")
+        XCTAssertEqual(Double(clock.now - started) / 1e9, 0.3, accuracy: 1e-6, "the run waited the capped Retry-After")
+        XCTAssertEqual(arrivalGaps("/forever.pbf").first ?? 0, 0.3, accuracy: 1e-6, "capped, but still honoured")
+        XCTAssertEqual(arrivalGaps("/error.pbf").first ?? 9, 0.00999, accuracy: 1e-6,
+                       "Retry-After only counts on 429 and 503: the backoff")
     }
 
     // MARK: - Rate and per-host limits
@@ -82,12 +88,12 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         XCTAssertTrue(results.allSatisfy { (try? $0.1.get()) != nil })
         let times = server.requests.map(\.receivedAt).sorted()
         XCTAssertEqual(times.count, 11)
-        // 11 starts at 10/s with a bucket of one: at least 1 s from the first to the last.
-        XCTAssertGreaterThanOrEqual((times.last ?? 0) - (times.first ?? 0), 0.95)
+        // 11 starts at 10/s with a bucket of one: 1 s from the first to the last, 100 ms apart.
+        XCTAssertEqual((times.last ?? 0) - (times.first ?? 0), 1, accuracy: 1e-6)
         for (later, earlier) in zip(times.dropFirst(), times) {
-            XCTAssertGreaterThanOrEqual(later - earlier, 0.05, "starts must be about 100 ms apart")
+            XCTAssertEqual(later - earlier, 0.1, accuracy: 1e-6, "starts are 100 ms apart")
         }
-        for gap in arrivalGaps("/flaky.pbf") { XCTAssertGreaterThanOrEqual(gap, 0.05, "retries take tokens too") }
+        for gap in arrivalGaps("/flaky.pbf") { XCTAssertGreaterThanOrEqual(gap, 0.1 - 1e-6, "retries take tokens too") }
     }
 
     func testASlowHostDoesNotStallAnother() throws {
@@ -102,21 +108,20 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         }
         let settings = DownloadSettings(concurrency: 4, retries: 0, timeoutSeconds: 10, perHost: 2)
         let fetcher = try makeFetcher(settings)
-        let started = DispatchTime.now().uptimeNanoseconds
-        var finishedAt: [String: Double] = [:]
+        var finished: [String] = []
         var iterator = requests.makeIterator()
         var failures = 0
         fetcher.fetchAll(&iterator) { request, result in
             if case .failure = result { failures += 1 }
-            finishedAt[request.url] = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            finished.append(request.url)
         }
         XCTAssertEqual(failures, 0)
-        XCTAssertEqual(finishedAt.count, 18)
-        let fastTimes = finishedAt.filter { $0.key.contains("/fast/") }.map(\.value)
-        XCTAssertEqual(fastTimes.count, 12)
-        XCTAssertLessThan(fastTimes.max() ?? 99, 1.0, "the fast host must finish while the slow one is still answering")
-        XCTAssertLessThanOrEqual(server.peakConcurrentRequests, 2, "perHost caps the slow host")
-        XCTAssertGreaterThanOrEqual(finishedAt.values.max() ?? 0, 4.4, "6 slow requests, 2 at a time, 1.5 s each")
+        XCTAssertEqual(finished.count, 18)
+        let lastFast = finished.lastIndex { $0.contains("/fast/") } ?? 99
+        let firstSlow = finished.firstIndex { $0.contains("/slow/") } ?? -1
+        XCTAssertEqual(lastFast, 11, "the fast host must finish while the slow one is still answering")
+        XCTAssertEqual(firstSlow, 12)
+        XCTAssertEqual(server.peakConcurrentRequests, 2, "perHost caps the slow host")
     }
 
     // MARK: - Refusals and secrets
@@ -162,9 +167,9 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         let counted = CountingRequests(requests)
         var iterator = counted
         var results: [(FetchRequest, Result<FetchedBody, FetchFailure>)] = []
-        let started = Date()
+        let started = clock.now
         fetcher.fetchAll(&iterator) { results.append(($0, $1)) }
-        XCTAssertLessThan(Date().timeIntervalSince(started), 2, "the retry waiting 5 s is abandoned, not waited for")
+        XCTAssertEqual(clock.now, started, "the retry waiting 5 s is abandoned, not waited for")
         XCTAssertEqual(results.count, counted.pulled, "one result per pulled request")
         XCTAssertLessThanOrEqual(counted.pulled, 5)
         let byPath = Dictionary(results.map { (URL(string: $0.0.url)?.path ?? "", $0.1) }, uniquingKeysWith: { a, _ in a })
