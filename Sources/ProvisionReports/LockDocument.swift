@@ -7,7 +7,7 @@ import TileMath
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
     /// Bumped on every change to the lock's shape.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// A region row as the lock records it.
     public struct RegionEntry: Equatable, Sendable {
@@ -69,6 +69,23 @@ public struct LockDocument: Equatable, Sendable {
     /// The content digest per chunk of rows, so damage is found row group by row group; empty in
     /// a lock written before chunks were recorded.
     public var chunks: [ChunkDigest] = []
+    /// For a partial store of a sharded apply: which share of the job it holds, and the
+    /// ordinals of its tiles in the job's canonical order; nil for a whole store.
+    public var shard: ShardEntry?
+
+    /// The share of a job a partial store holds.
+    public struct ShardEntry: Equatable, Sendable {
+        public var shard: Shard
+        /// The canonical ordinals of its tiles, of all the job's tiles.
+        public var tiles: Range<Int>
+        public var totalTiles: Int
+
+        public init(shard: Shard, tiles: Range<Int>, totalTiles: Int) {
+            self.shard = shard
+            self.tiles = tiles
+            self.totalTiles = totalTiles
+        }
+    }
 
     public init(jobName: String, jobDigest: String, epoch: Int64, stylePacks: [PackEntry], regions: [RegionEntry],
                 tileCount: Int, resourceCount: Int, byteCount: Int64, contentDigest: String, chunks: [ChunkDigest] = []) {
@@ -101,7 +118,7 @@ public struct LockDocument: Equatable, Sendable {
 
     /// The JSON document.
     public var json: JSONValue {
-        [
+        var document: JSONValue = [
             "schemaVersion": .int(Self.schemaVersion),
             "job": ["name": .string(jobName), "digest": .string(jobDigest)],
             "epoch": .int(Int(epoch)),
@@ -146,6 +163,13 @@ public struct LockDocument: Equatable, Sendable {
                 "chunks": chunksJSON,
             ],
         ]
+        if let shard, case .object(var object) = document {
+            object["shard"] = ["index": .int(shard.shard.index), "count": .int(shard.shard.count),
+                               "firstTile": .int(shard.tiles.lowerBound), "endTile": .int(shard.tiles.upperBound),
+                               "totalTiles": .int(shard.totalTiles)]
+            document = .object(object)
+        }
+        return document
     }
 
     /// `{"templates": […], "list": […]}`: one line a chunk, `R <url> <rows> <digest>` or
@@ -185,7 +209,7 @@ public struct LockDocument: Equatable, Sendable {
 
     /// Reads a lock document; nil when it is not one this version understands.
     public init?(json: JSONValue) {
-        guard let version = json["schemaVersion"]?.intValue, version == 1 || version == Self.schemaVersion,
+        guard let version = json["schemaVersion"]?.intValue, (1...Self.schemaVersion).contains(version),
               let jobName = json["job"]?["name"]?.stringValue,
               let jobDigest = json["job"]?["digest"]?.stringValue,
               let epoch = json["epoch"]?.intValue else { return nil }
@@ -228,5 +252,10 @@ public struct LockDocument: Equatable, Sendable {
         byteCount = Int64(json["store"]?["bytes"]?.intValue ?? 0)
         contentDigest = json["store"]?["contentDigest"]?.stringValue ?? ""
         chunks = Self.chunks(from: json["store"]?["chunks"])
+        if let shard = json["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue,
+           let first = shard["firstTile"]?.intValue, let end = shard["endTile"]?.intValue, first <= end,
+           let total = shard["totalTiles"]?.intValue {
+            self.shard = ShardEntry(shard: Shard(index: index, count: count), tiles: first..<end, totalTiles: total)
+        }
     }
 }

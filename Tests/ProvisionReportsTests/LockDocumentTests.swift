@@ -60,10 +60,20 @@ final class LockDocumentTests: XCTestCase {
         XCTAssertNotEqual(lockFileBytes(changed), lockFileBytes(other))
     }
 
+    func testAShardRoundTripsAndAWholeStoreHasNone() throws {
+        var lock = Samples.lock()
+        XCTAssertNil(lock.json["shard"], "a whole store's lock has no shard member")
+        lock.shard = .init(shard: Shard(index: 2, count: 7), tiles: 300..<450, totalTiles: 1_050)
+        let read = try XCTUnwrap(LockDocument(json: try JSONValue.parse(lock.fileBytes)))
+        XCTAssertEqual(read.shard, lock.shard)
+        XCTAssertEqual(read.json, lock.json)
+    }
+
     func testUnknownVersionOrMissingJobIsNotALock() {
         let json = Samples.lock().json
-        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 3)))
+        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 4)))
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 1)), "version 1 locks (no chunks) are read")
+        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 2)), "version 2 locks (no shard) are read")
         XCTAssertNil(LockDocument(json: json.setting("/job", to: nil)))
         XCTAssertNil(LockDocument(json: "not a lock"))
     }
