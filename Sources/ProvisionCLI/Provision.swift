@@ -39,6 +39,8 @@ public enum Provision {
                 return try ApplyCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
             case .audit(let arguments):
                 return try AuditCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
+            case .merge(let arguments):
+                return try MergeCommand(arguments: arguments, console: console, progress: progress).run().rawValue
             }
         } catch {
             progress.finish()
@@ -79,6 +81,7 @@ extension Invocation {
         case .plan(let arguments): return arguments.options
         case .apply(let arguments): return arguments.options
         case .audit(let arguments): return arguments.options
+        case .merge(let arguments): return arguments.options
         }
     }
 }
