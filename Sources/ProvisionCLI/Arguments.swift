@@ -145,7 +145,7 @@ public enum ArgumentParser {
             guard let store = parsed.values["--store"] else {
                 throw UsageError(message: "merge needs --store DIR: the store to write", command: "merge")
             }
-            if let input = parsed.positionals.first(where: { samePath($0, store) }) {
+            if let input = parsed.positionals.first(where: { samePath($0, store) || sameDirectory($0, store) }) {
                 throw UsageError(message: "--store \(store) is the input \(input); merge into another directory", command: "merge")
             }
             return .merge(MergeArguments(stores: parsed.positionals, store: store, options: common))
@@ -235,6 +235,12 @@ public enum ArgumentParser {
     static func samePath(_ a: String, _ b: String) -> Bool {
         URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath()
             == URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath()
+    }
+
+    /// Whether two paths name the same directory (as `samePath`, also when one ends in `/`).
+    static func sameDirectory(_ a: String, _ b: String) -> Bool {
+        URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath().path
+            == URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// What an option's value is, in words: "a directory path".

@@ -123,7 +123,8 @@ public enum Commands {
         job writes (with the same SOURCE_DATE_EPOCH). Every input is checked first, and nothing
         is written when one is refused: a store that is not a shard, shards of different jobs or
         builds, a shard given twice or missing, an incomplete shard. Reads and writes one row at
-        a time, so memory stays flat whatever the size.
+        a time, so memory stays flat whatever the size. With --json, stdout carries the merged
+        store's lock (Jobs/schema/lock.schema.json).
         """,
         options: [
             OptionSpec(name: "--store", value: .text(placeholder: "DIR"),

@@ -112,8 +112,9 @@ public struct MergeRun {
 
     /// Refuses an output that is one of the inputs (usage) or a file (cannot write).
     private func checkOutput(_ out: StorePath) throws(ProvisionError) {
-        let target = out.url.standardizedFileURL.resolvingSymlinksInPath()
-        if let input = stores.first(where: { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath() == target }) {
+        func resolved(_ url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
+        let target = resolved(out.url)
+        if let input = stores.first(where: { resolved(URL(fileURLWithPath: $0)) == target }) {
             throw ProvisionError(.usage, "--store \(output) is the input \(input); merge into another directory")
         }
         do {
