@@ -66,6 +66,7 @@ public struct MergeRun {
         do {
             build = try StoreBuild(locking: out)
         } catch {
+            if created { try? FileManager.default.removeItem(at: out.url) }
             throw ProvisionError(store: error, context: "cannot lock the store at \(out.display)")
         }
         let lock: LockDocument
