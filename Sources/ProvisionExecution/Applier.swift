@@ -25,6 +25,9 @@ public final class Applier {
     /// Called after the links are written, per region: its key, tiles linked, tiles wanted, and
     /// whether it is complete.
     public var onRegion: ((String, Int, Int, Bool) -> Void)?
+    /// With a shard's share (`Shard.range(total:)` of the plan's distinct tiles), only the tiles
+    /// whose canonical ordinals fall in it are downloaded and written; nil: every tile.
+    public var shardTiles: Range<Int>?
     /// Polled before each new request: once it returns true no further download starts, the
     /// ones in flight finish and are written, and the apply links what it has and returns.
     public var shouldStop: @Sendable () -> Bool = { false }
@@ -68,11 +71,15 @@ public final class Applier {
         let groups = CanonicalAssembler.canonicalOrder(plan.tileGroups)
         var missing: [[TileID]] = []
         let refetch = Set(plan.refetchTemplates)
+        var base = 0
         for group in groups {
             var tiles: [TileID] = []
             let all = refetch.contains(group.tileSet.urlTemplate)  // its TileJSON changed upstream
-            try group.forEachTile(store: store) { tile, isStored in
-                if !isStored || all { tiles.append(tile) }
+            let collect = { (tile: TileID, isStored: Bool) in if !isStored || all { tiles.append(tile) } }
+            if let shardTiles {
+                base += try group.forEachTile(inOrdinals: shardTiles, base: base, store: store, collect)
+            } else {
+                try group.forEachTile(store: store, collect)
             }
             missing.append(tiles)
         }
@@ -95,7 +102,7 @@ public final class Applier {
         let limits = CanonicalAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
         let assembler = builder.map {
             CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
-                               downloads: streams ? missing : groups.map { _ in [] }, limits: limits)
+                               downloads: streams ? missing : groups.map { _ in [] }, limits: limits, shard: shardTiles)
         }
         if let assembler, streams {
             try assembler.begin()

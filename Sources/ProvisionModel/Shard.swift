@@ -75,3 +75,84 @@ extension Plan {
         groups.reduce(0) { $0 + $1.distinctCount }
     }
 }
+
+extension TileGroup {
+    /// Calls `body` with each tile of the group (ascending, each once) whose canonical ordinal
+    /// falls in `range`, the group's first tile having ordinal `base`, and whether the store
+    /// already holds it. Returns the group's distinct tile count, for the next group's base.
+    @discardableResult
+    public func forEachTile(inOrdinals range: Range<Int>, base: Int, store: StoreInventory?,
+                            _ body: (TileID, Bool) throws -> Void) throws -> Int {
+        let count = distinctCount
+        let group = base..<(base + count)
+        guard group.overlaps(range) else { return count }
+        if range.contains(group.lowerBound) && range.contains(group.upperBound - 1) {
+            try forEachTile(store: store, body)
+            return count
+        }
+        var inside: [TileID] = []
+        var ordinal = base
+        forEachColumn { column in
+            for tile in column {
+                if range.contains(ordinal) { inside.append(tile) }
+                ordinal += 1
+            }
+        }
+        inside.sort()
+        var start = 0
+        while start < inside.count {
+            let batch = inside[start..<min(start + Self.lookupBatch, inside.count)]
+            let keys = batch.map { tileSet.key(for: $0) }
+            let stored = try store?.storedTiles(among: keys) ?? []
+            for (tile, key) in zip(batch, keys) { try body(tile, stored.contains(key)) }
+            start += Self.lookupBatch
+        }
+        return count
+    }
+}
+
+extension Plan {
+    /// Tile groups in the store's canonical key order: template (bytes), pixel ratio, zoom.
+    public static func canonicalOrder(_ groups: [TileGroup]) -> [TileGroup] {
+        groups.sorted { a, b in
+            if a.tileSet.urlTemplate != b.tileSet.urlTemplate {
+                return a.tileSet.urlTemplate.utf8.lexicographicallyPrecedes(b.tileSet.urlTemplate.utf8)
+            }
+            return (a.tileSet.pixelRatio, a.zoom) < (b.tileSet.pixelRatio, b.zoom)
+        }
+    }
+
+    /// A shard's share of this plan against `store`: the ordinals of its tiles, of how many in
+    /// all, and how many of its tiles the store lacks.
+    public func shardShare(_ shard: Shard, store: StoreInventory?) throws -> ShardShare {
+        let groups = Plan.canonicalOrder(tileGroups)
+        let total = Plan.distinctTiles(groups)
+        let range = shard.range(total: total)
+        var missing = 0
+        var base = 0
+        for group in groups {
+            base += try group.forEachTile(inOrdinals: range, base: base, store: store) { _, isStored in
+                if !isStored { missing += 1 }
+            }
+        }
+        return ShardShare(shard: shard, tiles: range, totalTiles: total, missingTiles: missing)
+    }
+}
+
+/// What one shard of a plan holds.
+public struct ShardShare: Equatable, Sendable {
+    public var shard: Shard
+    /// The canonical ordinals of its tiles.
+    public var tiles: Range<Int>
+    /// The job's distinct tiles over all shards.
+    public var totalTiles: Int
+    /// Its tiles the store does not hold yet.
+    public var missingTiles: Int
+
+    public init(shard: Shard, tiles: Range<Int>, totalTiles: Int, missingTiles: Int) {
+        self.shard = shard
+        self.tiles = tiles
+        self.totalTiles = totalTiles
+        self.missingTiles = missingTiles
+    }
+}
