@@ -193,6 +193,10 @@ public enum ArgumentParser {
             }
             given.append(name)
         }
+        for name in given {
+            guard let needed = spec.option(name)?.requires, !needed.isEmpty, !needed.contains(where: given.contains) else { continue }
+            throw fail("\(name) goes with \(needed.joined(separator: " or "))")
+        }
         try checkPositionals(parsed.positionals, spec: spec)
         if parsed.values["--out"] != nil, parsed.positionals.first == "-" {
             throw fail("--out needs the job in a file, not on standard input: a saved plan records the job file's path")
