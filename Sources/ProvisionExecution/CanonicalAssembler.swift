@@ -61,7 +61,7 @@ final class CanonicalAssembler {
     private let staging: StagingStore
     private let plan: Plan
     private let groups: [TileGroup]
-    private let downloads: [[TileID]]
+    private let downloads: [TileBits]
     private let limits: Limits
     /// The ordinals of the tiles this store holds (a shard's share); nil: all of them.
     private let shard: Range<Int>?
@@ -84,7 +84,8 @@ final class CanonicalAssembler {
     private var groupIndex = -1
     private var tiles: SortedUnion<TileCover>.Iterator?
     private var lookahead: TileID?
-    private var downloadIndex = 0
+    /// The position (in the group's ascending order) of the next tile the walk loads.
+    private var groupPosition = 0
     private var column: [Entry] = []
     private var columnIndex = 0
     private var covers: [TileCover] = []
@@ -105,10 +106,10 @@ final class CanonicalAssembler {
     private var waitingBytes = 0
     private var uncommitted = false
 
-    /// An assembler of `groups` (in canonical order), of which the tiles in `downloads` (per
-    /// group, ascending) are being downloaded; with `shard`, only the tiles whose canonical
+    /// An assembler of `groups` (in canonical order), of which the tiles at the positions in
+    /// `downloads` (per group, in its ascending order) are being downloaded; with `shard`, only the tiles whose canonical
     /// ordinals fall in it are written, and a region is complete when it has all of those.
-    init(builder: CanonicalStoreBuilder, staging: StagingStore, plan: Plan, groups: [TileGroup], downloads: [[TileID]],
+    init(builder: CanonicalStoreBuilder, staging: StagingStore, plan: Plan, groups: [TileGroup], downloads: [TileBits],
          limits: Limits = Limits(), shard: Range<Int>? = nil) {
         self.shard = shard
         wantedCounts = Array(repeating: [:], count: plan.regions.count)
@@ -240,7 +241,7 @@ final class CanonicalAssembler {
         var iterator = group.tiles.makeIterator()
         lookahead = iterator.next()
         tiles = iterator
-        downloadIndex = 0
+        groupPosition = 0
         covers = group.rows.count > 1 ? group.covers : []
         groupLinked = Array(repeating: 0, count: group.rows.count)
         groupWanted = Array(repeating: 0, count: group.rows.count)
@@ -261,12 +262,8 @@ final class CanonicalAssembler {
         let wanted = downloads[groupIndex]
         var tile = first
         while true {
-            var isDownload = false
-            if downloadIndex < wanted.count && wanted[downloadIndex] == tile {
-                isDownload = true
-                downloadIndex += 1
-            }
-            column.append(Entry(tile: tile, key: group.tileSet.key(for: tile), isDownload: isDownload))
+            column.append(Entry(tile: tile, key: group.tileSet.key(for: tile), isDownload: wanted.contains(groupPosition)))
+            groupPosition += 1
             lookahead = tiles?.next()
             guard let next = lookahead, next.x == first.x else { break }
             tile = next

@@ -77,34 +77,44 @@ extension Plan {
 }
 
 extension TileGroup {
-    /// Calls `body` with each tile of the group (ascending, each once) whose canonical ordinal
-    /// falls in `range`, the group's first tile having ordinal `base`, and whether the store
-    /// already holds it. Returns the group's distinct tile count, for the next group's base.
+    /// Calls `body` with each tile of the group whose canonical ordinal falls in `range` (the
+    /// group's first tile having ordinal `base`), ascending, with its position in the group's
+    /// ascending order and whether the store already holds it. Returns the group's distinct tile
+    /// count, for the next group's base.
     @discardableResult
     public func forEachTile(inOrdinals range: Range<Int>, base: Int, store: StoreInventory?,
-                            _ body: (TileID, Bool) throws -> Void) throws -> Int {
+                            _ body: (Int, TileID, Bool) throws -> Void) throws -> Int {
         let count = distinctCount
         let group = base..<(base + count)
         guard group.overlaps(range) else { return count }
         if range.contains(group.lowerBound) && range.contains(group.upperBound - 1) {
-            try forEachTile(store: store, body)
+            var position = 0
+            try forEachTile(store: store) { tile, isStored in
+                try body(position, tile, isStored)
+                position += 1
+            }
             return count
         }
-        var inside: [TileID] = []
-        var ordinal = base
+        // The ordinals follow the stored walk (a TMS column from the south); positions follow
+        // the ascending order.
+        var inside: [(position: Int, tile: TileID)] = []
+        var ordinal = base, columnStart = 0
         forEachColumn { column in
-            for tile in column {
-                if range.contains(ordinal) { inside.append(tile) }
+            for (j, tile) in column.enumerated() {
+                if range.contains(ordinal) {
+                    inside.append((columnStart + (tileSet.isTMS ? column.count - 1 - j : j), tile))
+                }
                 ordinal += 1
             }
+            columnStart += column.count
         }
-        inside.sort()
+        inside.sort { $0.position < $1.position }
         var start = 0
         while start < inside.count {
             let batch = inside[start..<min(start + Self.lookupBatch, inside.count)]
-            let keys = batch.map { tileSet.key(for: $0) }
+            let keys = batch.map { tileSet.key(for: $0.tile) }
             let stored = try store?.storedTiles(among: keys) ?? []
-            for (tile, key) in zip(batch, keys) { try body(tile, stored.contains(key)) }
+            for (entry, key) in zip(batch, keys) { try body(entry.position, entry.tile, stored.contains(key)) }
             start += Self.lookupBatch
         }
         return count
@@ -131,7 +141,7 @@ extension Plan {
         var missing = 0
         var base = 0
         for group in groups {
-            base += try group.forEachTile(inOrdinals: range, base: base, store: store) { _, isStored in
+            base += try group.forEachTile(inOrdinals: range, base: base, store: store) { _, _, isStored in
                 if !isStored { missing += 1 }
             }
         }

@@ -101,7 +101,7 @@ final class ShardTests: XCTestCase {
         let again = try apply(into: "s", shard: Shard(index: 1, count: 3))
         XCTAssertEqual(again.outcome.downloaded, 0)
         XCTAssertTrue(again.outcome.isComplete)
-        let share = try PlanRun(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent("s").path,
+        let share = PlanRun(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent("s").path,
                                 refresh: false, repair: false, context: context, progress: SilentProgress())
         var run = share
         run.shard = Shard(index: 1, count: 3)
