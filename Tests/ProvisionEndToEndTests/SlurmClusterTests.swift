@@ -1,0 +1,93 @@
+import Foundation
+import ProvisionTestSupport
+import XCTest
+
+/// Issue 12: the batch engine a sharded apply runs on. A real one-node Slurm (munged, slurmctld,
+/// slurmd on 127.0.0.1, started by `SlurmCluster`) runs an array job and a job that depends on
+/// it, as `Examples/slurm/submit.sh` submits the shards and the merge. Slurm is a prerequisite
+/// `.ci/run` installs, so a machine without it fails here rather than skipping.
+final class SlurmClusterTests: XCTestCase {
+    private var scratch: URL!
+    private var cluster: SlurmCluster?
+
+    override func setUpWithError() throws {
+        // Short: the munge socket lives here and a Unix socket path holds 108 bytes.
+        scratch = URL(fileURLWithPath: "/tmp").appendingPathComponent("slurm-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        cluster?.stop()
+        cluster = nil
+        if let scratch { try? FileManager.default.removeItem(at: scratch) }
+    }
+
+    private func script(_ name: String, _ body: String) throws -> URL {
+        let url = scratch.appendingPathComponent(name)
+        try Data(("#!/bin/sh\nset -eu\n" + body + "\n").utf8).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        return url
+    }
+
+    private func nanoseconds(_ url: URL) throws -> UInt64 {
+        let text = try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try XCTUnwrap(UInt64(text), "\(url.lastPathComponent) holds \(text)")
+    }
+
+    func testAnArrayOfThreeTasksThenAJobAfterOKOnTheArray() throws {
+        let slurm = try SlurmCluster(directory: scratch.appendingPathComponent("cluster"), startupDeadline: 120)
+        cluster = slurm
+        let out = scratch.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+
+        // OUT reaches the jobs through the submitting environment (sbatch's default --export=ALL).
+        let task = try script("task.sh", """
+            echo "$SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_COUNT" > "$OUT/task-$SLURM_ARRAY_TASK_ID.txt"
+            date +%s%N > "$OUT/task-$SLURM_ARRAY_TASK_ID.end"
+            """)
+        let merge = try script("merge.sh", """
+            date +%s%N > "$OUT/merge.start"
+            cat "$OUT"/task-*.txt > "$OUT/all.txt"
+            """)
+        let environment = ["OUT": out.path]
+        let array = try slurm.sbatch(script: task, environment: environment, array: 0...2)
+        let dependent = try slurm.sbatch(script: merge, environment: environment, afterOK: [array])
+        XCTAssertNotEqual(array, dependent)
+
+        let merged = try slurm.wait(dependent, deadline: 120)
+        let tasks = try slurm.wait(array, deadline: 120)
+
+        XCTAssertEqual(merged.map(\.state), ["COMPLETED"], "\(merged)\n\(slurm.logTails())")
+        XCTAssertEqual(merged.first?.exitCode, "0:0")
+        XCTAssertEqual(tasks.count, 3, "one record per task: \(tasks)")
+        XCTAssertEqual(Set(tasks.compactMap(\.arrayTaskID)), ["0", "1", "2"])
+        XCTAssertEqual(Set(tasks.compactMap(\.arrayJobID)), [array])
+        XCTAssertEqual(Set(tasks.map(\.state)), ["COMPLETED"], "\(tasks)")
+
+        XCTAssertEqual(try String(contentsOf: out.appendingPathComponent("all.txt"), encoding: .utf8),
+                       "0 0 3\n1 0 3\n2 0 3\n", "task ids 0, 1, 2; min 0; count 3")
+        let mergeStart = try nanoseconds(out.appendingPathComponent("merge.start"))
+        for index in 0...2 {
+            let end = try nanoseconds(out.appendingPathComponent("task-\(index).end"))
+            XCTAssertLessThan(end, mergeStart, "task \(index) ended before the dependent job started")
+        }
+        let lastEnd = try XCTUnwrap(tasks.compactMap(\.endTime).max())
+        let start = try XCTUnwrap(merged.first?.startTime)
+        XCTAssertGreaterThanOrEqual(start, lastEnd, "the controller started the dependent job after the array")
+    }
+
+    func testStopEndsEveryDaemonAndKeepsTheScratchDirectory() throws {
+        let slurm = try SlurmCluster(directory: scratch.appendingPathComponent("cluster"), startupDeadline: 120)
+        cluster = slurm
+        let ids = ["munged.pid", "slurmctld.pid", "slurmd.pid"].compactMap { name -> pid_t? in
+            let text = try? String(contentsOf: slurm.directory.appendingPathComponent(name), encoding: .utf8)
+            return text.flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+        XCTAssertEqual(ids.count, 3, "each daemon wrote its pid file")
+        slurm.stop()
+        for id in ids {
+            XCTAssertNotEqual(kill(id, 0), 0, "process \(id) is gone")
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: slurm.configurationFile.path), "the scratch directory stays")
+    }
+}
