@@ -182,11 +182,11 @@ public final class SlurmCluster: @unchecked Sendable {
             """)
     }
 
-    /// Runs a Slurm client tool (`sinfo`, `squeue`, `scontrol`, `scancel`, …) against this
-    /// cluster, with `SLURM_CONF` set, and returns its status and output.
+    /// Runs a Slurm client tool (`sinfo`, `squeue`, `scontrol`, `scancel`, …), or a script when
+    /// `tool` is a path, against this cluster, with `SLURM_CONF` set, and returns its status and output.
     public func client(_ tool: String, _ arguments: [String], environment extra: [String: String] = [:],
                        timeout: TimeInterval = 30) throws -> (status: Int32, stdout: String, stderr: String) {
-        let executable = try self.tool(tool, sbin: false)
+        let executable = tool.contains("/") ? URL(fileURLWithPath: tool) : try self.tool(tool, sbin: false)
         lock.lock()
         clientCalls += 1
         let serial = clientCalls

@@ -90,4 +90,61 @@ final class SlurmClusterTests: XCTestCase {
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: slurm.configurationFile.path), "the scratch directory stays")
     }
+
+    /// A stand-in for `provision` until `--shard` and `merge` exist: `apply` writes one line
+    /// (its --shard value, the array task variables, SOURCE_DATE_EPOCH, the job file) into its
+    /// --store, `merge` concatenates its inputs' lines in the order given, `audit` succeeds.
+    private func stubProvision() throws -> URL {
+        try script("provision-stub", """
+            cmd=$1; shift
+            case "$cmd" in
+            apply)
+              job=$1; shift; shard=; store=
+              while [ $# -gt 0 ]; do case $1 in --shard) shard=$2; shift 2;; --store) store=$2; shift 2;; *) shift;; esac; done
+              mkdir -p "$store"
+              echo "$shard $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_MIN $SLURM_ARRAY_TASK_COUNT $SOURCE_DATE_EPOCH $job" > "$store/offline.db"
+              ;;
+            merge)
+              out=; inputs=
+              while [ $# -gt 0 ]; do case $1 in --store) out=$2; shift 2;; *) inputs="$inputs $1"; shift;; esac; done
+              mkdir -p "$out"
+              for input in $inputs; do cat "$input/offline.db"; done > "$out/offline.db"
+              ;;
+            audit) ;;
+            *) exit 64 ;;
+            esac
+            """)
+    }
+
+    /// Examples/slurm/submit.sh as written: 7 array tasks of shard.sbatch (at most 4 at once),
+    /// then merge.sbatch after all of them, with a stub for provision (PROVISION).
+    func testTheSlurmExamplesRunSevenShardsThenTheMerge() throws {
+        let slurm = try SlurmCluster(directory: scratch.appendingPathComponent("cluster"), startupDeadline: 120)
+        cluster = slurm
+        let bundle = scratch.appendingPathComponent("bundle")
+        let job = scratch.appendingPathComponent("job.json")
+        try Data("{}".utf8).write(to: job)
+        let submit = Demo.repositoryRoot.appendingPathComponent("Examples/slurm/submit.sh")
+        let submitted = try slurm.client(submit.path, [job.path, bundle.path],
+                                         environment: ["PROVISION": try stubProvision().path, "SOURCE_DATE_EPOCH": "1700000000"])
+        XCTAssertEqual(submitted.status, 0, submitted.stdout + submitted.stderr)
+        func id(_ label: String) throws -> Int {
+            let line = submitted.stdout.split(separator: "\n").first { $0.hasPrefix(label) } ?? ""
+            let words = line.split(separator: " ")
+            let index = try XCTUnwrap(words.firstIndex(of: "job"), "\(label) in \(submitted.stdout)")
+            return try XCTUnwrap(Int(words[words.index(after: index)]))
+        }
+        let array = try id("shards:"), merge = try id("merge:")
+
+        let merged = try slurm.wait(merge, deadline: 180)
+        let tasks = try slurm.wait(array, deadline: 30)
+        XCTAssertEqual(merged.map(\.state), ["COMPLETED"], "\(merged)\n\(slurm.logTails())")
+        XCTAssertEqual(tasks.count, 7, "\(tasks)")
+        XCTAssertEqual(Set(tasks.map(\.state)), ["COMPLETED"], "\(tasks)")
+        let lines = try String(contentsOf: bundle.appendingPathComponent("store/offline.db"), encoding: .utf8)
+        XCTAssertEqual(lines, (0..<7).map { "auto \($0) 0 7 1700000000 \(job.path)\n" }.joined(),
+                       "each task ran --shard auto with its index, min 0 and count 7, into shards/<index>")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("store.next").path))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("logs").path))
+    }
 }
