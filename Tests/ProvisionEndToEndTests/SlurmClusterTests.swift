@@ -148,3 +148,36 @@ final class SlurmClusterTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("logs").path))
     }
 }
+
+/// Issue 12: the Kubernetes and CI examples, checked without a cluster (`kubectl apply
+/// --dry-run=client` needs an API server): Examples/kubernetes/check.py parses every file and
+/// checks its structure, and run_indexed_locally.py prints the Indexed Job's command for an index.
+/// python3 with PyYAML is a prerequisite `.ci/run` installs (python3-yaml).
+final class BatchExampleFilesTests: XCTestCase {
+    private var python: URL {
+        get throws {
+            try XCTUnwrap(ProvisionProcess.onPath("python3"), "python3 is missing (.ci/run installs python3-yaml)")
+        }
+    }
+
+    func testCheckPyFindsNoProblemInTheExamplesAndTheJobFileIsValid() throws {
+        let check = Demo.repositoryRoot.appendingPathComponent("Examples/kubernetes/check.py")
+        let result = try ProvisionProcess.run(try python, [check.path, "--provision", try ProvisionProcess.binary().path],
+                                              in: Demo.repositoryRoot, environment: ProvisionProcess.environment([:]),
+                                              timeout: 60)
+        XCTAssertEqual(result.status, 0, result.combined)
+        XCTAssertTrue(result.stdout.hasSuffix("check: 0 problems\n"), result.combined)
+    }
+
+    func testRunIndexedLocallyPrintsThePodsCommandWithItsIndex() throws {
+        let script = Demo.repositoryRoot.appendingPathComponent("Examples/kubernetes/run_indexed_locally.py")
+        let bundle = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString)")
+        let result = try ProvisionProcess.run(try python, [script.path, "5", "--mount", "/bundle=\(bundle.path)", "--dry-run"],
+                                              in: Demo.repositoryRoot, environment: ProvisionProcess.environment([:]),
+                                              timeout: 60)
+        XCTAssertEqual(result.status, 0, result.combined)
+        XCTAssertTrue(result.stderr.contains("JOB_COMPLETION_INDEX=5 PROVISION_SHARD_COUNT=8 SOURCE_DATE_EPOCH=1700000000 "),
+                      result.stderr)
+        XCTAssertTrue(result.stderr.contains(" --shard auto --store \(bundle.path)/shards/5 --progress plain\n"), result.stderr)
+    }
+}
