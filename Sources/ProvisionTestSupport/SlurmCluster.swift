@@ -406,14 +406,33 @@ final class ChildProcess: @unchecked Sendable {
     private var status: Int32?
     private let lock = NSLock()
 
+    #if canImport(Glibc)
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), which Swift's Glibc module
+    /// does not declare; nil where the C library lacks it.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            return nil
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+    #endif
+
     /// Starts `executable arguments…` with exactly `environment`; `stdout` and `stderr` (which may
     /// be the same file) are created or truncated.
     init(name: String, executable: URL, arguments: [String], environment: [String: String],
          stdout: URL, stderr: URL) throws {
         self.name = name
+        #if canImport(Glibc)
         var actions = posix_spawn_file_actions_t()
+        #else
+        var actions: posix_spawn_file_actions_t?
+        #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        #if canImport(Glibc)
+        // Nothing else of the test's: a daemon left behind must not hold the runner's pipes open.
+        _ = Self.closeFrom?(&actions, 3)
+        #endif
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         if stderr == stdout {
