@@ -16,6 +16,7 @@ struct ApplyCommand {
         var request = ApplyRun.Request(job: arguments.job, store: arguments.store, refresh: arguments.refresh,
                                        repair: arguments.repair)
         request.outputs = arguments.report.map { [("--report", $0)] } ?? []
+        request.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
         let stops = StopSignals { [progress] number in
             progress.event("stopping", JSONObject([("signal", .int(Int(number)))]),
                            text: "\nStopping: finishing the downloads in flight and committing them (signal again to quit now)")

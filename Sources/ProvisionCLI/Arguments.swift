@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 
 /// How results are printed on stdout.
 public enum OutputFormat: String, Sendable, CaseIterable {
@@ -55,6 +56,14 @@ public struct ValidateArguments: Equatable, Sendable {
     public var options: CommonOptions
 }
 
+/// `--shard`: a share given on the command line, or read from the batch engine running it.
+public enum ShardRequest: Equatable, Sendable {
+    /// `--shard I/N`.
+    case fixed(Shard)
+    /// `--shard auto`, with `--shard-count N` when given.
+    case auto(count: Int?)
+}
+
 /// `provision plan JOB`.
 public struct PlanArguments: Equatable, Sendable {
     public var job: String
@@ -63,6 +72,7 @@ public struct PlanArguments: Equatable, Sendable {
     public var out: String?
     public var refresh = false
     public var repair = false
+    public var shard: ShardRequest?
     public var options = CommonOptions()
 }
 
@@ -73,6 +83,7 @@ public struct ApplyArguments: Equatable, Sendable {
     public var report: String?
     public var refresh = false
     public var repair = false
+    public var shard: ShardRequest?
     public var options = CommonOptions()
 }
 
@@ -136,11 +147,11 @@ public enum ArgumentParser {
             return .plan(PlanArguments(job: parsed.positionals[0], store: parsed.values["--store"],
                                        detailedExitCode: parsed.flags.contains("--detailed-exitcode"), out: parsed.values["--out"],
                                        refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
-                                       options: common))
+                                       shard: try shardRequest(parsed), options: common))
         case "apply":
             return .apply(ApplyArguments(job: parsed.positionals[0], store: parsed.values["--store"], report: parsed.values["--report"],
                                          refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
-                                         options: common))
+                                         shard: try shardRequest(parsed), options: common))
         case "merge":
             guard let store = parsed.values["--store"] else {
                 throw UsageError(message: "merge needs --store DIR: the store to write", command: "merge")
@@ -200,6 +211,10 @@ public enum ArgumentParser {
             }
             given.append(name)
         }
+        for name in given {
+            guard let needed = spec.option(name)?.requires, !needed.isEmpty, !needed.contains(where: given.contains) else { continue }
+            throw fail("\(name) goes with \(needed.joined(separator: " or "))")
+        }
         try checkPositionals(parsed.positionals, spec: spec)
         if parsed.values["--out"] != nil, parsed.positionals.first == "-" {
             throw fail("--out needs the job in a file, not on standard input: a saved plan records the job file's path")
@@ -212,6 +227,26 @@ public enum ArgumentParser {
             }
         }
         return parsed
+    }
+
+    /// `--shard I/N|auto` and `--shard-count N`, checked.
+    static func shardRequest(_ parsed: ParsedArguments) throws(UsageError) -> ShardRequest? {
+        func fail(_ message: String) -> UsageError { UsageError(message: message, command: parsed.command) }
+        var count: Int?
+        if let text = parsed.values["--shard-count"] {
+            guard let value = Int(text), value >= 1 else { throw fail("--shard-count must be a whole number from 1, not '\(text)'") }
+            count = value
+        }
+        guard let text = parsed.values["--shard"] else {
+            if count != nil { throw fail("--shard-count goes with --shard auto") }
+            return nil
+        }
+        if text == "auto" { return .auto(count: count) }
+        guard let shard = Shard(text) else {
+            throw fail("--shard must be I/N with 0 ≤ I < N (e.g. 0/4), or auto, not '\(text)'")
+        }
+        if count != nil { throw fail("--shard-count goes with --shard auto; --shard \(text) already says the count") }
+        return .fixed(shard)
     }
 
     private static func checkPositionals(_ positionals: [String], spec: CommandSpec) throws(UsageError) {

@@ -51,6 +51,10 @@ public struct OptionSpec: Sendable, Equatable {
     public var help: String
     /// Options it may not be given with (a usage error, 64).
     public var conflicts: [String] = []
+    /// Options it needs beside it (a usage error without them).
+    public var requires: [String] = []
+    /// A value that parses, for examples and tests (`0/4`).
+    public var example: String?
 
     /// `--store DIR`, `--progress MODE`, `--json`.
     public var synopsis: String {

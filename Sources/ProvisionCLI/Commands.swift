@@ -11,6 +11,17 @@ public enum Commands {
     static let storeOption = OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
                                         help: "The store directory (default: the job's \"store\", else ./store).")
 
+    static let shardOptions = [
+        OptionSpec(name: "--shard", value: .text(placeholder: "I/N|auto"),
+                   help: "Only shard I of N (0 ≤ I < N): an equal share of the job's tiles, a contiguous range of the "
+                       + "store's canonical order, into a partial store that 'provision merge' combines. auto reads I and "
+                       + "N from the batch engine: JOB_COMPLETION_INDEX (Kubernetes Indexed Job; N from --shard-count or "
+                       + "PROVISION_SHARD_COUNT), SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT, "
+                       + "or CI_NODE_INDEX of CI_NODE_TOTAL (GitLab parallel, 1-based).", example: "auto"),
+        OptionSpec(name: "--shard-count", value: .text(placeholder: "N"),
+                   help: "N for --shard auto where the engine does not say it (Kubernetes).", requires: ["--shard"], example: "4"),
+    ]
+
     /// `provision validate JOB…`.
     public static let validate = CommandSpec(
         name: "validate", positionals: .oneOrMore("JOB"),
@@ -48,7 +59,7 @@ public enum Commands {
             OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
                        help: "Save the plan; 'provision apply FILE' carries out exactly that plan, and refuses "
                            + "(exit 1) if the job file or the store changed since."),
-        ] + CommandSpec.common(format: OutputFormat.allCases.map(\.rawValue)),
+        ] + shardOptions + CommandSpec.common(format: OutputFormat.allCases.map(\.rawValue)),
         exitCodes: [(.success, "ok (with --detailed-exitcode: no changes)"), (.changesPresent, "changes present (--detailed-exitcode)"),
                     (.usage, "usage, or a key or token missing from the environment"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
@@ -80,7 +91,7 @@ public enum Commands {
                            + "its kind, or whose chunk differs from the lock's digest; afterwards 'audit --verify' passes."),
             OptionSpec(name: "--report", value: .text(placeholder: "FILE"),
                        help: "Also write the JSON report (Jobs/schema/report.schema.json) to FILE."),
-        ] + CommandSpec.common(),
+        ] + shardOptions + CommandSpec.common(),
         exitCodes: [(.success, "complete"), (.failure, "a stale saved plan, or other errors"),
                     (.usage, "usage, or a key or token missing from the environment"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),

@@ -16,6 +16,7 @@ struct PlanCommand {
         var run = PlanRun(job: arguments.job, store: arguments.store, refresh: arguments.refresh, repair: arguments.repair,
                           context: context, progress: progress)
         run.outputs = arguments.out.map { [("--out", $0)] } ?? []
+        run.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
         let (plan, session) = try run.run()
         if let out = arguments.out {
             let saved = PlanRun.saved(plan, session: session, jobPath: arguments.job)

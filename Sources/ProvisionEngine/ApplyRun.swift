@@ -19,6 +19,8 @@ public struct ApplyRun {
         public var repair = false
         /// Files the command will write (`--report`): refused when they are the store's.
         public var outputs: [(flag: String, path: String)] = []
+        /// `--shard`: only this share of the job's tiles, into a partial store.
+        public var shard: Shard?
 
         public init(job: String, store: String? = nil, refresh: Bool = false, repair: Bool = false) {
             self.job = job
@@ -87,6 +89,11 @@ public struct ApplyRun {
         }
         let applier = Applier(store: database, fetcher: session.fetcher,
                               configuration: .init(flushWindow: context.flushWindow))
+        let share = request.shard.map { shard in
+            let total = Plan.distinctTiles(plan.tileGroups)
+            return LockDocument.ShardEntry(shard: shard, tiles: shard.range(total: total), totalTiles: total)
+        }
+        applier.shardTiles = share?.tiles
         let progress = self.progress
         applier.shouldStop = shouldStop
         applier.onRegion = { key, linked, wanted, complete in
@@ -97,8 +104,9 @@ public struct ApplyRun {
         applier.onPhase = { phase in progress.phase(phase) }
         applier.onProgress = { p in progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed) }
         do {
-            // A plan that changes nothing leaves every byte of the store as it is.
-            let writes = plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty
+            // A plan that changes nothing leaves every byte of the store as it is (a shard's store
+            // lacks the other shards' tiles, so its plan always has changes: it is rebuilt).
+            let writes = plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty || share != nil
             let builder = writes ? try build.beginCanonical(epoch: plan.epoch) : nil
             let outcome = try applier.apply(plan, building: builder)
             progress.finish()
@@ -106,7 +114,8 @@ public struct ApplyRun {
             let content = try build.finish(epoch: plan.epoch, unchanged: writes ? nil : session.lock?.content)
             // Nothing written: the store keeps the time of the build that wrote it.
             let epoch = writes ? plan.epoch : (session.lock?.epoch ?? plan.epoch)
-            let lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
+            var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
+            lock.shard = share
             try build.writeLock(lock.fileBytes)
             return (outcome, lock)
         } catch {

@@ -16,6 +16,8 @@ public struct PlanRun {
     public var repair = false
     /// Files the command will write (`--out`): refused when they are the store's.
     public var outputs: [(flag: String, path: String)] = []
+    /// `--shard`: also tell this share of the job's tiles.
+    public var shard: Shard?
     public var context: RunContext
     public var progress: ProgressSink
 
@@ -34,6 +36,19 @@ public struct PlanRun {
         let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
         try session.checkOutputs(outputs)
         var plan = try session.plan(refresh: refresh, progress: progress).plan
+        if let shard {
+            let database = try session.openForReading()
+            defer { try? database?.close() }
+            let share: ShardShare
+            do {
+                share = try plan.shardShare(shard, store: database)
+            } catch {
+                throw ProvisionError(store: error, context: "cannot read the store at \(session.store.display)", kind: .failure)
+            }
+            plan.notes.append(PlanNote(subject: "shard \(shard)", message: "this shard holds tiles \(share.tiles.lowerBound)–"
+                + "\(max(share.tiles.lowerBound, share.tiles.upperBound - 1)) of the job's \(grouped(share.totalTiles)) in canonical order "
+                + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet"))
+        }
         guard repair, session.store.hasDatabase, let database = try session.openForReading() else { return (plan, session) }
         defer { try? database.close() }
         let damage: StoreDamage

@@ -25,6 +25,9 @@ public final class Applier {
     /// Called after the links are written, per region: its key, tiles linked, tiles wanted, and
     /// whether it is complete.
     public var onRegion: ((String, Int, Int, Bool) -> Void)?
+    /// With a shard's share (`Shard.range(total:)` of the plan's distinct tiles), only the tiles
+    /// whose canonical ordinals fall in it are downloaded and written; nil: every tile.
+    public var shardTiles: Range<Int>?
     /// Polled before each new request: once it returns true no further download starts, the
     /// ones in flight finish and are written, and the apply links what it has and returns.
     public var shouldStop: @Sendable () -> Bool = { false }
@@ -66,15 +69,19 @@ public final class Applier {
             .map { FetchRequest(url: $0.url, kind: $0.kind) }
 
         let groups = CanonicalAssembler.canonicalOrder(plan.tileGroups)
-        var missing: [[TileID]] = []
+        // Per group, the positions of the tiles to download: a bit a tile, not a list of ids.
+        var missing: [TileBits] = []
         let refetch = Set(plan.refetchTemplates)
+        let everything = 0..<Int.max
+        var base = 0
         for group in groups {
-            var tiles: [TileID] = []
+            var bits = TileBits()
             let all = refetch.contains(group.tileSet.urlTemplate)  // its TileJSON changed upstream
-            try group.forEachTile(store: store) { tile, isStored in
-                if !isStored || all { tiles.append(tile) }
+            base += try group.forEachTile(inOrdinals: shardTiles ?? everything, base: shardTiles == nil ? 0 : base,
+                                          store: store) { position, _, isStored in
+                if !isStored || all { bits.insert(position) }
             }
-            missing.append(tiles)
+            missing.append(bits)
         }
         let total = resourceRequests.count + missing.reduce(0) { $0 + $1.count }
         outcome.plannedResources = resourceRequests.count
@@ -95,7 +102,7 @@ public final class Applier {
         let limits = CanonicalAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
         let assembler = builder.map {
             CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
-                               downloads: streams ? missing : groups.map { _ in [] }, limits: limits)
+                               downloads: streams ? missing : groups.map { _ in TileBits() }, limits: limits, shard: shardTiles)
         }
         if let assembler, streams {
             try assembler.begin()
@@ -230,15 +237,18 @@ public final class Applier {
     }
 }
 
-/// The tile requests of an apply, produced lazily: each group's missing tiles in turn.
+/// The tile requests of an apply, produced lazily: each group's tiles in turn, those whose
+/// positions are in its `missing` bits.
 struct WorkList: IteratorProtocol {
     let groups: [TileGroup]
-    let missing: [[TileID]]
+    let missing: [TileBits]
     let shouldStop: @Sendable () -> Bool
-    private var groupIndex = 0
-    private var tileIndex = 0
+    private var groupIndex = -1
+    private var tiles: SortedUnion<TileCover>.Iterator?
+    private var position = 0
+    private var left = 0
 
-    init(groups: [TileGroup], missing: [[TileID]], shouldStop: @escaping @Sendable () -> Bool) {
+    init(groups: [TileGroup], missing: [TileBits], shouldStop: @escaping @Sendable () -> Bool) {
         self.groups = groups
         self.missing = missing
         self.shouldStop = shouldStop
@@ -246,14 +256,18 @@ struct WorkList: IteratorProtocol {
 
     mutating func next() -> FetchRequest? {
         if shouldStop() { return nil }
-        while groupIndex < groups.count {
-            if tileIndex < missing[groupIndex].count {
-                tileIndex += 1
-                return groups[groupIndex].tileSet.request(for: missing[groupIndex][tileIndex - 1])
+        while true {
+            if left > 0, let tile = tiles?.next() {
+                position += 1
+                guard missing[groupIndex].contains(position - 1) else { continue }
+                left -= 1
+                return groups[groupIndex].tileSet.request(for: tile)
             }
             groupIndex += 1
-            tileIndex = 0
+            guard groupIndex < groups.count else { return nil }
+            left = missing[groupIndex].count
+            tiles = left > 0 ? groups[groupIndex].tiles.makeIterator() : nil
+            position = 0
         }
-        return nil
     }
 }

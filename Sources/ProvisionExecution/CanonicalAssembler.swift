@@ -53,14 +53,24 @@ final class CanonicalAssembler {
         var tile: TileID
         var key: TileKey
         var isDownload: Bool
+        /// The tile's ordinal in the canonical order of all the plan's tiles.
+        var ordinal = 0
     }
 
     private let builder: CanonicalStoreBuilder
     private let staging: StagingStore
     private let plan: Plan
     private let groups: [TileGroup]
-    private let downloads: [[TileID]]
+    private let downloads: [TileBits]
     private let limits: Limits
+    /// The ordinals of the tiles this store holds (a shard's share); nil: all of them.
+    private let shard: Range<Int>?
+    /// The ordinal of the next tile the walk loads.
+    private var nextOrdinal = 0
+    /// Per region (plan order), the tiles of the shard it wants, by template and zoom.
+    private var wantedCounts: [[String: Int]]
+    /// Per member of the current group, the shard's tiles it wants so far.
+    private var groupWanted: [Int] = []
     /// Downloads that failed for good, noted by the downloading thread.
     let failures = FailureInbox()
 
@@ -74,7 +84,8 @@ final class CanonicalAssembler {
     private var groupIndex = -1
     private var tiles: SortedUnion<TileCover>.Iterator?
     private var lookahead: TileID?
-    private var downloadIndex = 0
+    /// The position (in the group's ascending order) of the next tile the walk loads.
+    private var groupPosition = 0
     private var column: [Entry] = []
     private var columnIndex = 0
     private var covers: [TileCover] = []
@@ -95,10 +106,13 @@ final class CanonicalAssembler {
     private var waitingBytes = 0
     private var uncommitted = false
 
-    /// An assembler of `groups` (in canonical order), of which the tiles in `downloads` (per
-    /// group, ascending) are being downloaded.
-    init(builder: CanonicalStoreBuilder, staging: StagingStore, plan: Plan, groups: [TileGroup], downloads: [[TileID]],
-         limits: Limits = Limits()) {
+    /// An assembler of `groups` (in canonical order), of which the tiles at the positions in
+    /// `downloads` (per group, in its ascending order) are being downloaded; with `shard`, only the tiles whose canonical
+    /// ordinals fall in it are written, and a region is complete when it has all of those.
+    init(builder: CanonicalStoreBuilder, staging: StagingStore, plan: Plan, groups: [TileGroup], downloads: [TileBits],
+         limits: Limits = Limits(), shard: Range<Int>? = nil) {
+        self.shard = shard
+        wantedCounts = Array(repeating: [:], count: plan.regions.count)
         self.builder = builder
         self.staging = staging
         self.plan = plan
@@ -111,12 +125,7 @@ final class CanonicalAssembler {
 
     /// The groups of a plan in canonical key order: template (bytes), pixel ratio, zoom.
     static func canonicalOrder(_ groups: [TileGroup]) -> [TileGroup] {
-        groups.sorted { a, b in
-            if a.tileSet.urlTemplate != b.tileSet.urlTemplate {
-                return a.tileSet.urlTemplate.utf8.lexicographicallyPrecedes(b.tileSet.urlTemplate.utf8)
-            }
-            return (a.tileSet.pixelRatio, a.zoom) < (b.tileSet.pixelRatio, b.zoom)
-        }
+        Plan.canonicalOrder(groups)
     }
 
     /// Writes the region rows (ids in plan order) and the stored resources they want.
@@ -161,8 +170,10 @@ final class CanonicalAssembler {
             try builder.linkResources(ids, toRegion: regionIDs[index])
             var complete = ids.count == Set(region.resources.wanted.map(\.url)).count
             for set in region.tileSets {
-                for z in set.zooms where linkedCounts[index][countKey(set, z)] ?? 0 < set.cover(of: region.area, zoom: z).count {
-                    complete = false
+                for z in set.zooms {
+                    let key = countKey(set, z)
+                    let wanted = shard == nil ? set.cover(of: region.area, zoom: z).count : wantedCounts[index][key] ?? 0
+                    if linkedCounts[index][key] ?? 0 < wanted { complete = false }
                 }
             }
             summary.incomplete.append(!complete)
@@ -180,6 +191,10 @@ final class CanonicalAssembler {
     /// Writes tiles in key order until one still downloading is reached (or, finishing, to the end).
     private func walk(finishing: Bool) throws {
         while let entry = try currentEntry() {
+            if let shard, !shard.contains(entry.ordinal) {
+                columnIndex += 1
+                continue
+            }
             var fresh: FetchedItem?
             if entry.isDownload {
                 switch resolved[entry.key] {
@@ -202,6 +217,7 @@ final class CanonicalAssembler {
             }
             if stored != nil { summary.stagingTilesUsed += 1 }
             if let id { link(entry, id: id) }
+            if shard != nil { countWanted(entry) }
             walkedTo = (entry.key.tile.x, entry.key.tile.y)
             columnIndex += 1
         }
@@ -225,9 +241,10 @@ final class CanonicalAssembler {
         var iterator = group.tiles.makeIterator()
         lookahead = iterator.next()
         tiles = iterator
-        downloadIndex = 0
+        groupPosition = 0
         covers = group.rows.count > 1 ? group.covers : []
         groupLinked = Array(repeating: 0, count: group.rows.count)
+        groupWanted = Array(repeating: 0, count: group.rows.count)
         walkedTo = nil
         stagingRows = []
         stagingIndex = 0
@@ -245,17 +262,17 @@ final class CanonicalAssembler {
         let wanted = downloads[groupIndex]
         var tile = first
         while true {
-            var isDownload = false
-            if downloadIndex < wanted.count && wanted[downloadIndex] == tile {
-                isDownload = true
-                downloadIndex += 1
-            }
-            column.append(Entry(tile: tile, key: group.tileSet.key(for: tile), isDownload: isDownload))
+            column.append(Entry(tile: tile, key: group.tileSet.key(for: tile), isDownload: wanted.contains(groupPosition)))
+            groupPosition += 1
             lookahead = tiles?.next()
             guard let next = lookahead, next.x == first.x else { break }
             tile = next
         }
         if group.tileSet.isTMS { column.reverse() }
+        for index in column.indices {
+            column[index].ordinal = nextOrdinal
+            nextOrdinal += 1
+        }
         return true
     }
 
@@ -281,6 +298,17 @@ final class CanonicalAssembler {
         }
     }
 
+    /// Counts a tile of the shard for the member rows whose cover has it (each row once).
+    private func countWanted(_ entry: Entry) {
+        let group = groups[groupIndex]
+        var counted: [Int] = []
+        for (index, row) in group.rows.enumerated() where !counted.contains(row) {
+            if !covers.isEmpty && !covers[index].contains(entry.tile) { continue }
+            counted.append(row)
+            groupWanted[index] += 1
+        }
+    }
+
     private func link(_ entry: Entry, id: Int64) {
         let group = groups[groupIndex]
         uncommitted = true
@@ -298,8 +326,10 @@ final class CanonicalAssembler {
         let group = groups[groupIndex]
         for (index, row) in group.rows.enumerated() {
             linkedCounts[row][countKey(group.tileSet, group.zoom), default: 0] += groupLinked[index]
+            wantedCounts[row][countKey(group.tileSet, group.zoom), default: 0] += groupWanted[index]
         }
         groupLinked = []
+        groupWanted = []
     }
 
     private func countKey(_ set: PlannedTileSet, _ z: Int) -> String {

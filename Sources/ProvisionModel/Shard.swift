@@ -75,3 +75,94 @@ extension Plan {
         groups.reduce(0) { $0 + $1.distinctCount }
     }
 }
+
+extension TileGroup {
+    /// Calls `body` with each tile of the group whose canonical ordinal falls in `range` (the
+    /// group's first tile having ordinal `base`), ascending, with its position in the group's
+    /// ascending order and whether the store already holds it. Returns the group's distinct tile
+    /// count, for the next group's base.
+    @discardableResult
+    public func forEachTile(inOrdinals range: Range<Int>, base: Int, store: StoreInventory?,
+                            _ body: (Int, TileID, Bool) throws -> Void) throws -> Int {
+        let count = distinctCount
+        let group = base..<(base + count)
+        guard group.overlaps(range) else { return count }
+        if range.contains(group.lowerBound) && range.contains(group.upperBound - 1) {
+            var position = 0
+            try forEachTile(store: store) { tile, isStored in
+                try body(position, tile, isStored)
+                position += 1
+            }
+            return count
+        }
+        // The ordinals follow the stored walk (a TMS column from the south); positions follow
+        // the ascending order.
+        var inside: [(position: Int, tile: TileID)] = []
+        var ordinal = base, columnStart = 0
+        forEachColumn { column in
+            for (j, tile) in column.enumerated() {
+                if range.contains(ordinal) {
+                    inside.append((columnStart + (tileSet.isTMS ? column.count - 1 - j : j), tile))
+                }
+                ordinal += 1
+            }
+            columnStart += column.count
+        }
+        inside.sort { $0.position < $1.position }
+        var start = 0
+        while start < inside.count {
+            let batch = inside[start..<min(start + Self.lookupBatch, inside.count)]
+            let keys = batch.map { tileSet.key(for: $0.tile) }
+            let stored = try store?.storedTiles(among: keys) ?? []
+            for (entry, key) in zip(batch, keys) { try body(entry.position, entry.tile, stored.contains(key)) }
+            start += Self.lookupBatch
+        }
+        return count
+    }
+}
+
+extension Plan {
+    /// Tile groups in the store's canonical key order: template (bytes), pixel ratio, zoom.
+    public static func canonicalOrder(_ groups: [TileGroup]) -> [TileGroup] {
+        groups.sorted { a, b in
+            if a.tileSet.urlTemplate != b.tileSet.urlTemplate {
+                return a.tileSet.urlTemplate.utf8.lexicographicallyPrecedes(b.tileSet.urlTemplate.utf8)
+            }
+            return (a.tileSet.pixelRatio, a.zoom) < (b.tileSet.pixelRatio, b.zoom)
+        }
+    }
+
+    /// A shard's share of this plan against `store`: the ordinals of its tiles, of how many in
+    /// all, and how many of its tiles the store lacks.
+    public func shardShare(_ shard: Shard, store: StoreInventory?) throws -> ShardShare {
+        let groups = Plan.canonicalOrder(tileGroups)
+        let total = Plan.distinctTiles(groups)
+        let range = shard.range(total: total)
+        var missing = 0
+        var base = 0
+        for group in groups {
+            base += try group.forEachTile(inOrdinals: range, base: base, store: store) { _, _, isStored in
+                if !isStored { missing += 1 }
+            }
+        }
+        return ShardShare(shard: shard, tiles: range, totalTiles: total, missingTiles: missing)
+    }
+}
+
+/// What one shard of a plan holds.
+public struct ShardShare: Equatable, Sendable {
+    public var shard: Shard
+    /// The canonical ordinals of its tiles.
+    public var tiles: Range<Int>
+    /// The job's distinct tiles over all shards.
+    public var totalTiles: Int
+    /// Its tiles the store does not hold yet.
+    public var missingTiles: Int
+
+    public init(shard: Shard, tiles: Range<Int>, totalTiles: Int, missingTiles: Int) {
+        self.shard = shard
+        self.tiles = tiles
+        self.totalTiles = totalTiles
+        self.missingTiles = missingTiles
+    }
+}

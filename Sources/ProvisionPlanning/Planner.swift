@@ -108,49 +108,8 @@ public enum Planner {
     public static func plan(_ input: PlanInput, store: StoreInventory?) throws -> Plan {
         var (rows, overzoomNotes) = try desiredRows(input)
         try checkTileLimit(rows, job: input.job)
-
         let storedRegions = try store?.regions() ?? []
-        var claimed = Set<Int64>()
-        let byID = Dictionary(uniqueKeysWithValues: storedRegions.map { ($0.rowID, $0) })
-        // Rows the lock knows keep their row first; the rest match on definition and description.
-        var matches: [Int: StoredRegion] = [:]
-        for i in rows.indices {
-            if let id = input.lockedRows[rows[i].key], let stored = byID[id], !claimed.contains(id) {
-                matches[i] = stored
-                claimed.insert(id)
-            }
-        }
-        for i in rows.indices where matches[i] == nil {
-            if let stored = storedRegions.first(where: {
-                !claimed.contains($0.rowID) && $0.definition == rows[i].definition
-                    && ($0.description ?? Data()) == rows[i].description
-            }) {
-                matches[i] = stored
-                claimed.insert(stored.rowID)
-            }
-        }
-        var regionNotes: [PlanNote] = []
-        for (i, match) in matches.sorted(by: { $0.key < $1.key }) {
-            rows[i].rowID = match.rowID
-            rows[i].action = .keep
-            let definitionChanged = match.definition != rows[i].definition
-            if definitionChanged || (match.description ?? Data()) != rows[i].description {
-                rows[i].action = .update
-                regionNotes.append(secondRegionNote(rows[i], definitionChanged: definitionChanged,
-                                                    storedTiles: try store?.linkedTileCounts(region: match.rowID)
-                                                        .reduce(0) { $0 + $1.count } ?? 0))
-            }
-        }
-
-        var meanSizes: [String: Double] = [:]
-        func meanSize(_ template: String, _ z: Int) throws -> Double {
-            let key = "\(z) \(template)"
-            if let cached = meanSizes[key] { return cached }
-            let size = try store?.meanTileSize(urlTemplate: template, zoom: z) ?? Double(input.assumedTileBytes)
-            meanSizes[key] = size
-            return size
-        }
-
+        let (claimed, regionNotes) = try matchStoredRegions(&rows, stored: storedRegions, input: input, store: store)
         for i in rows.indices {
             try diffTiles(&rows[i], store: store)
             try diffResources(&rows[i], store: store)
@@ -158,18 +117,8 @@ public enum Planner {
                 rows[i].action = .update
             }
         }
+        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
 
-        var removed: [RemovedRegion] = []
-        let keysByRow = Dictionary(input.lockedRows.map { ($0.value, $0.key) }, uniquingKeysWith: min)
-        for stored in storedRegions where !claimed.contains(stored.rowID) {
-            let tiles = try store?.linkedTileCounts(region: stored.rowID).reduce(0) { $0 + $1.count } ?? 0
-            let resources = try store?.linkedResources(region: stored.rowID).count ?? 0
-            removed.append(RemovedRegion(rowID: stored.rowID, key: keysByRow[stored.rowID],
-                                         tileCount: tiles, resourceCount: resources))
-        }
-
-        // Downloads: each tile once, however many rows want it. The same pass counts the
-        // distinct tiles the store will hold, which is what limits.maxTiles and maxBytes cap.
         // Tiles of a source whose TileJSON changed upstream are all fetched again, so the store
         // never mixes tiles of two versions of a source (a resumed apply included: the lock keeps
         // the old digest until an apply completes).
@@ -179,56 +128,7 @@ public enum Planner {
             return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
         }
         let refetch = refetchTemplates(drift: drift, input: input)
-        var toDownload = 0
-        var bytes: Int64 = 0
-        var distinct = 0
-        var mapboxTiles = 0
-        var totalEstimate: Double = 0
-        var perRowBytes = [Int64](repeating: 0, count: rows.count)
-        let tileLimit = input.job.limits.maxTiles ?? defaultMaxTiles
-        for group in Plan.tileGroups(rows) {
-            let mean = try meanSize(group.tileSet.urlTemplate, group.zoom)
-            var missing = 0
-            var inGroup = 0
-            let refetchAll = refetch.contains(group.tileSet.urlTemplate)
-            let addedByOnlyRow = group.rows.count == 1 ? rows[group.rows[0]].zoomChanges.first {
-                $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom
-            }?.counts.add : nil
-            if group.areas.count == 1 && (store == nil || refetchAll) {
-                // Nothing stored (or everything refetched) and nothing to merge: the count is
-                // arithmetic, a planet at z22 included.
-                inGroup = group.cover(at: 0).count
-                missing = inGroup
-            } else if group.areas.count == 1 && addedByOnlyRow == 0 {
-                // The one row wanting these tiles already links every one of them: all stored.
-                inGroup = group.cover(at: 0).count
-            } else {
-                try group.forEachTile(store: store) { _, isStored in
-                    inGroup += 1
-                    if !isStored || refetchAll { missing += 1 }
-                }
-            }
-            distinct += inGroup
-            if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
-            if MapboxURL.isMapboxURL(group.tileSet.urlTemplate) { mapboxTiles += inGroup }
-            toDownload += missing
-            bytes += Int64((Double(missing) * mean).rounded())
-            totalEstimate += Double(inGroup) * mean
-            for member in group.rows {
-                let added = rows[member].zoomChanges.first {
-                    $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom
-                }?.counts.add ?? 0
-                perRowBytes[member] += Int64((Double(added) * mean).rounded())
-            }
-        }
-        for i in rows.indices { rows[i].estimatedBytes = perRowBytes[i] }
-        try checkRegionLimits(rows, job: input.job, meanSize: meanSize)
-        try checkMapboxTileLimit(mapboxTiles, job: input.job)
-        if let maxBytes = input.job.limits.maxBytes, totalEstimate > Double(maxBytes) {
-            throw PlanError.limitExceeded(
-                "the store would hold an estimated \(Int64(totalEstimate)) bytes of tiles (\(plural(distinct, "tile"))), "
-                    + "over limits.maxBytes = \(maxBytes); raise it or shrink the regions or zooms")
-        }
+        let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch)
 
         var packPlans: [StylePackPlan] = []
         for pack in input.job.stylePacks {
@@ -242,8 +142,8 @@ public enum Planner {
         var plan = Plan(jobName: input.job.name, jobDigest: input.jobDigest, epoch: input.epoch,
                         regions: rows, removedRegions: removed, stylePacks: packPlans,
                         documents: input.documents, assumedTileBytes: input.assumedTileBytes)
-        plan.tilesToDownload = toDownload
-        plan.bytesToDownload = bytes
+        plan.tilesToDownload = downloads.tiles
+        plan.bytesToDownload = downloads.bytes
         plan.drift = drift
         plan.notes = input.notes + sourceNotes(input) + overzoomNotes + latitudeNotes(input.job) + regionNotes
         plan.refetchTemplates = refetch.sorted()

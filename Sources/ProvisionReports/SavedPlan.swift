@@ -135,102 +135,29 @@ public struct SavedPlan: Sendable {
 
     /// Reads a saved plan document.
     public init(json: JSONValue) throws(FormatError) {
-        func fail(_ pointer: String, _ message: String) -> FormatError { FormatError(pointer: pointer, message: message) }
-        guard json["kind"]?.stringValue == Self.kind else { throw fail("/kind", "expected \"\(Self.kind)\"") }
+        guard json["kind"]?.stringValue == Self.kind else { throw Self.fail("/kind", "expected \"\(Self.kind)\"") }
         guard json["schemaVersion"]?.intValue == Self.schemaVersion else {
-            throw fail("/schemaVersion", "expected \(Self.schemaVersion): this plan was written by another version of provision")
+            throw Self.fail("/schemaVersion", "expected \(Self.schemaVersion): this plan was written by another version of provision")
         }
         guard let jobPath = json["job"]?["path"]?.stringValue, let jobName = json["job"]?["name"]?.stringValue,
-              let jobDigest = json["job"]?["digest"]?.stringValue else { throw fail("/job", "expected path, name and digest") }
+              let jobDigest = json["job"]?["digest"]?.stringValue else { throw Self.fail("/job", "expected path, name and digest") }
         guard let storePath = json["store"]?["path"]?.stringValue, let storeDigest = json["store"]?["digest"]?.stringValue else {
-            throw fail("/store", "expected path and digest")
+            throw Self.fail("/store", "expected path and digest")
         }
-        guard let epoch = json["epoch"]?.intValue else { throw fail("/epoch", "expected an integer") }
-
-        func ref(_ value: JSONValue, _ pointer: String) throws(FormatError) -> ResourceRef {
-            guard let url = value["url"]?.stringValue, let raw = value["kind"]?.intValue, let kind = ResourceKind(rawValue: raw) else {
-                throw fail(pointer, "expected a resource {url, kind}")
-            }
-            return ResourceRef(url: url, kind: kind)
-        }
-        func refs(_ value: JSONValue?, _ pointer: String) throws(FormatError) -> [ResourceRef] {
-            var out: [ResourceRef] = []
-            for (i, item) in (value?.arrayValue ?? []).enumerated() { out.append(try ref(item, "\(pointer)/\(i)")) }
-            return out
-        }
-
+        guard let epoch = json["epoch"]?.intValue else { throw Self.fail("/epoch", "expected an integer") }
         var regions: [RegionPlan] = []
-        for (i, r) in (json["regions"]?.arrayValue ?? []).enumerated() {
-            let p = "/regions/\(i)"
-            guard let id = r["regionId"]?.stringValue, let name = r["name"]?.stringValue,
-                  let actionText = r["action"]?.stringValue, let action = PlanAction(rawValue: actionText),
-                  let definition = r["definition"]?.stringValue,
-                  let description = r["description"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
-                  let area = r["area"].flatMap(Self.area(from:)) else {
-                throw fail(p, "expected a region plan with regionId, name, action, definition, description and area")
-            }
-            var tileSets: [PlannedTileSet] = []
-            for (j, t) in (r["tileSets"]?.arrayValue ?? []).enumerated() {
-                guard let template = t["template"]?.stringValue, let ratio = t["pixelRatio"]?.intValue,
-                      let minZ = t["minZoom"]?.intValue, let maxZ = t["maxZoom"]?.intValue, minZ <= maxZ,
-                      let kind = t["kind"]?.intValue.flatMap(ResourceKind.init(rawValue:)) else {
-                    throw fail("\(p)/tileSets/\(j)", "expected a tile set")
-                }
-                var bounds: TileBounds?
-                if let edges = t["bounds"]?.arrayValue {
-                    let values = edges.compactMap(\.doubleValue)
-                    guard values.count == 4, let read = TileBounds(west: values[0], south: values[1], east: values[2],
-                                                                   north: values[3]) else {
-                        throw fail("\(p)/tileSets/\(j)/bounds", "expected tile set bounds [west, south, east, north]")
-                    }
-                    bounds = read
-                }
-                tileSets.append(PlannedTileSet(urlTemplate: template, pixelRatio: ratio, isTMS: t["tms"] == .bool(true),
-                                               zooms: minZ...maxZ, kind: kind, bounds: bounds))
-            }
-            let zoomChanges = (r["zoomChanges"]?.arrayValue ?? []).compactMap { z -> ZoomChange? in
-                guard let template = z["template"]?.stringValue, let zoom = z["zoom"]?.intValue else { return nil }
-                return ZoomChange(urlTemplate: template, zoom: zoom, counts: ChangeCounts(
-                    add: z["add"]?.intValue ?? 0, remove: z["remove"]?.intValue ?? 0, keep: z["keep"]?.intValue ?? 0))
-            }
-            let stale = (r["staleTiles"]?.arrayValue ?? []).compactMap { s -> TileCount? in
-                guard let template = s["template"]?.stringValue, let zoom = s["zoom"]?.intValue,
-                      let count = s["count"]?.intValue else { return nil }
-                return TileCount(urlTemplate: template, zoom: zoom, count: count)
-            }
-            let resources = ResourceChanges(
-                wanted: try refs(r["resources"]?["wanted"], "\(p)/resources/wanted"),
-                add: try refs(r["resources"]?["add"], "\(p)/resources/add"),
-                remove: (r["resources"]?["remove"]?.arrayValue ?? []).compactMap(\.stringValue))
-            regions.append(RegionPlan(
-                regionID: id, name: name, stylePackID: r["stylePack"]?.stringValue,
-                rowID: r["rowId"]?.intValue.map(Int64.init), action: action, definition: Data(definition.utf8),
-                description: description, area: area, tileSets: tileSets, zoomChanges: zoomChanges,
-                staleTileCounts: stale, resources: resources, estimatedBytes: Int64(r["estimatedBytes"]?.intValue ?? 0)))
-        }
+        for (i, r) in (json["regions"]?.arrayValue ?? []).enumerated() { regions.append(try Self.region(r, at: "/regions/\(i)")) }
         let removed = (json["removedRegions"]?.arrayValue ?? []).compactMap { r -> RemovedRegion? in
             guard let row = r["rowId"]?.intValue else { return nil }
             return RemovedRegion(rowID: Int64(row), key: r["key"]?.stringValue, tileCount: r["tiles"]?.intValue ?? 0,
                                  resourceCount: r["resources"]?.intValue ?? 0)
         }
         var packs: [StylePackPlan] = []
-        for (i, pack) in (json["stylePacks"]?.arrayValue ?? []).enumerated() {
-            guard let id = pack["id"]?.stringValue, let style = pack["style"]?.stringValue else {
-                throw fail("/stylePacks/\(i)", "expected id and style")
-            }
-            let sources = (pack["sources"]?.arrayValue ?? []).compactMap { s -> SourceSummary? in
-                guard let name = s["name"]?.stringValue, let template = s["template"]?.stringValue else { return nil }
-                return SourceSummary(name: name, tileJSONURL: s["tileJSON"]?.stringValue, urlTemplate: template,
-                                     scheme: s["scheme"]?.stringValue ?? "xyz", minZoom: s["minzoom"]?.intValue ?? 0,
-                                     maxZoom: s["maxzoom"]?.intValue ?? 22, tileSize: s["tileSize"]?.intValue ?? 512)
-            }
-            packs.append(StylePackPlan(id: id, styleURL: style, resources: try refs(pack["resources"], "/stylePacks/\(i)/resources"),
-                                       missing: try refs(pack["missing"], "/stylePacks/\(i)/missing"), sources: sources))
-        }
+        for (i, pack) in (json["stylePacks"]?.arrayValue ?? []).enumerated() { packs.append(try Self.pack(pack, at: "/stylePacks/\(i)")) }
         var documents: [String: FetchedBody] = [:]
         for (url, d) in json["documents"]?.objectValue?.members ?? [] {
             guard let data = d["data"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) else {
-                throw fail("/documents", "expected base64 data for \(url)")
+                throw Self.fail("/documents", "expected base64 data for \(url)")
             }
             documents[url] = FetchedBody(data: data, etag: d["etag"]?.stringValue, modified: d["modified"]?.intValue.map(Int64.init),
                                          expires: d["expires"]?.intValue.map(Int64.init))
@@ -246,6 +173,87 @@ public struct SavedPlan: Sendable {
         plan.tilesToDownload = json["tilesToDownload"]?.intValue ?? 0
         plan.bytesToDownload = Int64(json["bytesToDownload"]?.intValue ?? 0)
         self.init(plan: plan, jobPath: jobPath, storePath: storePath, storeDigest: storeDigest)
+    }
+
+    private static func fail(_ pointer: String, _ message: String) -> FormatError { FormatError(pointer: pointer, message: message) }
+
+    /// A list of resources `{url, kind}` at `pointer`.
+    private static func refs(_ value: JSONValue?, _ pointer: String) throws(FormatError) -> [ResourceRef] {
+        var out: [ResourceRef] = []
+        for (i, item) in (value?.arrayValue ?? []).enumerated() {
+            guard let url = item["url"]?.stringValue, let raw = item["kind"]?.intValue, let kind = ResourceKind(rawValue: raw) else {
+                throw fail("\(pointer)/\(i)", "expected a resource {url, kind}")
+            }
+            out.append(ResourceRef(url: url, kind: kind))
+        }
+        return out
+    }
+
+    /// One region plan at `p`.
+    private static func region(_ r: JSONValue, at p: String) throws(FormatError) -> RegionPlan {
+        guard let id = r["regionId"]?.stringValue, let name = r["name"]?.stringValue,
+              let actionText = r["action"]?.stringValue, let action = PlanAction(rawValue: actionText),
+              let definition = r["definition"]?.stringValue,
+              let description = r["description"]?.stringValue.flatMap({ Data(base64Encoded: $0) }),
+              let area = r["area"].flatMap(Self.area(from:)) else {
+            throw fail(p, "expected a region plan with regionId, name, action, definition, description and area")
+        }
+        var tileSets: [PlannedTileSet] = []
+        for (j, t) in (r["tileSets"]?.arrayValue ?? []).enumerated() { tileSets.append(try tileSet(t, at: "\(p)/tileSets/\(j)")) }
+        let zoomChanges = (r["zoomChanges"]?.arrayValue ?? []).compactMap { z -> ZoomChange? in
+            guard let template = z["template"]?.stringValue, let zoom = z["zoom"]?.intValue else { return nil }
+            return ZoomChange(urlTemplate: template, zoom: zoom, counts: ChangeCounts(
+                add: z["add"]?.intValue ?? 0, remove: z["remove"]?.intValue ?? 0, keep: z["keep"]?.intValue ?? 0))
+        }
+        let stale = (r["staleTiles"]?.arrayValue ?? []).compactMap { s -> TileCount? in
+            guard let template = s["template"]?.stringValue, let zoom = s["zoom"]?.intValue,
+                  let count = s["count"]?.intValue else { return nil }
+            return TileCount(urlTemplate: template, zoom: zoom, count: count)
+        }
+        let resources = ResourceChanges(
+            wanted: try refs(r["resources"]?["wanted"], "\(p)/resources/wanted"),
+            add: try refs(r["resources"]?["add"], "\(p)/resources/add"),
+            remove: (r["resources"]?["remove"]?.arrayValue ?? []).compactMap(\.stringValue))
+        return RegionPlan(
+            regionID: id, name: name, stylePackID: r["stylePack"]?.stringValue,
+            rowID: r["rowId"]?.intValue.map(Int64.init), action: action, definition: Data(definition.utf8),
+            description: description, area: area, tileSets: tileSets, zoomChanges: zoomChanges,
+            staleTileCounts: stale, resources: resources, estimatedBytes: Int64(r["estimatedBytes"]?.intValue ?? 0))
+    }
+
+    /// One planned tile set at `pointer`.
+    private static func tileSet(_ t: JSONValue, at pointer: String) throws(FormatError) -> PlannedTileSet {
+        guard let template = t["template"]?.stringValue, let ratio = t["pixelRatio"]?.intValue,
+              let minZ = t["minZoom"]?.intValue, let maxZ = t["maxZoom"]?.intValue, minZ <= maxZ,
+              let kind = t["kind"]?.intValue.flatMap(ResourceKind.init(rawValue:)) else {
+            throw fail(pointer, "expected a tile set")
+        }
+        var bounds: TileBounds?
+        if let edges = t["bounds"]?.arrayValue {
+            let values = edges.compactMap(\.doubleValue)
+            guard values.count == 4, let read = TileBounds(west: values[0], south: values[1], east: values[2],
+                                                           north: values[3]) else {
+                throw fail("\(pointer)/bounds", "expected tile set bounds [west, south, east, north]")
+            }
+            bounds = read
+        }
+        return PlannedTileSet(urlTemplate: template, pixelRatio: ratio, isTMS: t["tms"] == .bool(true),
+                              zooms: minZ...maxZ, kind: kind, bounds: bounds)
+    }
+
+    /// One style pack plan at `pointer`.
+    private static func pack(_ pack: JSONValue, at pointer: String) throws(FormatError) -> StylePackPlan {
+        guard let id = pack["id"]?.stringValue, let style = pack["style"]?.stringValue else {
+            throw fail(pointer, "expected id and style")
+        }
+        let sources = (pack["sources"]?.arrayValue ?? []).compactMap { s -> SourceSummary? in
+            guard let name = s["name"]?.stringValue, let template = s["template"]?.stringValue else { return nil }
+            return SourceSummary(name: name, tileJSONURL: s["tileJSON"]?.stringValue, urlTemplate: template,
+                                 scheme: s["scheme"]?.stringValue ?? "xyz", minZoom: s["minzoom"]?.intValue ?? 0,
+                                 maxZoom: s["maxzoom"]?.intValue ?? 22, tileSize: s["tileSize"]?.intValue ?? 512)
+        }
+        return StylePackPlan(id: id, styleURL: style, resources: try refs(pack["resources"], "\(pointer)/resources"),
+                             missing: try refs(pack["missing"], "\(pointer)/missing"), sources: sources)
     }
 
     static func area(from json: JSONValue) -> CoverArea? {

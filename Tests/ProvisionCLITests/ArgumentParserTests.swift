@@ -139,11 +139,16 @@ final class ArgumentParserTests: XCTestCase {
         // and the parser cannot disagree.
         for spec in Commands.all {
             for option in spec.options {
-                var arguments = [spec.name, option.name]
-                switch option.value {
-                case .flag: break
-                case .text: arguments.append("value")
-                case .choice(_, let choices): arguments.append(choices[choices.count - 1])
+                func given(_ option: OptionSpec) -> [String] {
+                    switch option.value {
+                    case .flag: return [option.name]
+                    case .text: return [option.name, option.example ?? "value"]
+                    case .choice(_, let choices): return [option.name, choices[choices.count - 1]]
+                    }
+                }
+                var arguments = [spec.name] + given(option)
+                for needed in option.requires {
+                    if let other = spec.option(needed) { arguments += given(other) }
                 }
                 if spec.positionals != .none { arguments.append("job.json") }
                 if spec.name == "merge" && option.name != "--store" { arguments += ["--store", "out"] }  // required

@@ -1,0 +1,134 @@
+import Foundation
+import ProvisionCodecs
+import ProvisionModel
+import TileMath
+
+/// The steps of `Planner.plan`: matching stored regions, removals, and counting downloads.
+extension Planner {
+    /// Gives each desired row the stored region it continues: the row the lock recorded for its
+    /// key first, else one with the same definition and description. A matched row whose
+    /// definition or description changed becomes an update, with a note on what devices do.
+    /// Returns the stored rows claimed and those notes.
+    static func matchStoredRegions(_ rows: inout [RegionPlan], stored storedRegions: [StoredRegion], input: PlanInput,
+                                   store: StoreInventory?) throws -> (claimed: Set<Int64>, notes: [PlanNote]) {
+        var claimed = Set<Int64>()
+        let byID = Dictionary(uniqueKeysWithValues: storedRegions.map { ($0.rowID, $0) })
+        var matches: [Int: StoredRegion] = [:]
+        for i in rows.indices {
+            if let id = input.lockedRows[rows[i].key], let stored = byID[id], !claimed.contains(id) {
+                matches[i] = stored
+                claimed.insert(id)
+            }
+        }
+        for i in rows.indices where matches[i] == nil {
+            if let stored = storedRegions.first(where: {
+                !claimed.contains($0.rowID) && $0.definition == rows[i].definition
+                    && ($0.description ?? Data()) == rows[i].description
+            }) {
+                matches[i] = stored
+                claimed.insert(stored.rowID)
+            }
+        }
+        var notes: [PlanNote] = []
+        for (i, match) in matches.sorted(by: { $0.key < $1.key }) {
+            rows[i].rowID = match.rowID
+            rows[i].action = .keep
+            let definitionChanged = match.definition != rows[i].definition
+            if definitionChanged || (match.description ?? Data()) != rows[i].description {
+                rows[i].action = .update
+                notes.append(secondRegionNote(rows[i], definitionChanged: definitionChanged,
+                                              storedTiles: try store?.linkedTileCounts(region: match.rowID)
+                                                  .reduce(0) { $0 + $1.count } ?? 0))
+            }
+        }
+        return (claimed, notes)
+    }
+
+    /// The stored regions no desired row claimed: the apply removes them.
+    static func removedRegions(_ storedRegions: [StoredRegion], claimed: Set<Int64>, input: PlanInput,
+                               store: StoreInventory?) throws -> [RemovedRegion] {
+        var removed: [RemovedRegion] = []
+        let keysByRow = Dictionary(input.lockedRows.map { ($0.value, $0.key) }, uniquingKeysWith: min)
+        for stored in storedRegions where !claimed.contains(stored.rowID) {
+            let tiles = try store?.linkedTileCounts(region: stored.rowID).reduce(0) { $0 + $1.count } ?? 0
+            let resources = try store?.linkedResources(region: stored.rowID).count ?? 0
+            removed.append(RemovedRegion(rowID: stored.rowID, key: keysByRow[stored.rowID],
+                                         tileCount: tiles, resourceCount: resources))
+        }
+        return removed
+    }
+
+    /// Counts the downloads, each tile once however many rows want it; the same pass counts the
+    /// distinct tiles the store will hold, which limits.maxTiles, maxBytes and the Mapbox tile
+    /// limit cap, and sets each row's byte estimate.
+    static func countDownloads(_ rows: inout [RegionPlan], input: PlanInput, store: StoreInventory?,
+                               refetch: Set<String>) throws -> (tiles: Int, bytes: Int64) {
+        var meanSizes: [String: Double] = [:]
+        func meanSize(_ template: String, _ z: Int) throws -> Double {
+            let key = "\(z) \(template)"
+            if let cached = meanSizes[key] { return cached }
+            let size = try store?.meanTileSize(urlTemplate: template, zoom: z) ?? Double(input.assumedTileBytes)
+            meanSizes[key] = size
+            return size
+        }
+        var toDownload = 0
+        var bytes: Int64 = 0
+        var distinct = 0
+        var mapboxTiles = 0
+        var totalEstimate: Double = 0
+        var perRowBytes = [Int64](repeating: 0, count: rows.count)
+        let tileLimit = input.job.limits.maxTiles ?? defaultMaxTiles
+        for group in Plan.tileGroups(rows) {
+            let mean = try meanSize(group.tileSet.urlTemplate, group.zoom)
+            let refetchAll = refetch.contains(group.tileSet.urlTemplate)
+            let (inGroup, missing) = try countGroup(group, rows: rows, store: store, refetchAll: refetchAll)
+            distinct += inGroup
+            if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
+            if MapboxURL.isMapboxURL(group.tileSet.urlTemplate) { mapboxTiles += inGroup }
+            toDownload += missing
+            bytes += Int64((Double(missing) * mean).rounded())
+            totalEstimate += Double(inGroup) * mean
+            for member in group.rows {
+                let added = rows[member].zoomChanges.first {
+                    $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom
+                }?.counts.add ?? 0
+                perRowBytes[member] += Int64((Double(added) * mean).rounded())
+            }
+        }
+        for i in rows.indices { rows[i].estimatedBytes = perRowBytes[i] }
+        try checkRegionLimits(rows, job: input.job, meanSize: meanSize)
+        try checkMapboxTileLimit(mapboxTiles, job: input.job)
+        if let maxBytes = input.job.limits.maxBytes, totalEstimate > Double(maxBytes) {
+            throw PlanError.limitExceeded(
+                "the store would hold an estimated \(Int64(totalEstimate)) bytes of tiles (\(plural(distinct, "tile"))), "
+                    + "over limits.maxBytes = \(maxBytes); raise it or shrink the regions or zooms")
+        }
+        return (toDownload, bytes)
+    }
+
+    /// The distinct tiles of a group and how many of them the store lacks (all of them when the
+    /// group's source is fetched again).
+    static func countGroup(_ group: TileGroup, rows: [RegionPlan], store: StoreInventory?,
+                           refetchAll: Bool) throws -> (tiles: Int, missing: Int) {
+        let addedByOnlyRow = group.rows.count == 1 ? rows[group.rows[0]].zoomChanges.first {
+            $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom
+        }?.counts.add : nil
+        if group.areas.count == 1 && (store == nil || refetchAll) {
+            // Nothing stored (or everything refetched) and nothing to merge: the count is
+            // arithmetic, a planet at z22 included.
+            let count = group.cover(at: 0).count
+            return (count, count)
+        }
+        if group.areas.count == 1 && addedByOnlyRow == 0 {
+            // The one row wanting these tiles already links every one of them: all stored.
+            return (group.cover(at: 0).count, 0)
+        }
+        var inGroup = 0
+        var missing = 0
+        try group.forEachTile(store: store) { _, isStored in
+            inGroup += 1
+            if !isStored || refetchAll { missing += 1 }
+        }
+        return (inGroup, missing)
+    }
+}

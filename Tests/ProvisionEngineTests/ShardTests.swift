@@ -1,0 +1,112 @@
+import Foundation
+import ProvisionEngine
+import ProvisionModel
+import ProvisionReports
+import ProvisionStore
+import XCTest
+
+/// `apply --shard I/N`: equal shares of the job's tiles, whose stores laid end to end are the
+/// whole store's tile rows, on a job with overlapping regions, a polygon and two style packs.
+final class ShardTests: XCTestCase {
+    private var root: URL!
+    private let context = RunContext(environment: [:], now: 1_800_000_000, sourceDateEpoch: 1_700_000_000)
+    private static let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/demo")
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("shards-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let style = "https://tiles.example.com/demo/styles/streets.json"
+        let text = """
+        {"version": 1, "name": "shards",
+         "stylePacks": [{"id": "streets", "style": "\(style)", "pixelRatio": 1},
+                        {"id": "retina", "style": "\(style)", "pixelRatio": 2}],
+         "regions": [
+           {"id": "london", "name": "London", "bbox": [-0.1278, 51.4874, -0.0978, 51.5174], "zoom": [10, 14], "stylePacks": ["streets"]},
+           {"id": "greater-london", "name": "Greater London", "bbox": [-0.16, 51.47, -0.06, 51.53], "zoom": [11, 13],
+            "stylePacks": ["streets", "retina"]},
+           {"id": "paris", "name": "Paris", "zoom": [10, 14], "stylePacks": ["retina"],
+            "geometry": {"type": "Polygon", "coordinates": [[[2.3522, 48.8366], [2.3822, 48.8420], [2.3700, 48.8666],
+                                                             [2.3522, 48.8366]]]}}],
+         "origins": {"https://tiles.example.com/demo/tiles/streets/": "mbtiles:\(Self.demo.path)/streets.mbtiles",
+                     "https://tiles.example.com/demo/": "\(Self.demo.path)"}}
+        """
+        try Data(text.utf8).write(to: root.appendingPathComponent("job.json"))
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private func apply(into store: String, shard: Shard? = nil) throws -> ApplyRun.Result {
+        var request = ApplyRun.Request(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent(store).path)
+        request.shard = shard
+        return try ApplyRun(request: request, context: context, progress: SilentProgress()).run()
+    }
+
+    /// Every tile row of a store in id order (its key, stamps, flags and stored bytes), read by
+    /// the sqlite3 shell, not by our store code.
+    private func tileRows(_ store: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-readonly", root.appendingPathComponent(store + "/offline.db").path,
+                             "SELECT url_template, pixel_ratio, z, x, y, expires, modified, etag, hex(data), compressed, accessed, "
+                                + "must_revalidate FROM tiles ORDER BY id"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    private func lock(_ store: String) throws -> LockDocument {
+        try XCTUnwrap(LockDocument(json: try JSONValue.parse(Data(contentsOf: root.appendingPathComponent(store + "/provision.lock.json")))))
+    }
+
+    func testShardsAreEqualSharesWhoseRowsLaidEndToEndAreTheWholeStore() throws {
+        _ = try apply(into: "whole")
+        let whole = try tileRows("whole")
+        let wholeLock = try lock("whole")
+        XCTAssertNil(wholeLock.shard)
+        XCTAssertGreaterThan(whole.count, 30)
+        for count in [1, 2, 3, 7] {
+            var laid: [String] = []
+            var sizes: [Int] = []
+            for index in 0..<count {
+                let name = "s\(count)-\(index)"
+                let result = try apply(into: name, shard: Shard(index: index, count: count))
+                XCTAssertTrue(result.outcome.isComplete, "\(name): \(result.outcome.failures)")
+                let rows = try tileRows(name)
+                laid += rows
+                sizes.append(rows.count)
+                let shardLock = try lock(name)
+                XCTAssertEqual(shardLock.shard?.shard, Shard(index: index, count: count))
+                XCTAssertEqual(shardLock.shard?.totalTiles, whole.count)
+                XCTAssertEqual(shardLock.shard?.tiles.count, rows.count)
+                XCTAssertTrue(shardLock.regions.allSatisfy(\.isComplete), "\(name): complete for its share")
+                XCTAssertEqual(shardLock.regions.map(\.expectedTiles), wholeLock.regions.map(\.expectedTiles),
+                               "the plan-derived fields are the whole job's")
+                XCTAssertEqual(shardLock.resourceCount, wholeLock.resourceCount, "every shard holds every resource")
+            }
+            XCTAssertEqual(laid, whole, "\(count) shards laid end to end are the whole store's tile rows")
+            XCTAssertLessThanOrEqual((sizes.max() ?? 0) - (sizes.min() ?? 0), 1, "\(count) shards: \(sizes)")
+        }
+    }
+
+    func testAResumedShardFetchesNothingAgain() throws {
+        let first = try apply(into: "s", shard: Shard(index: 1, count: 3))
+        XCTAssertGreaterThan(first.outcome.downloaded, 0)
+        let again = try apply(into: "s", shard: Shard(index: 1, count: 3))
+        XCTAssertEqual(again.outcome.downloaded, 0)
+        XCTAssertTrue(again.outcome.isComplete)
+        let share = PlanRun(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent("s").path,
+                                refresh: false, repair: false, context: context, progress: SilentProgress())
+        var run = share
+        run.shard = Shard(index: 1, count: 3)
+        let plan = try run.run().plan
+        XCTAssertTrue(plan.notes.contains { $0.subject == "shard 1/3" && $0.message.contains("; 0 of them are not in this store yet") },
+                      "\(plan.notes)")
+    }
+}
