@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 import ProvisionTestSupport
 import XCTest
 
@@ -147,6 +148,45 @@ final class SlurmClusterTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("store.next").path))
         XCTAssertTrue(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("logs").path))
     }
+
+    /// The real thing: Examples/slurm/submit.sh runs 3 shards of the demo job as an array job
+    /// with the built binary, then the merge after them; the merged store is byte-identical to a
+    /// single-machine apply at the same SOURCE_DATE_EPOCH.
+    func testTheSlurmExamplesBuildTheSameBytesAsOneMachine() throws {
+        let slurm = try SlurmCluster(directory: scratch.appendingPathComponent("cluster"), startupDeadline: 120)
+        cluster = slurm
+        let origins: [(String, JSONValue)] = [(Demo.canonicalTiles, .string("mbtiles:" + Demo.mbtiles.path)),
+                                              (Demo.canonicalBase, .string(Demo.directory.path))]
+        let job = scratch.appendingPathComponent("job.json")
+        try Demo.job(regions: [Demo.london.region(), Demo.paris.region(), Demo.newYork.region(zoom: 10...12)], origins: origins)
+            .data(.prettySorted).write(to: job)
+        let binary = try ProvisionProcess.binary()
+        let single = scratch.appendingPathComponent("single")
+        let apply = try ProvisionProcess.provision(["apply", "--quiet", "--store", single.path, job.path], in: scratch,
+                                                   environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+        XCTAssertEqual(apply.status, 0, apply.stderr)
+
+        let bundle = scratch.appendingPathComponent("bundle")
+        let submit = Demo.repositoryRoot.appendingPathComponent("Examples/slurm/submit.sh")
+        let submitted = try slurm.client(submit.path, [job.path, bundle.path],
+                                         environment: ["PROVISION": binary.path, "SOURCE_DATE_EPOCH": "1700000000",
+                                                       "SHARD_COUNT": "3"])
+        XCTAssertEqual(submitted.status, 0, submitted.stdout + submitted.stderr)
+        let mergeLine = submitted.stdout.split(separator: "\n").first { $0.hasPrefix("merge:") } ?? ""
+        let words = mergeLine.split(separator: " ")
+        let merge = try XCTUnwrap(words.firstIndex(of: "job").flatMap { Int(words[words.index(after: $0)]) }, submitted.stdout)
+        let merged = try slurm.wait(merge, deadline: 180)
+        XCTAssertEqual(merged.map(\.state), ["COMPLETED"], "\(merged)\n\(slurm.logTails())")
+        for name in ["offline.db", "provision.lock.json"] {
+            let ours = try Data(contentsOf: bundle.appendingPathComponent("store/" + name))
+            XCTAssertEqual(ours, try Data(contentsOf: single.appendingPathComponent(name)), "\(name): sharded on Slurm and merged")
+        }
+        for index in 0..<3 {
+            let lock = try JSONValue.parse(Data(contentsOf: bundle.appendingPathComponent("shards/\(index)/provision.lock.json")))
+            XCTAssertEqual(lock["shard"]?["index"], .int(index))
+            XCTAssertEqual(lock["shard"]?["count"], .int(3))
+        }
+    }
 }
 
 /// Issue 12: the Kubernetes and CI examples, checked without a cluster (`kubectl apply
@@ -179,5 +219,40 @@ final class BatchExampleFilesTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("JOB_COMPLETION_INDEX=5 PROVISION_SHARD_COUNT=8 SOURCE_DATE_EPOCH=1700000000 "),
                       result.stderr)
         XCTAssertTrue(result.stderr.contains(" --shard auto --store \(bundle.path)/shards/5 --progress plain\n"), result.stderr)
+    }
+
+    /// The Indexed Job's container command, read from shard-job.yaml and run for each of its 8
+    /// indices with JOB_COMPLETION_INDEX set as the Job controller sets it, then the merge:
+    /// byte-identical to one machine's apply at the YAML's SOURCE_DATE_EPOCH.
+    func testTheIndexedJobsCommandForEveryIndexThenTheMergeGiveOneMachinesBytes() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("k8s-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let jobs = scratch.appendingPathComponent("jobs"), bundle = scratch.appendingPathComponent("bundle")
+        try FileManager.default.createDirectory(at: jobs, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        let origins: [(String, JSONValue)] = [(Demo.canonicalTiles, .string("mbtiles:" + Demo.mbtiles.path)),
+                                              (Demo.canonicalBase, .string(Demo.directory.path))]
+        let job = jobs.appendingPathComponent("job.json")
+        try Demo.job(regions: [Demo.london.region(), Demo.paris.region()], origins: origins).data(.prettySorted).write(to: job)
+        let binary = try ProvisionProcess.binary()
+        let runner = Demo.repositoryRoot.appendingPathComponent("Examples/kubernetes/run_indexed_locally.py")
+        for index in 0..<8 {
+            let pod = try ProvisionProcess.run(try python, [runner.path, String(index), "--mount", "/jobs=" + jobs.path,
+                                                            "--mount", "/bundle=" + bundle.path, "--provision", binary.path],
+                                               in: scratch, environment: ProcessInfo.processInfo.environment, timeout: 60)
+            XCTAssertEqual(pod.status, 0, "index \(index): \(pod.stderr)")
+        }
+        let shards = (0..<8).map { bundle.appendingPathComponent("shards/\($0)").path }
+        let merged = try ProvisionProcess.provision(["merge", "--quiet"] + shards.reversed() + ["--store", bundle.appendingPathComponent("store").path],
+                                                    in: scratch, environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        let single = scratch.appendingPathComponent("single")
+        let apply = try ProvisionProcess.provision(["apply", "--quiet", "--store", single.path, job.path], in: scratch,
+                                                   environment: ["SOURCE_DATE_EPOCH": "1700000000"])
+        XCTAssertEqual(apply.status, 0, apply.stderr)
+        for name in ["offline.db", "provision.lock.json"] {
+            XCTAssertEqual(try Data(contentsOf: bundle.appendingPathComponent("store/" + name)),
+                           try Data(contentsOf: single.appendingPathComponent(name)), name)
+        }
     }
 }
