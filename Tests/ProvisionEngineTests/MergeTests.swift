@@ -159,21 +159,7 @@ final class MergeTests: XCTestCase {
     /// Real sharded applies (`ApplyRun` with a shard) of a job with overlapping regions, a
     /// polygon and two style packs merge into the whole apply's store, byte for byte.
     func testShardedAppliesMergeIntoTheWholeApplysStore() throws {
-        let style = "https://tiles.example.com/demo/styles/streets.json"
-        let text = """
-        {"version": 1, "name": "shards",
-         "stylePacks": [{"id": "streets", "style": "\(style)", "pixelRatio": 1},
-                        {"id": "retina", "style": "\(style)", "pixelRatio": 2}],
-         "regions": [
-           {"id": "london", "name": "London", "bbox": [-0.1278, 51.4874, -0.0978, 51.5174], "zoom": [10, 14], "stylePacks": ["streets"]},
-           {"id": "greater-london", "name": "Greater London", "bbox": [-0.16, 51.47, -0.06, 51.53], "zoom": [11, 13],
-            "stylePacks": ["streets", "retina"]},
-           {"id": "paris", "name": "Paris", "zoom": [10, 14], "stylePacks": ["retina"],
-            "geometry": {"type": "Polygon", "coordinates": [[[2.3522, 48.8366], [2.3822, 48.8420], [2.3700, 48.8666],
-                                                             [2.3522, 48.8366]]]}}],
-         "origins": {"https://tiles.example.com/demo/tiles/streets/": "mbtiles:\(Self.demo.path)/streets.mbtiles",
-                     "https://tiles.example.com/demo/": "\(Self.demo.path)"}}
-        """
+        let text = EngineFixtures.overlappingJob
         let job = root.appendingPathComponent("shards.json")
         try Data(text.utf8).write(to: job)
         func apply(into store: URL, shard: Shard?) throws {

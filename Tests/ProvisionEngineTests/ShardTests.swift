@@ -10,27 +10,11 @@ import XCTest
 final class ShardTests: XCTestCase {
     private var root: URL!
     private let context = RunContext(environment: [:], now: 1_800_000_000, sourceDateEpoch: 1_700_000_000)
-    private static let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Examples/demo")
 
     override func setUpWithError() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("shards-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let style = "https://tiles.example.com/demo/styles/streets.json"
-        let text = """
-        {"version": 1, "name": "shards",
-         "stylePacks": [{"id": "streets", "style": "\(style)", "pixelRatio": 1},
-                        {"id": "retina", "style": "\(style)", "pixelRatio": 2}],
-         "regions": [
-           {"id": "london", "name": "London", "bbox": [-0.1278, 51.4874, -0.0978, 51.5174], "zoom": [10, 14], "stylePacks": ["streets"]},
-           {"id": "greater-london", "name": "Greater London", "bbox": [-0.16, 51.47, -0.06, 51.53], "zoom": [11, 13],
-            "stylePacks": ["streets", "retina"]},
-           {"id": "paris", "name": "Paris", "zoom": [10, 14], "stylePacks": ["retina"],
-            "geometry": {"type": "Polygon", "coordinates": [[[2.3522, 48.8366], [2.3822, 48.8420], [2.3700, 48.8666],
-                                                             [2.3522, 48.8366]]]}}],
-         "origins": {"https://tiles.example.com/demo/tiles/streets/": "mbtiles:\(Self.demo.path)/streets.mbtiles",
-                     "https://tiles.example.com/demo/": "\(Self.demo.path)"}}
-        """
+        let text = EngineFixtures.overlappingJob
         try Data(text.utf8).write(to: root.appendingPathComponent("job.json"))
     }
 
