@@ -48,17 +48,7 @@ public final class Applier {
         var outcome = ApplyOutcome()
 
         onPhase?("regions")
-        for region in plan.regions {
-            if let rowID = region.rowID {
-                if region.action == .update {
-                    try store.updateRegion(rowID, definition: region.definition, description: region.description)
-                }
-                outcome.regionRows[region.key] = rowID
-            } else {
-                outcome.regionRows[region.key] = try store.insertRegion(definition: region.definition,
-                                                                        description: region.description)
-            }
-        }
+        outcome.regionRows = try writeRegions(plan)
 
         onPhase?("resources")
         try writeDocuments(plan)
@@ -69,20 +59,7 @@ public final class Applier {
             .map { FetchRequest(url: $0.url, kind: $0.kind) }
 
         let groups = CanonicalAssembler.canonicalOrder(plan.tileGroups)
-        // Per group, the positions of the tiles to download: a bit a tile, not a list of ids.
-        var missing: [TileBits] = []
-        let refetch = Set(plan.refetchTemplates)
-        let everything = 0..<Int.max
-        var base = 0
-        for group in groups {
-            var bits = TileBits()
-            let all = refetch.contains(group.tileSet.urlTemplate)  // its TileJSON changed upstream
-            base += try group.forEachTile(inOrdinals: shardTiles ?? everything, base: shardTiles == nil ? 0 : base,
-                                          store: store) { position, _, isStored in
-                if !isStored || all { bits.insert(position) }
-            }
-            missing.append(bits)
-        }
+        let missing = try missingTiles(groups, refetch: Set(plan.refetchTemplates))
         let total = resourceRequests.count + missing.reduce(0) { $0 + $1.count }
         outcome.plannedResources = resourceRequests.count
         outcome.plannedTiles = total - resourceRequests.count
@@ -137,6 +114,41 @@ public final class Applier {
         }
         outcome.seconds = Date().timeIntervalSince(started)
         return outcome
+    }
+
+    /// Writes the plan's region rows into the staging store (new ones inserted, changed ones
+    /// updated); returns every row id by region key.
+    private func writeRegions(_ plan: Plan) throws -> [String: Int64] {
+        var rows: [String: Int64] = [:]
+        for region in plan.regions {
+            if let rowID = region.rowID {
+                if region.action == .update {
+                    try store.updateRegion(rowID, definition: region.definition, description: region.description)
+                }
+                rows[region.key] = rowID
+            } else {
+                rows[region.key] = try store.insertRegion(definition: region.definition, description: region.description)
+            }
+        }
+        return rows
+    }
+
+    /// Per group (canonical order), the positions of the tiles to download: those of the shard's
+    /// share (every tile without a shard) the store lacks, or all of them for a template in
+    /// `refetch` (its TileJSON changed upstream). A bit a tile, not a list of ids.
+    private func missingTiles(_ groups: [TileGroup], refetch: Set<String>) throws -> [TileBits] {
+        var missing: [TileBits] = []
+        var base = 0
+        for group in groups {
+            var bits = TileBits()
+            let all = refetch.contains(group.tileSet.urlTemplate)
+            base += try group.forEachTile(inOrdinals: shardTiles ?? 0..<Int.max, base: shardTiles == nil ? 0 : base,
+                                          store: store) { position, _, isStored in
+                if !isStored || all { bits.insert(position) }
+            }
+            missing.append(bits)
+        }
+        return missing
     }
 
     /// Runs one download and adds its statistics to the outcome; progress counts on from `progress`.
