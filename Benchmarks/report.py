@@ -236,7 +236,8 @@ def targets(peers, plans, scale=None):
     rss = [(name, e.get("peakRSSMB")) for name, e in
            [("apply", single), ("shards", scale.get("shards", {})), ("merge", scale.get("merge", {})),
             ("10M plan", scale.get("plan10M", {}).get("empty", {})),
-            ("10M plan vs store", scale.get("plan10M", {}).get("store", {}))] if e.get("peakRSSMB")]
+            ("10M plan vs store", scale.get("plan10M", {}).get("store", {})),
+            ("HTTPS/HTTP/2 apply", scale.get("h2", {}).get("tools", {}).get("provision", {}))] if e.get("peakRSSMB")]
     if rss:
         worst = max(rss, key=lambda x: x[1])
         add("provision peak RSS ≤ 150 MB at any tile count (issue 12)", worst[1], worst[1] <= 150,
