@@ -95,6 +95,15 @@ public struct AuditArguments: Equatable, Sendable {
     public var options = CommonOptions()
 }
 
+/// `provision merge STORE… --store OUT`.
+public struct MergeArguments: Equatable, Sendable {
+    /// The shard stores, in the order given.
+    public var stores: [String]
+    /// `--store`: the store to write.
+    public var store: String
+    public var options = CommonOptions()
+}
+
 /// A parsed command line.
 public enum Invocation: Equatable, Sendable {
     case help(topic: String?)
@@ -103,6 +112,7 @@ public enum Invocation: Equatable, Sendable {
     case plan(PlanArguments)
     case apply(ApplyArguments)
     case audit(AuditArguments)
+    case merge(MergeArguments)
 }
 
 /// A command-line usage error, with the command whose help applies.
@@ -142,6 +152,14 @@ public enum ArgumentParser {
             return .apply(ApplyArguments(job: parsed.positionals[0], store: parsed.values["--store"], report: parsed.values["--report"],
                                          refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
                                          shard: try shardRequest(parsed), options: common))
+        case "merge":
+            guard let store = parsed.values["--store"] else {
+                throw UsageError(message: "merge needs --store DIR: the store to write", command: "merge")
+            }
+            if let input = parsed.positionals.first(where: { samePath($0, store) || sameDirectory($0, store) }) {
+                throw UsageError(message: "--store \(store) is the input \(input); merge into another directory", command: "merge")
+            }
+            return .merge(MergeArguments(stores: parsed.positionals, store: store, options: common))
         default:
             return .audit(AuditArguments(store: parsed.values["--store"], verify: parsed.flags.contains("--verify"),
                                          manifest: parsed.values["--manifest"], options: common))
@@ -240,8 +258,9 @@ public enum ArgumentParser {
             throw UsageError(message: positionals.isEmpty ? "\(spec.name) needs \(placeholder == "JOB" ? "a job file" : "a job or saved plan file")"
                              : "\(spec.name) takes one \(placeholder), got \(positionals.count): \(positionals.joined(separator: " "))",
                              command: spec.name)
-        case .oneOrMore where positionals.isEmpty:
-            throw UsageError(message: "\(spec.name) needs at least one job file", command: spec.name)
+        case .oneOrMore(let placeholder) where positionals.isEmpty:
+            throw UsageError(message: "\(spec.name) needs at least one \(placeholder == "STORE" ? "store" : "job file")",
+                             command: spec.name)
         default:
             return
         }
@@ -251,6 +270,12 @@ public enum ArgumentParser {
     static func samePath(_ a: String, _ b: String) -> Bool {
         URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath()
             == URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath()
+    }
+
+    /// Whether two paths name the same directory (as `samePath`, also when one ends in `/`).
+    static func sameDirectory(_ a: String, _ b: String) -> Bool {
+        URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath().path
+            == URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath().path
     }
 
     /// What an option's value is, in words: "a directory path".

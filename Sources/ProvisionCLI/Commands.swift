@@ -1,7 +1,7 @@
 /// The commands, declared once: the parser, `--help` and the README's option tables read these.
 public enum Commands {
     /// Every command, in the order the overview lists them.
-    public static let all: [CommandSpec] = [validate, plan, apply, audit]
+    public static let all: [CommandSpec] = [validate, plan, apply, audit, merge]
 
     /// The command named `name`.
     public static func named(_ name: String) -> CommandSpec? {
@@ -123,4 +123,27 @@ public enum Commands {
         ] + CommandSpec.common(),
         exitCodes: [(.success, "the store is whole"), (.failure, "something is missing or broken"), (.usage, "usage"),
                     (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file")])
+
+    /// `provision merge STORE… --store OUT`.
+    public static let merge = CommandSpec(
+        name: "merge", positionals: .oneOrMore("STORE"),
+        summary: "Join the stores of a sharded apply into the store of the whole job.",
+        discussion: """
+        Each STORE is the store of one 'apply --shard I/N' of the same job, in any order. The
+        merged offline.db and provision.lock.json are byte for byte those one apply of the whole
+        job writes (with the same SOURCE_DATE_EPOCH). Every input is checked first, and nothing
+        is written when one is refused: a store that is not a shard, shards of different jobs or
+        builds, a shard given twice or missing, an incomplete shard. Reads and writes one row at
+        a time, so memory stays flat whatever the size. With --json, stdout carries the merged
+        store's lock (Jobs/schema/lock.schema.json).
+        """,
+        options: [
+            OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+                       help: "The store to write (required; not one of the inputs): created when missing; its "
+                           + "offline.db and lock are replaced."),
+        ] + CommandSpec.common(),
+        exitCodes: [(.success, "merged"), (.failure, "other errors"), (.usage, "usage, or --store is one of the inputs"),
+                    (.invalidJob, "an input is not a finished shard of the job, or the shards do not fit together"),
+                    (.missingInput, "an input store does not exist"),
+                    (.cannotWriteStore, "--store cannot be written, or another run holds it")])
 }

@@ -130,11 +130,17 @@ extension RunEnvironment {
         }
         if let id = try integer("SLURM_ARRAY_TASK_ID") {
             let minimum = try integer("SLURM_ARRAY_TASK_MIN") ?? 0
+            let step = max(1, try integer("SLURM_ARRAY_TASK_STEP") ?? 1)  // --array=0-12:2 numbers tasks 0, 2, 4 …
             let tasks = try integer("SLURM_ARRAY_TASK_COUNT")
             if let count, let tasks, count != tasks {
                 throw ProvisionError(.usage, "--shard auto: SLURM_ARRAY_TASK_COUNT is \(tasks) but the count given is \(count)")
             }
-            return try checked(id - minimum, tasks ?? count, from: "SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT")
+            guard (id - minimum) % step == 0 else {
+                throw ProvisionError(.usage, "--shard auto: SLURM_ARRAY_TASK_ID \(id) is not SLURM_ARRAY_TASK_MIN \(minimum) "
+                                     + "plus a multiple of SLURM_ARRAY_TASK_STEP \(step)")
+            }
+            return try checked((id - minimum) / step, tasks ?? count,
+                               from: "(SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_STEP and SLURM_ARRAY_TASK_COUNT")
         }
         if let node = try integer("CI_NODE_INDEX") {
             let total = try integer("CI_NODE_TOTAL")

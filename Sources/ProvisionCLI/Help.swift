@@ -48,6 +48,9 @@ public enum Help {
             if !option.conflicts.isEmpty {
                 lines.append("  " + pad("", width) + "    (not with \(option.conflicts.joined(separator: ", ")))")
             }
+            if !option.requires.isEmpty {
+                lines.append("  " + pad("", width) + "    (with \(option.requires.joined(separator: " or ")))")
+            }
         }
         lines.append("  " + pad("-h, --help", width) + "    Show this help.")
         lines += ["", "EXIT CODES:", exitCodeLines(spec.exitCodes)]
@@ -58,7 +61,8 @@ public enum Help {
     public static func markdownTable(for spec: CommandSpec) -> String {
         var rows = ["| option | meaning |", "| --- | --- |"]
         for option in spec.options {
-            let conflicts = option.conflicts.isEmpty ? "" : " Not with " + option.conflicts.map { "`\($0)`" }.joined(separator: ", ") + "."
+            var conflicts = option.conflicts.isEmpty ? "" : " Not with " + option.conflicts.map { "`\($0)`" }.joined(separator: ", ") + "."
+            if !option.requires.isEmpty { conflicts += " With " + option.requires.map { "`\($0)`" }.joined(separator: " or ") + "." }
             rows.append("| `\(option.synopsis)` | \(option.help.replacingOccurrences(of: "|", with: "\\|"))\(conflicts) |")
         }
         rows.append("")

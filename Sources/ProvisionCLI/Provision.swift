@@ -23,7 +23,8 @@ public enum Provision {
         let options = invocation.options
         let progress = ProgressReporter(console: console, mode: options.progress, environment: environment)
         do {
-            let context = try RunEnvironment.context(environment)
+            // Read only by the commands that need it, so a bad variable never breaks --help.
+            func context() throws(ProvisionError) -> RunContext { try RunEnvironment.context(environment) }
             switch invocation {
             case .help(let topic):
                 console.out(Help.text(for: topic) + "\n")
@@ -34,11 +35,13 @@ public enum Provision {
             case .validate(let arguments):
                 return try ValidateCommand(arguments: arguments, console: console, progress: progress).run().rawValue
             case .plan(let arguments):
-                return try PlanCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
+                return try PlanCommand(arguments: arguments, console: console, progress: progress, context: try context()).run().rawValue
             case .apply(let arguments):
-                return try ApplyCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
+                return try ApplyCommand(arguments: arguments, console: console, progress: progress, context: try context()).run().rawValue
             case .audit(let arguments):
-                return try AuditCommand(arguments: arguments, console: console, progress: progress, context: context).run().rawValue
+                return try AuditCommand(arguments: arguments, console: console, progress: progress, context: try context()).run().rawValue
+            case .merge(let arguments):
+                return try MergeCommand(arguments: arguments, console: console, progress: progress).run().rawValue
             }
         } catch {
             progress.finish()
@@ -79,6 +82,7 @@ extension Invocation {
         case .plan(let arguments): return arguments.options
         case .apply(let arguments): return arguments.options
         case .audit(let arguments): return arguments.options
+        case .merge(let arguments): return arguments.options
         }
     }
 }

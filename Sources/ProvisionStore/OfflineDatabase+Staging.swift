@@ -23,7 +23,7 @@ extension OfflineDatabase: StagingStore {
 
     /// The content columns `expires, modified, etag, data, compressed, accessed, must_revalidate`
     /// of a row, starting at column `first`.
-    private static func content(_ row: SQLiteStatement, from first: Int32) -> StoredContent {
+    static func content(_ row: SQLiteStatement, from first: Int32) -> StoredContent {
         StoredContent(expires: row.optionalInt64(first), modified: row.optionalInt64(first + 1),
                       etag: row.optionalText(first + 2), data: row.optionalData(first + 3),
                       compressed: row.int64(first + 4) != 0, accessed: row.int64(first + 5),

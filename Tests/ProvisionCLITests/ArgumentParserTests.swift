@@ -92,6 +92,26 @@ final class ArgumentParserTests: XCTestCase {
         check(cases)
     }
 
+    func testMerge() {
+        let cases: [Case] = [
+            Self.ok("one store", ["merge", "s0", "--store", "out"], .merge(MergeArguments(stores: ["s0"], store: "out"))),
+            Self.ok("many, in the order given", ["merge", "--store=out", "s2", "s0", "s1", "--json", "--progress", "json"],
+                    .merge(MergeArguments(stores: ["s2", "s0", "s1"], store: "out", options: CommonOptions(format: .json, progress: .json)))),
+            Self.ok("after --", ["merge", "--store", "out", "--", "--odd"], .merge(MergeArguments(stores: ["--odd"], store: "out"))),
+            Self.usage("no store", ["merge", "--store", "out"], "merge needs at least one store", command: "merge"),
+            Self.usage("no --store", ["merge", "s0", "s1"], "merge needs --store DIR: the store to write", command: "merge"),
+            Self.usage("empty --store", ["merge", "s0", "--store", ""], "--store needs a directory path, not an empty string",
+                       command: "merge"),
+            Self.usage("--store twice", ["merge", "s0", "--store", "a", "--store", "b"], "--store is given twice; give it once",
+                       command: "merge"),
+            Self.usage("--store is an input", ["merge", "s0", "./s1/", "--store", "s1"],
+                       "--store s1 is the input ./s1/; merge into another directory", command: "merge"),
+            Self.usage("no --format", ["merge", "s0", "--store", "out", "--format", "json"],
+                       "unknown option '--format' for 'merge'", command: "merge"),
+        ]
+        check(cases)
+    }
+
     func testTopLevel() {
         let cases: [Case] = [
             Self.ok("nothing", [], .help(topic: nil)),
@@ -131,6 +151,7 @@ final class ArgumentParserTests: XCTestCase {
                     if let other = spec.option(needed) { arguments += given(other) }
                 }
                 if spec.positionals != .none { arguments.append("job.json") }
+                if spec.name == "merge" && option.name != "--store" { arguments += ["--store", "out"] }  // required
                 XCTAssertNoThrow(try ArgumentParser.parse(arguments), "\(arguments)")
             }
         }
