@@ -4,7 +4,9 @@
   bench.py peers  --fixture DIR --work DIR --fs DIR --plain-port P --delay-port Q --provision BIN
                   [--reps N] [--quick] [--download-tiles BIN] --json FILE
   bench.py plans  --work DIR --fs DIR --cache DIR --provision BIN [--quick] --json FILE
-  bench.py report PEERS.json PLANS.json --json FILE   (prints the tables, writes the merged JSON)
+  bench.py scale  --work DIR --fs DIR --cache DIR --provision BIN --fixture DIR [--h2-port P --h2-ca PEM]
+                  [--quick] --json FILE
+  bench.py report PART.json... --json FILE   (prints the tables, writes the merged JSON)
 
 Every tool runs as a child whose user+sys CPU time and peak RSS come from wait4(2); every tool
 writes into a fresh directory of the same file system (--fs), emptied and synced between runs.
@@ -446,6 +448,17 @@ def main():
     q.add_argument("--provision", required=True)
     q.add_argument("--quick", action="store_true")
     q.add_argument("--json", required=True)
+    s = sub.add_parser("scale")
+    s.add_argument("--work", required=True)
+    s.add_argument("--fs", required=True)
+    s.add_argument("--cache", required=True)
+    s.add_argument("--provision", required=True)
+    s.add_argument("--fixture", required=True)
+    s.add_argument("--h2-port", type=lambda v: int(v) if v else 0, default=0)
+    s.add_argument("--h2-ca", default="")
+    s.add_argument("--fs-kind", default="one file system")
+    s.add_argument("--quick", action="store_true")
+    s.add_argument("--json", required=True)
     r = sub.add_parser("report")
     r.add_argument("parts", nargs="+")
     r.add_argument("--json", required=True)
@@ -455,6 +468,9 @@ def main():
     elif args.command == "plans":
         from plans import run_plans
         result = run_plans(args)
+    elif args.command == "scale":
+        from scale import run_scale
+        result = run_scale(args)
     else:
         from report import merge_and_print
         merge_and_print(args.parts, args.json)

@@ -97,7 +97,100 @@ def plans_table(plans):
     return lines
 
 
-def targets(peers, plans):
+def scale_table(scale):
+    """The scale part: the big apply against sqlite3, shards and merge, the 10M plan, HTTPS/HTTP/2."""
+    fx = scale.get("fixture", {})
+    classes = fx.get("classes", {})
+    n = fx.get("count") or 1
+    mix = ", ".join(f"{c['tiles'] / n * 100:.1f}% {name}" for name, c in classes.items())
+    lines = [
+        f"{fx.get('count', 0):,} distinct tiles ({fx.get('bytes', 0) / 1e9:.2f} GB of gzip MVT, {fx.get('minBytes', 0):,}–"
+        f"{fx.get('maxBytes', 0):,} B: {mix}) from an MBTiles origin into {scale.get('filesystem', 'one file system')}; "
+        f"×: provision's tiles/s ÷ the peer's (its time ratio is the inverse)",
+        "",
+        "| case | tiles | seconds | tiles/s | peak RSS MB | × |",
+        "|---|---|---|---|---|---|",
+    ]
+
+    def row(label, e, ratio="", tiles=None, seconds=None):
+        if not e:
+            return
+        if e.get("rc", 0) != 0 or e.get("timedOut"):
+            lines.append(f"| {label} | failed (exit {e.get('rc')}{', timed out' if e.get('timedOut') else ''}) | | | | |")
+            return
+        t = e.get("tiles", 0) if tiles is None else tiles
+        sec = e["seconds"] if seconds is None else seconds
+        rate = f"{t / sec:,.0f}" if t and sec else "—"
+        lines.append(f"| {label} | {t:,} | {sec:.2f} | {rate} | {e.get('peakRSSMB', 0):.0f} | {ratio} |")
+
+    raw, single = scale.get("sqlite3"), scale.get("apply")
+
+    def vs(e, peer, name):
+        if e and peer and e.get("rc", 0) == 0 and peer.get("rc", 0) == 0 and e.get("seconds") and peer.get("seconds"):
+            return f"×{peer['seconds'] / e['seconds']:.2f} {name}"
+        return ""
+
+    row("sqlite3 shell: the same rows into the same schema, one transaction (the limit)", raw)
+    row("**provision apply** (one process)", single, vs(single, raw, "sqlite3"))
+    sh = scale.get("shards")
+    if sh:
+        k = sh["count"]
+        row(f"provision apply --shard I/{k}, one after another (sum)", sh if sh["ok"] else {"rc": 1},
+            vs({"rc": 0, "seconds": sh["sumSeconds"]}, single, "one apply"), seconds=sh["sumSeconds"])
+        row(f"↳ on {k} machines at once (the slowest shard)", sh if sh["ok"] else {"rc": 1},
+            vs({"rc": 0, "seconds": sh["maxSeconds"]}, single, "one apply"), seconds=sh["maxSeconds"])
+    mg = scale.get("merge")
+    if mg and not mg.get("available", True):
+        lines.append(f"| {mg.get('note', 'merge: not available in this build')} | | | | | |")
+    elif mg and "error" in mg and "seconds" not in mg:
+        lines.append(f"| provision merge of the shards | {mg['error']} | | | | |")
+    elif mg:
+        row(f"provision merge of the {sh['count'] if sh else 4} shard stores", mg)
+        if sh and sh["ok"] and mg.get("rc") == 0:
+            total = sh["maxSeconds"] + mg["seconds"]
+            row(f"↳ {sh['count']} machines, then the merge", {"tiles": mg["tiles"], "seconds": total,
+                                                              "peakRSSMB": max(sh["peakRSSMB"], mg["peakRSSMB"])},
+                vs({"rc": 0, "seconds": total}, single, "one apply"))
+    plans = scale.get("plan10M", {})
+    for key, label in (("empty", "provision plan of a {n:,}-tile region, empty store"),
+                       ("store", "provision plan of it against the store of the apply above")):
+        e = plans.get(key)
+        if e:
+            s = e.get("summary") or {}
+            add = (s.get("tiles") or {}).get("add") if isinstance(s.get("tiles"), dict) else None
+            label = label.format(n=e.get("tiles", 0)) + (f" (to add {add:,})" if isinstance(add, int) else "")
+            row(label, e)
+    h2 = scale.get("h2", {})
+    if h2.get("tools"):
+        tools = h2["tools"]
+        p = tools.get("provision", {}).get("tilesPerSecond")
+        labels = {"h2load": f"h2load -c1 -m{h2['connections']} (ceiling, writes nothing)",
+                  "curl": f"curl --parallel --parallel-max {h2['connections']} --http2 (multiplexed, plain files)",
+                  "provision": f"**provision apply** (concurrency {h2['connections']})"}
+        lines.append(f"| *HTTPS + HTTP/2 from nginx on 127.0.0.1: {h2['tiles']:,} tiles ({h2['bytes'] / 1e6:.0f} MB), "
+                     f"median of {h2['reps']}* | | | | | |")
+        for tool in ("h2load", "curl", "provision"):
+            e = tools.get(tool)
+            if not e:
+                continue
+            if "tilesPerSecond" not in e:
+                lines.append(f"| {labels[tool]} | failed: {e.get('error', '')[:120]} | | | | |")
+                continue
+            ratio = f"×{p / e['tilesPerSecond']:.2f}" if p and tool != "provision" else ""
+            lines.append(f"| {labels[tool]} | {e['tiles']:,} | {e['seconds']:.2f} | {e['tilesPerSecond']:,.0f} | "
+                         f"{e['peakRSSMB']:.0f} | {ratio} |")
+    elif h2.get("note"):
+        lines.append(f"| HTTPS + HTTP/2: {h2['note']} | | | | | |")
+    if mg and mg.get("available", True) and "byteIdentical" in mg:
+        lines += ["", f"byte-identical (merge of the shards vs the single apply, offline.db and provision.lock.json): "
+                      f"{'yes' if mg['byteIdentical'] else 'no'} (offline.db {'yes' if mg['offlineDbIdentical'] else 'no'}, "
+                      f"lock {'yes' if mg['lockIdentical'] else 'no'})"]
+    elif mg and not mg.get("available", True):
+        lines += ["", "byte-identical: not checked (merge: not available in this build)"]
+    return lines
+
+
+def targets(peers, plans, scale=None):
     """The targets of issue 5, each with what was measured."""
     rows = []
 
@@ -135,6 +228,28 @@ def targets(peers, plans):
         shown = f"{net * 1000:.1f} ms" if net > 0 else f"under the start-up's own noise ({net * 1000:.1f} ms)"
         add("planet z0–22 count < 10 ms (process start-up subtracted)", net, net < 0.010,
             f"{shown} (no count is printed: refused at the limit)")
+    scale = scale or {}
+    raw, single = scale.get("sqlite3", {}), scale.get("apply", {})
+    if single.get("rc") == 0 and raw.get("rc") == 0 and raw.get("seconds"):
+        r = single["seconds"] / raw["seconds"]
+        add(f"{single['tiles']:,}-tile apply within 2× of the sqlite3 copy (issue 12)", r, r <= 2.0, f"{r:.2f}× its time")
+    rss = [(name, e.get("peakRSSMB")) for name, e in
+           [("apply", single), ("shards", scale.get("shards", {})), ("merge", scale.get("merge", {})),
+            ("10M plan", scale.get("plan10M", {}).get("empty", {})),
+            ("10M plan vs store", scale.get("plan10M", {}).get("store", {})),
+            ("HTTPS/HTTP/2 apply", scale.get("h2", {}).get("tools", {}).get("provision", {}))] if e.get("peakRSSMB")]
+    if rss:
+        worst = max(rss, key=lambda x: x[1])
+        add("provision peak RSS ≤ 150 MB at any tile count (issue 12)", worst[1], worst[1] <= 150,
+            f"{worst[1]:.0f} MB ({worst[0]})")
+    p10 = scale.get("plan10M", {}).get("empty", {})
+    if p10.get("seconds") is not None and p10.get("rc") == 0:
+        add(f"plan of {p10['tiles']:,} tiles < 10 s (issue 12)", p10["seconds"], p10["seconds"] < 10,
+            f"{p10['seconds']:.2f} s")
+    mg = scale.get("merge", {})
+    if "byteIdentical" in mg:
+        add("merge of 4 shards byte-identical to one apply (issue 12)", mg["byteIdentical"], mg["byteIdentical"],
+            "yes" if mg["byteIdentical"] else "no")
     return rows
 
 
@@ -142,26 +257,31 @@ def merge_and_print(parts, out_path):
     doc = {"schemaVersion": 1, "kind": "benchmark", "machine": {
         "cpus": os.cpu_count(), "system": platform.platform(), "python": platform.python_version()},
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    peers = plans = None
+    peers = plans = scale = None
     for path in parts:
         if not os.path.exists(path):
             continue
         with open(path) as f:
             part = json.load(f)
-        if "tools" in part:
+        if part.get("part") == "scale":
+            scale = part
+            doc["scale"] = part
+        elif "tools" in part:
             peers = part
             doc["peers"] = part
         else:
             plans = part
             doc["plans"] = part
-    doc["targets"] = targets(peers, plans)
+    doc["targets"] = targets(peers, plans, scale)
     lines = []
     if peers:
         lines += ["## Downloads", ""] + peers_table(peers) + [""]
     if plans:
         lines += ["## Plans", ""] + plans_table(plans) + [""]
+    if scale:
+        lines += ["## Scale", ""] + scale_table(scale) + [""]
     if doc["targets"]:
-        lines += ["## Targets (issue 5)", "", "| target | measured | met |", "|---|---|---|"]
+        lines += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
         lines += [f"| {t['target']} | {t['shown']} | {'yes' if t['met'] else 'NO'} |" for t in doc["targets"]]
     doc["table"] = "\n".join(lines)
     with open(out_path, "w") as f:
