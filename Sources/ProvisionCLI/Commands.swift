@@ -153,8 +153,7 @@ public enum Commands {
         ] + CommandSpec.common(),
         exitCodes: [(.success, "merged"), (.failure, "other errors"),
                     (.usage, "usage, or --store is one of the inputs, or stores and database files are mixed"),
-                    (.invalidJob, "an input is not a finished shard of the job, or the shards do not fit together, or a "
-                        + "file is not a MapLibre offline database"),
+                    (.invalidJob, "not the finished shards of one apply, or a file is not a MapLibre offline database"),
                     (.missingInput, "an input does not exist, or (merging database files) --store holds no offline.db"),
                     (.cannotWriteStore, "--store cannot be written, or another run holds it")])
 }
