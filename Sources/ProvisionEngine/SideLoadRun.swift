@@ -12,6 +12,7 @@ public struct SideLoadRun {
     public var databases: [String]
     /// `--store`: the existing store to merge into.
     public var output: String
+    /// Where `merge-started` and `merge-finished` go.
     public var progress: ProgressSink
 
     /// What a side-load merge did.
@@ -31,6 +32,7 @@ public struct SideLoadRun {
         public var text: String { MergeReport.text(self) }
     }
 
+    /// A merge of `databases` into the store at `output`, reporting to `progress`.
     public init(databases: [String], output: String, progress: ProgressSink) {
         self.databases = databases
         self.output = output

@@ -22,7 +22,7 @@ public struct SideLoadCounts: Equatable, Sendable {
 public struct SideLoadedRegion: Equatable, Sendable {
     /// The region's row id in the side database.
     public var sideRowID: Int64
-    /// The region's row id in the store: the equal region it merged into, or the new row.
+    /// The region's row id in the store: the (first) equal region it merged into, or the new row.
     public var rowID: Int64
     /// True when the region was added as a new row; false when it merged into an equal one
     /// (same definition, same description).
@@ -42,13 +42,14 @@ public struct SideLoadedRegion: Equatable, Sendable {
 ///
 /// The rule, region by region in side row id order, all side databases in one transaction:
 /// - a region whose definition equals a stored region's and whose description `IS` its
-///   description (SQL comparison, so the stored types count) merges into the first such region;
-///   otherwise it is inserted as a new row;
+///   description (SQL comparison, so the stored types count) merges into every such region (the
+///   first is reported); otherwise it is inserted as a new row;
 /// - each tile and resource the region links to is inserted when the store has no row with its
 ///   key (tile: template, ratio, z, x, y; resource: URL), replaces the stored row's content in
 ///   place (row id kept) only when the incoming `modified` is newer than the stored one
 ///   (`side.modified > main.modified`: a NULL on either side never compares newer, so a NULL
-///   `modified` never wins and a stored NULL is never replaced), and is kept otherwise;
+///   `modified` never wins and a stored NULL is never replaced), and is kept otherwise; a
+///   replaced row takes every column of the incoming one (`accessed` too) but its id;
 /// - the region's links are added to the store's region.
 /// Rows no side region links to (the side's ambient cache) are ignored, as MapLibre does.
 /// A row two regions share is counted with the first region that brings it in; the second sees
@@ -99,25 +100,23 @@ extension OfflineDatabase {
         let equal = """
             SELECT r.id FROM main.regions r JOIN \(side).regions sr
               ON r.definition = sr.definition AND r.description IS sr.description
-            WHERE sr.id = ?1 ORDER BY r.id LIMIT 1
+            WHERE sr.id = ?1 ORDER BY r.id
             """
-        let existing = try db.queryFirst(equal, [.int(sideID)]) { $0.int64(0) }
-        let mainID: Int64
-        if let existing {
-            mainID = existing
-        } else {
+        var mainIDs = try db.query(equal, [.int(sideID)]) { $0.int64(0) }
+        let isNew = mainIDs.isEmpty
+        if isNew {
             try db.run("INSERT INTO main.regions (definition, description) SELECT definition, description "
                        + "FROM \(side).regions WHERE id = ?1", [.int(sideID)])
-            mainID = db.lastInsertRowID
+            mainIDs = [db.lastInsertRowID]
         }
-        let tiles = try mergeRows(SideLoadTable.tiles, side: side, sideRegion: sideID, mainRegion: mainID)
-        let resources = try mergeRows(SideLoadTable.resources, side: side, sideRegion: sideID, mainRegion: mainID)
-        return SideLoadedRegion(sideRowID: sideID, rowID: mainID, isNew: existing == nil, description: description,
+        let tiles = try mergeRows(SideLoadTable.tiles, side: side, sideRegion: sideID, mainRegions: mainIDs)
+        let resources = try mergeRows(SideLoadTable.resources, side: side, sideRegion: sideID, mainRegions: mainIDs)
+        return SideLoadedRegion(sideRowID: sideID, rowID: mainIDs[0], isNew: isNew, description: description,
                                 tiles: tiles, resources: resources)
     }
 
     /// Replaces, inserts and links the rows of one table a side region links to; counts them.
-    private func mergeRows(_ table: SideLoadTable, side: String, sideRegion: Int64, mainRegion: Int64) throws
+    private func mergeRows(_ table: SideLoadTable, side: String, sideRegion: Int64, mainRegions: [Int64]) throws
         -> SideLoadCounts {
         let linked = "\(side).\(table.links) l JOIN \(side).\(table.name) s ON s.id = l.\(table.linkColumn)"
         let sameKey = table.key.map { "m.\($0) = s.\($0)" }.joined(separator: " AND ")
@@ -137,11 +136,13 @@ extension OfflineDatabase {
             WHERE l.region_id = ?1 AND NOT EXISTS (SELECT 1 FROM main.\(table.name) m WHERE \(sameKey))
             ORDER BY s.id
             """, [.int(sideRegion)])
-        try db.run("""
-            INSERT OR IGNORE INTO main.\(table.links) (region_id, \(table.linkColumn))
-            SELECT ?2, m.id FROM \(linked) JOIN main.\(table.name) m ON \(sameKey)
-            WHERE l.region_id = ?1
-            """, [.int(sideRegion), .int(mainRegion)])
+        for mainRegion in mainRegions {
+            try db.run("""
+                INSERT OR IGNORE INTO main.\(table.links) (region_id, \(table.linkColumn))
+                SELECT ?2, m.id FROM \(linked) JOIN main.\(table.name) m ON \(sameKey)
+                WHERE l.region_id = ?1
+                """, [.int(sideRegion), .int(mainRegion)])
+        }
         return SideLoadCounts(added: added, replaced: replaced, kept: total - added - replaced)
     }
 }

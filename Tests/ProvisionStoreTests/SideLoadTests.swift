@@ -162,6 +162,21 @@ final class SideLoadTests: XCTestCase {
         }, 1)
     }
 
+    /// A store may hold equal regions twice (MapLibre never deduplicates its own); the side
+    /// region's links go to each of them.
+    func testARegionStoredTwiceGetsTheLinksInBoth() throws {
+        let main = try database("main.db"), side = try database("side.db")
+        let first = try region(main), second = try region(main)
+        try tile(side, 6, 0, 0, modified: 100, data: "new", region: try region(side))
+
+        let result = try main.mergeSideDatabases([URL(fileURLWithPath: side.path)])
+
+        XCTAssertEqual(result.first?.map(\.rowID), [first])
+        XCTAssertEqual(result.first?.map(\.isNew), [false])
+        XCTAssertEqual(try links(main, region: first), ["6/0/0"])
+        XCTAssertEqual(try links(main, region: second), ["6/0/0"])
+    }
+
     func testRowsNoSideRegionLinksAreNotMerged() throws {
         let main = try database("main.db"), side = try database("side.db")
         _ = try region(main)
