@@ -160,6 +160,21 @@ final class SideLoadMergeCommandTests: WorkspaceTestCase {
             XCTAssertEqual(try Data(contentsOf: ws.lock), lockBefore, c.message)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: url("nowhere").path))
+
+        // Another writer holds the store: 73, nothing written.
+        let holder = Process(), input = Pipe(), output = Pipe()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = [ws.store.appendingPathComponent(".provision.lock-owner").path, "-c", "echo held; read line"]
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        XCTAssertEqual(String(decoding: output.fileHandleForReading.readData(ofLength: 5), as: UTF8.self), "held\n")
+        let locked = try ws.provision(["merge", "--quiet", device, "--store", store])
+        try input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
+        holder.waitUntilExit()
+        locked.expect(73, "another writer holds the store")
+        XCTAssertEqual(try Data(contentsOf: ws.database), before)
+        XCTAssertEqual(try Data(contentsOf: ws.lock), lockBefore)
     }
 }
 
