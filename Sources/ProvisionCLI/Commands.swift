@@ -136,14 +136,24 @@ public enum Commands {
         builds, a shard given twice or missing, an incomplete shard. Reads and writes one row at
         a time, so memory stays flat whatever the size. With --json, stdout carries the merged
         store's lock (Jobs/schema/lock.schema.json).
+
+        When the inputs are files (MapLibre offline databases, such as a device's or one
+        mbgl-offline wrote), they are merged into the existing store --store names by the rule
+        devices use to side-load a bundle, in one transaction: a region whose definition and
+        description equal a stored region's merges into it, else it is added; each of its tiles
+        and resources is inserted when missing and replaces the stored row only when its
+        'modified' is newer; its links are added. The store's lock gets its content fields
+        recomputed. The next 'apply' of the job removes the regions the job does not list. With
+        --json, stdout carries the merge-report (Jobs/schema/merge-report.schema.json).
         """,
         options: [
             OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
                        help: "The store to write (required; not one of the inputs): created when missing; its "
-                           + "offline.db and lock are replaced."),
+                           + "offline.db and lock are replaced. With database files: the existing store to merge them into."),
         ] + CommandSpec.common(),
-        exitCodes: [(.success, "merged"), (.failure, "other errors"), (.usage, "usage, or --store is one of the inputs"),
-                    (.invalidJob, "an input is not a finished shard of the job, or the shards do not fit together"),
-                    (.missingInput, "an input store does not exist"),
+        exitCodes: [(.success, "merged"), (.failure, "other errors"),
+                    (.usage, "usage, or --store is one of the inputs, or stores and database files are mixed"),
+                    (.invalidJob, "not the finished shards of one apply, or a file is not a MapLibre offline database"),
+                    (.missingInput, "an input does not exist, or (merging database files) --store holds no offline.db"),
                     (.cannotWriteStore, "--store cannot be written, or another run holds it")])
 }
