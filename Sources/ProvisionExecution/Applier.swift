@@ -142,9 +142,18 @@ public final class Applier {
         for group in groups {
             var bits = TileBits()
             let all = refetch.contains(group.tileSet.urlTemplate)
-            base += try group.forEachTile(inOrdinals: shardTiles ?? 0..<Int.max, base: shardTiles == nil ? 0 : base,
-                                          store: store) { position, _, isStored in
-                if !isStored || all { bits.insert(position) }
+            let note = { (position: Int, isStored: Bool) in if !isStored || all { bits.insert(position) } }
+            if let shardTiles {
+                base += try group.forEachTile(inOrdinals: shardTiles, base: base, store: store) { position, _, isStored in
+                    note(position, isStored)
+                }
+            } else {
+                // Every tile: no distinct count (a second walk of a merged cover) is needed.
+                var position = 0
+                try group.forEachTile(store: store) { _, isStored in
+                    note(position, isStored)
+                    position += 1
+                }
             }
             missing.append(bits)
         }

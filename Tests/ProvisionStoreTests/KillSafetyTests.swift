@@ -50,7 +50,7 @@ final class KillSafetyTests: XCTestCase {
                 try store.write(Self.batch(first))
                 try store.write(Self.batch(first + 1))
                 FileHandle.standardOutput.write(Data("inside\n".utf8))
-                sleep(60)
+                pause()  // until the parent's SIGKILL
             }
             return
         }

@@ -79,13 +79,13 @@ final class StoreLockTests: XCTestCase {
     func testALockHeldByAnotherProcessThenKilledIsTakenOver() throws {
         let dir = try makeTemporaryDirectory(self)
         let script = """
-            import fcntl, json, os, socket, sys, time
+            import fcntl, json, os, signal, socket, sys
             fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             os.write(fd, json.dumps({"pid": os.getpid(), "host": "child.example",
                                      "startedAt": "2024-02-03T04:05:06Z"}).encode())
             print("held", os.getpid(), flush=True)
-            time.sleep(60)
+            signal.pause()  # until the parent kills it
             """
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
