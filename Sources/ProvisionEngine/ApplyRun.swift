@@ -70,7 +70,8 @@ public struct ApplyRun {
             try recoverStore(held)
         }
         let (outcome, lock) = try execute(plan, session: session, build: held)
-        let report = ApplyReport(plan: session.document(plan), outcome: outcome, planSeconds: planSeconds, lock: lock)
+        let report = ApplyReport(plan: session.document(plan), outcome: outcome, planSeconds: planSeconds, lock: lock,
+                                 footprint: Self.footprint(of: session.store, lock: lock))
         progress.event("apply-finished", JSONObject([
             ("status", .string(report.status)), ("downloaded", .int(outcome.downloaded)), ("failed", .int(outcome.failed)),
         ]), text: nil)
@@ -127,6 +128,15 @@ public struct ApplyRun {
                                      : "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
                                  cause: String(describing: error))
         }
+    }
+
+    /// What each region of the store the apply left takes, read while this apply still holds the
+    /// store; nil when it cannot be read (the apply itself succeeded: its report is not lost for it).
+    static func footprint(of store: StorePath, lock: LockDocument) -> Footprint? {
+        guard let database = try? store.openForReading(epoch: lock.epoch) else { return nil }
+        defer { try? database.close() }
+        guard let sharing = try? database.contentSharing(), let regions = try? database.regions() else { return nil }
+        return Footprint(sharing: sharing, regions: regions, lock: lock)
     }
 
     /// Makes this process the store's one writer (naming the holder when another apply runs).

@@ -37,7 +37,9 @@ public struct AuditRun {
             let database = try path.openForReading(epoch: lock?.epoch ?? 0)
             defer { try? database.close() }
             doc = AuditDocument(store: path.display, summary: try database.summary(), integrity: try database.integrityCheck(),
-                                lock: lock, unexpectedFiles: path.unexpectedFiles())
+                                lock: lock, unexpectedFiles: path.unexpectedFiles(),
+                                // The footprint adds to the audit; a store too damaged to give it still gets its problems reported.
+                                sharing: try? database.contentSharing())
             doc.lockProblem = lockProblem
             doc.interrupted = path.isInterrupted
             if verify { doc.verification = try Self.verify(database, lock: lock, now: context.now) }

@@ -82,6 +82,10 @@ public struct Plan: Sendable {
     public var tilesToDownload: Int = 0
     /// Estimated bytes to download.
     public var bytesToDownload: Int64 = 0
+    /// The store as it will be after the apply: its tiles and resources summed per set of rows
+    /// holding them (members are indices into `regions`), stored bytes where the store holds
+    /// the content, estimates for what the apply would download. Nil for a plan read from a file.
+    public var sharing: ContentSharing?
 }
 
 /// Expired content a `--refresh` apply revalidates with `If-None-Match` / `If-Modified-Since`.

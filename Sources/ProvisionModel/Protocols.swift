@@ -119,6 +119,16 @@ public protocol StoreInventory: AnyObject {
     func expiredRequests(before now: Int64) throws -> [FetchRequest]
     /// Mean stored payload size of tiles of a template at a zoom, or nil when none is stored.
     func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double?
+
+    /// The stored length (as stored: compressed where the row is; 0 for an empty tile) of each
+    /// of `keys` that is stored.
+    func storedTileSizes(among keys: [TileKey]) throws -> [TileKey: Int64]
+    /// The stored length of each of `urls` that is stored as a resource.
+    func storedResourceSizes(among urls: [String]) throws -> [String: Int64]
+    /// How many tiles of one template, pixel ratio and zoom a region row links, and their stored length.
+    func linkedTileBytes(region rowID: Int64, urlTemplate: String, pixelRatio: Int, zoom: Int) throws -> (count: Int, bytes: Int64)
+    /// Mean stored length of the resources of a kind, or nil when none is stored.
+    func meanResourceSize(kind: ResourceKind) throws -> Double?
 }
 
 /// The changes an apply makes to the store it stages into: rows, links, regions, pruning.

@@ -53,14 +53,7 @@ public struct TileGroup: Sendable {
         var batch: [TileID] = []
         batch.reserveCapacity(Self.lookupBatch)
         func flush() throws {
-            guard !batch.isEmpty else { return }
-            if let store {
-                let keys = batch.map { tileSet.key(for: $0) }
-                let stored = try store.storedTiles(among: keys)
-                for (tile, key) in zip(batch, keys) { try body(tile, stored.contains(key)) }
-            } else {
-                for tile in batch { try body(tile, false) }
-            }
+            for (tile, size) in zip(batch, try lookUp(batch, store: store, withSizes: false)) { try body(tile, size != nil) }
             batch.removeAll(keepingCapacity: true)
         }
         for tile in tiles {
@@ -68,6 +61,36 @@ public struct TileGroup: Sendable {
             if batch.count == Self.lookupBatch { try flush() }
         }
         try flush()
+    }
+
+    /// Calls `body` with each tile of the group (ascending, each once), the members whose covers
+    /// hold it (indices into `areas`, ascending) and its stored length when the store holds it.
+    public func forEachTileWithMembers(store: StoreInventory?, _ body: (TileID, [Int], Int64?) throws -> Void) throws {
+        var batch: [(tile: TileID, members: [Int])] = []
+        batch.reserveCapacity(Self.lookupBatch)
+        func flush() throws {
+            let sizes = try lookUp(batch.map(\.tile), store: store, withSizes: true)
+            for (entry, size) in zip(batch, sizes) { try body(entry.tile, entry.members, size) }
+            batch.removeAll(keepingCapacity: true)
+        }
+        var walk = SortedMembership(covers)
+        try walk.forEach { tile, members in
+            batch.append((tile, members))
+            if batch.count == Self.lookupBatch { try flush() }
+        }
+        try flush()
+    }
+
+    /// For each of `tiles`, its stored length (0 without `withSizes`), or nil when not stored.
+    private func lookUp(_ tiles: [TileID], store: StoreInventory?, withSizes: Bool) throws -> [Int64?] {
+        guard let store, !tiles.isEmpty else { return tiles.map { _ in nil } }
+        let keys = tiles.map { tileSet.key(for: $0) }
+        if withSizes {
+            let sizes = try store.storedTileSizes(among: keys)
+            return keys.map { sizes[$0] }
+        }
+        let stored = try store.storedTiles(among: keys)
+        return keys.map { stored.contains($0) ? 0 : nil }
     }
 }
 

@@ -62,7 +62,7 @@ extension Planner {
     /// distinct tiles the store will hold, which limits.maxTiles, maxBytes and the Mapbox tile
     /// limit cap, and sets each row's byte estimate.
     static func countDownloads(_ rows: inout [RegionPlan], input: PlanInput, store: StoreInventory?,
-                               refetch: Set<String>) throws -> (tiles: Int, bytes: Int64) {
+                               refetch: Set<String>, sharing: inout ContentSharing) throws -> (tiles: Int, bytes: Int64) {
         var meanSizes: [String: Double] = [:]
         func meanSize(_ template: String, _ z: Int) throws -> Double {
             let key = "\(z) \(template)"
@@ -81,7 +81,8 @@ extension Planner {
         for group in Plan.tileGroups(rows) {
             let mean = try meanSize(group.tileSet.urlTemplate, group.zoom)
             let refetchAll = refetch.contains(group.tileSet.urlTemplate)
-            let (inGroup, missing) = try countGroup(group, rows: rows, store: store, refetchAll: refetchAll)
+            let (inGroup, missing) = try countGroup(group, rows: rows, store: store, refetchAll: refetchAll, meanSize: mean,
+                                                    sharing: &sharing)
             distinct += inGroup
             if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
             if MapboxURL.isMapboxURL(group.tileSet.urlTemplate) { mapboxTiles += inGroup }
@@ -107,28 +108,85 @@ extension Planner {
     }
 
     /// The distinct tiles of a group and how many of them the store lacks (all of them when the
-    /// group's source is fetched again).
-    static func countGroup(_ group: TileGroup, rows: [RegionPlan], store: StoreInventory?,
-                           refetchAll: Bool) throws -> (tiles: Int, missing: Int) {
-        let addedByOnlyRow = group.rows.count == 1 ? rows[group.rows[0]].zoomChanges.first {
-            $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom
-        }?.counts.add : nil
-        if group.areas.count == 1 && (store == nil || refetchAll) {
+    /// group's source is fetched again); adds the group's tiles to `sharing` by the rows wanting
+    /// each: stored ones with their stored length, the others estimated at `meanSize`.
+    static func countGroup(_ group: TileGroup, rows: [RegionPlan], store: StoreInventory?, refetchAll: Bool,
+                           meanSize: Double, sharing: inout ContentSharing) throws -> (tiles: Int, missing: Int) {
+        let onlyRow = group.areas.count == 1 ? group.rows[0] : nil
+        let change = onlyRow.flatMap { row in
+            rows[row].zoomChanges.first { $0.urlTemplate == group.tileSet.urlTemplate && $0.zoom == group.zoom }?.counts
+        }
+        if let onlyRow, store == nil || refetchAll {
             // Nothing stored (or everything refetched) and nothing to merge: the count is
             // arithmetic, a planet at z22 included.
             let count = group.cover(at: 0).count
+            sharing.add([Int64(onlyRow)], kind: .tile, count: count, bytes: estimate(count, meanSize), estimated: true)
             return (count, count)
         }
-        if group.areas.count == 1 && addedByOnlyRow == 0 {
-            // The one row wanting these tiles already links every one of them: all stored.
-            return (group.cover(at: 0).count, 0)
+        if let onlyRow, let change, change.add == 0, change.remove == 0, let rowID = rows[onlyRow].rowID, let store {
+            // The one row wanting these tiles links exactly them: all stored, their bytes one sum.
+            let count = group.cover(at: 0).count
+            let linked = try store.linkedTileBytes(region: rowID, urlTemplate: group.tileSet.urlTemplate,
+                                                   pixelRatio: group.tileSet.pixelRatio, zoom: group.zoom)
+            if linked.count == count {
+                sharing.add([Int64(onlyRow)], kind: .tile, count: count, bytes: linked.bytes)
+                return (count, 0)
+            }
         }
         var inGroup = 0
         var missing = 0
-        try group.forEachTile(store: store) { _, isStored in
+        var tally = MembershipTally()
+        try group.forEachTileWithMembers(store: store) { _, members, storedSize in
             inGroup += 1
-            if !isStored || refetchAll { missing += 1 }
+            if let storedSize, !refetchAll {
+                tally.add(members, storedBytes: storedSize)
+            } else {
+                missing += 1
+                tally.add(members, storedBytes: nil)
+            }
+        }
+        for (members, counts) in tally.final {
+            let rowsOf = members.map { Int64(group.rows[$0]) }
+            sharing.add(rowsOf, kind: .tile, count: counts.stored, bytes: counts.storedBytes)
+            sharing.add(rowsOf, kind: .tile, count: counts.missing, bytes: estimate(counts.missing, meanSize), estimated: true)
         }
         return (inGroup, missing)
+    }
+
+    /// `count` tiles of `meanSize` bytes, rounded.
+    static func estimate(_ count: Int, _ meanSize: Double) -> Int64 { Int64((Double(count) * meanSize).rounded()) }
+}
+
+/// Tiles of one group counted per set of members holding them: stored ones with their bytes,
+/// missing ones by number. Consecutive tiles mostly share their members, so the last entry is
+/// kept at hand.
+struct MembershipTally {
+    private var counts: [[Int]: (stored: Int, storedBytes: Int64, missing: Int)] = [:]
+    private var last: [Int] = []
+    private var running = (stored: 0, storedBytes: Int64(0), missing: 0)
+
+    mutating func add(_ members: [Int], storedBytes: Int64?) {
+        if members != last {
+            flush()
+            last = members
+            running = counts[members] ?? (0, 0, 0)
+        }
+        if let storedBytes {
+            running.stored += 1
+            running.storedBytes += storedBytes
+        } else {
+            running.missing += 1
+        }
+    }
+
+    private mutating func flush() {
+        if !last.isEmpty { counts[last] = running }
+    }
+
+    /// The counts, the running entry included.
+    var final: [[Int]: (stored: Int, storedBytes: Int64, missing: Int)] {
+        var copy = self
+        copy.flush()
+        return copy.counts
     }
 }

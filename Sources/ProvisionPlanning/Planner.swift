@@ -128,7 +128,9 @@ public enum Planner {
             return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
         }
         let refetch = refetchTemplates(drift: drift, input: input)
-        let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch)
+        var sharing = ContentSharing()
+        let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch, sharing: &sharing)
+        try addResources(of: rows, to: &sharing, input: input, store: store, drift: drift)
 
         var packPlans: [StylePackPlan] = []
         for pack in input.job.stylePacks {
@@ -147,6 +149,7 @@ public enum Planner {
         plan.drift = drift
         plan.notes = input.notes + sourceNotes(input) + overzoomNotes + latitudeNotes(input.job) + regionNotes
         plan.refetchTemplates = refetch.sorted()
+        plan.sharing = sharing
         return plan
     }
 

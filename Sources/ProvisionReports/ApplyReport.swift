@@ -4,19 +4,23 @@ import ProvisionModel
 /// The JSON report of `provision apply` (Jobs/schema/report.schema.json) and its text summary.
 public struct ApplyReport: Equatable, Sendable {
     /// Bumped on every change to the JSON shape (2: `downloads.planned`, `plannedResources`,
-    /// `plannedTiles`, `notAttempted`).
-    public static let schemaVersion = 2
+    /// `plannedTiles`, `notAttempted`; 3: `footprint`).
+    public static let schemaVersion = 3
 
     public var plan: PlanDocument
     public var outcome: ApplyOutcomeSummary
     public var planSeconds: Double
     public var lock: LockDocument
+    /// The store the apply left: per region its marginal and shared bytes, per style pack its
+    /// resources; nil when the store could not be read afterwards.
+    public var footprint: Footprint?
 
-    public init(plan: PlanDocument, outcome: ApplyOutcome, planSeconds: Double, lock: LockDocument) {
+    public init(plan: PlanDocument, outcome: ApplyOutcome, planSeconds: Double, lock: LockDocument, footprint: Footprint?) {
         self.plan = plan
         self.outcome = ApplyOutcomeSummary(outcome)
         self.planSeconds = planSeconds
         self.lock = lock
+        self.footprint = footprint
     }
 
     /// `complete` or `partial`.
@@ -62,6 +66,7 @@ public struct ApplyReport: Equatable, Sendable {
             "removed": ["regions": .int(outcome.removedRegions), "tiles": .int(outcome.prunedTiles),
                         "resources": .int(outcome.prunedResources)],
             "durations": ["planSeconds": .double(rounded(planSeconds)), "applySeconds": .double(rounded(outcome.seconds))],
+            "footprint": footprint?.json ?? .null,
         ]
     }
 
@@ -84,6 +89,7 @@ public struct ApplyReport: Equatable, Sendable {
             out += "  \(region.isComplete ? "✓" : "✗") \(region.key): \(plural(tiles, "tile"))\(region.isComplete ? "" : " (incomplete)")\n"
         }
         out += failuresText
+        if let footprint { out += FootprintRenderer.text(footprint, title: "Bytes in offline.db") }
         out += "Store: \(plan.store): \(plural(lock.tileCount, "tile")), \(plural(lock.resourceCount, "resource")), "
         out += "\(ByteFormat.string(lock.byteCount)), \(lock.contentDigest.prefix(23))…\n"
         return out

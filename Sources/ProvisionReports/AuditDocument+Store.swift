@@ -4,8 +4,10 @@ import ProvisionModel
 extension AuditDocument {
     /// The audit of a store from what it holds (`summary`), SQLite's integrity check and its
     /// lock: per region the tiles per template and zoom the lock expects beside those present,
-    /// the lock's regions the store lacks, and the files that do not belong.
-    public init(store: String, summary: StoreSummary, integrity: [String], lock: LockDocument?, unexpectedFiles: [String]) {
+    /// the lock's regions the store lacks, the files that do not belong, and (given `sharing`) the
+    /// footprint of each region.
+    public init(store: String, summary: StoreSummary, integrity: [String], lock: LockDocument?, unexpectedFiles: [String],
+                sharing: ContentSharing? = nil) {
         let byRow = Dictionary((lock?.regions ?? []).map { ($0.rowID, $0) }, uniquingKeysWith: { a, _ in a })
         var regions: [Region] = []
         for region in summary.regions {
@@ -34,6 +36,11 @@ extension AuditDocument {
                   resourceCount: summary.resourceCount, byteCount: summary.tileBytes + summary.resourceBytes,
                   orphanTiles: summary.orphanTileCount, orphanResources: summary.orphanResourceCount,
                   unexpectedFiles: unexpectedFiles, missingRegions: missing)
+        footprint = sharing.map { sharing in
+            Footprint(sharing: sharing, regions: summary.regions.map {
+                StoredRegion(rowID: $0.rowID, definition: $0.definition, description: $0.description)
+            }, lock: lock)
+        }
     }
 
     /// What a plan of the job against this store would change, as audit findings.

@@ -3,8 +3,8 @@ import ProvisionModel
 
 /// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.
 public struct AuditDocument: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 2
+    /// Bumped on every change to the JSON shape (3: `footprint`).
+    public static let schemaVersion = 3
 
     /// One region row of the store.
     public struct Region: Equatable, Sendable {
@@ -64,6 +64,8 @@ public struct AuditDocument: Equatable, Sendable {
     public var verification: Verification?
     /// Differences from a job (`--manifest`), one sentence each; nil when not asked for.
     public var manifestDifferences: [String]?
+    /// Per region its marginal and shared bytes, per style pack its resources; nil when not read.
+    public var footprint: Footprint?
 
     /// What `audit --verify` found re-reading every row.
     public struct Verification: Equatable, Sendable {
@@ -196,6 +198,7 @@ public struct AuditDocument: Equatable, Sendable {
             } ?? .null,
             "manifestDifferences": manifestDifferences.map { .array($0.map { .string($0) }) } ?? .null,
             "problems": .array(problems.map { .string($0) }),
+            "footprint": footprint?.json ?? .null,
         ]
     }
 
@@ -218,6 +221,7 @@ public struct AuditDocument: Equatable, Sendable {
             let resources = region.expectedResources.map { grouped($0) } ?? "?"
             out += "    resources \(grouped(region.presentResources))/\(resources)\n"
         }
+        if let footprint { out += "\n" + FootprintRenderer.text(footprint, title: "Bytes in offline.db") }
         if orphanTiles + orphanResources > 0 {
             let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
             out += "\n\(orphans.text) \(orphans.isSingular ? "belongs" : "belong") to no region (ambient).\n"

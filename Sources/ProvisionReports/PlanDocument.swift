@@ -4,8 +4,8 @@ import ProvisionModel
 /// The JSON wire form of a plan (`plan --json`, Jobs/schema/plan.schema.json), and the model the
 /// text and Markdown views are rendered from, so the three cannot drift.
 public struct PlanDocument: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 2
+    /// Bumped on every change to the JSON shape (3: `footprint`).
+    public static let schemaVersion = 3
 
     public struct Region: Equatable, Sendable {
         public var key: String
@@ -36,6 +36,9 @@ public struct PlanDocument: Equatable, Sendable {
     public var refetchTemplates: [String]
     public var notes: [PlanNote]
     public var repairRows: Int
+    /// The store after the apply: per region its marginal and shared bytes, per style pack its
+    /// resources; nil for a plan read from a file.
+    public var footprint: Footprint?
 
     /// The document of `plan` computed against the store at `store`.
     public init(plan: Plan, store: String, limits: Limits) {
@@ -59,6 +62,7 @@ public struct PlanDocument: Equatable, Sendable {
         refetchTemplates = plan.refetchTemplates
         notes = plan.notes
         repairRows = plan.repairRows
+        footprint = Footprint(plan: plan)
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -100,6 +104,7 @@ public struct PlanDocument: Equatable, Sendable {
             "refresh": refresh.map { ["before": .int(Int($0.before)), "resources": .int($0.resources), "tiles": .int($0.tiles)] } ?? .null,
             "refetchTemplates": .array(refetchTemplates.map { .string($0) }),
             "repairRows": .int(repairRows),
+            "footprint": footprint?.json ?? .null,
             "notes": .array(notes.map { ["subject": .string($0.subject), "message": .string($0.message)] }),
             "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),
             "regions": .array(regions.map { region in

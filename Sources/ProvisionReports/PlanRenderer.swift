@@ -50,6 +50,9 @@ public enum PlanRenderer {
             }
             out += "    fonts: \(fontsText(pack.overview))\n"
         }
+        if let footprint = doc.footprint {
+            out += "\n" + FootprintRenderer.text(footprint, title: "Bytes in offline.db after the apply")
+        }
         let tiles = doc.tileTotals, resources = doc.resourceTotals
         out += "\nPlan: \(plural(tiles.add, "tile")) to add, \(grouped(tiles.remove)) to remove, \(grouped(tiles.keep)) to keep; "
         out += "\(plural(resources.add, "resource link")) to add, \(grouped(resources.remove)) to remove.\n"
@@ -79,6 +82,9 @@ public enum PlanRenderer {
         if let maxTiles = doc.limits.maxTiles {
             let used = tiles.add + tiles.keep
             out += "Limits: \(grouped(used)) of \(plural(maxTiles, "tile")) (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
+        }
+        if let footprint = doc.footprint {
+            out += "\n" + FootprintRenderer.markdown(footprint, title: "Bytes in offline.db after the apply")
         }
         for pack in doc.stylePacks where pack.overview != StyleOverview() {
             out += "\n<details><summary>style pack \(pack.id): \(plural(pack.overview.sources.count, "source")), "

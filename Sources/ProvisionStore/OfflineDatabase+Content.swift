@@ -111,36 +111,47 @@ extension OfflineDatabase {
     }
 
     /// The subset of `keys` stored as tiles (empty "no content" tiles included).
+    public func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> {
+        var found = Set<TileKey>()
+        try lookUpTiles(keys, withSizes: false) { key, _ in found.insert(key) }
+        return found
+    }
+
+    /// Calls `body` with each of `keys` that is stored and, `withSizes`, its stored length (else 0).
     ///
     /// Why range queries: planners and appliers ask in batches of neighbouring tiles (one
     /// template, ratio and zoom, sorted by column). One query over the batch's rectangle reads
     /// the unique index once instead of probing it per key; a sparse batch falls back to probes.
-    public func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> {
-        guard !keys.isEmpty else { return [] }
-        return try db.inTransaction(.deferred) {
-            var found = Set<TileKey>()
+    /// Without sizes the index alone answers; a size reads the row's header as well.
+    func lookUpTiles(_ keys: [TileKey], withSizes: Bool, _ body: (TileKey, Int64) -> Void) throws {
+        guard !keys.isEmpty else { return }
+        let columns = withSizes ? "x, y, length(data)" : "x, y, 0"
+        try db.inTransaction(.deferred) {
             let groups = Dictionary(grouping: keys) { GroupKey(template: $0.urlTemplate, ratio: $0.pixelRatio, z: $0.tile.z) }
             for (group, members) in groups {
                 let xs = members.map(\.tile.x), ys = members.map(\.tile.y)
                 guard let minX = xs.min(), let maxX = xs.max(), let minY = ys.min(), let maxY = ys.max() else { continue }
                 let area = (maxX - minX + 1) * (maxY - minY + 1)
                 if members.count >= 16 && area <= members.count * 4 {
-                    var stored = Set<TileID>()
-                    for tile in try db.query(OfflineDatabase.tilesInRectangleSQL, [
+                    var stored: [TileID: Int64] = [:]
+                    for (tile, size) in try db.query("""
+                        SELECT \(columns) FROM tiles
+                        WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x BETWEEN ?4 AND ?5 AND y BETWEEN ?6 AND ?7
+                        """, [
                         .text(group.template), .int(Int64(group.ratio)), .int(Int64(group.z)),
                         .int(Int64(minX)), .int(Int64(maxX)), .int(Int64(minY)), .int(Int64(maxY)),
-                    ], { TileID(z: group.z, x: Int($0.int64(0)), y: Int($0.int64(1))) }) {
-                        stored.insert(tile)
+                    ], { (TileID(z: group.z, x: Int($0.int64(0)), y: Int($0.int64(1))), $0.int64(2)) }) {
+                        stored[tile] = size
                     }
-                    for key in members where stored.contains(key.tile) { found.insert(key) }
+                    for key in members { if let size = stored[key.tile] { body(key, size) } }
                 } else {
-                    for key in members where try db.queryFirst(OfflineDatabase.tileIDSQL, OfflineDatabase.keyValues(key),
-                                                               { _ in true }) != nil {
-                        found.insert(key)
+                    let sql = "SELECT \(withSizes ? "length(data)" : "0") FROM tiles "
+                        + "WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x = ?4 AND y = ?5"
+                    for key in members {
+                        if let size = try db.queryFirst(sql, OfflineDatabase.keyValues(key), { $0.int64(0) }) { body(key, size) }
                     }
                 }
             }
-            return found
         }
     }
 
@@ -150,21 +161,19 @@ extension OfflineDatabase {
         var z: Int
     }
 
-    private static let tilesInRectangleSQL = """
-        SELECT x, y FROM tiles
-        WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x BETWEEN ?4 AND ?5 AND y BETWEEN ?6 AND ?7
-        """
-
     /// The subset of `urls` stored as resources.
     public func storedResources(among urls: [String]) throws -> Set<String> {
-        guard !urls.isEmpty else { return [] }
-        return try db.inTransaction(.deferred) {
-            var found = Set<String>()
-            for url in urls where try db.queryFirst("SELECT 1 FROM resources WHERE url = ?1", [.text(url)],
-                                                    { _ in true }) != nil {
-                found.insert(url)
-            }
-            return found
+        var found = Set<String>()
+        try lookUpResources(urls, withSizes: false) { url, _ in found.insert(url) }
+        return found
+    }
+
+    /// Calls `body` with each of `urls` stored as a resource and, `withSizes`, its stored length (else 0).
+    func lookUpResources(_ urls: [String], withSizes: Bool, _ body: (String, Int64) -> Void) throws {
+        guard !urls.isEmpty else { return }
+        let sql = "SELECT \(withSizes ? "length(data)" : "0") FROM resources WHERE url = ?1"
+        try db.inTransaction(.deferred) {
+            for url in urls { if let size = try db.queryFirst(sql, [.text(url)], { $0.int64(0) }) { body(url, size) } }
         }
     }
 

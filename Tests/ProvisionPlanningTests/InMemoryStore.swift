@@ -14,9 +14,9 @@ import TileMath
 ///   template linked at two pixel ratios yields each tile twice), text is ordered by UTF-8 bytes
 ///   (SQLite's BINARY collation).
 ///
-/// One difference: `meanTileSize` averages raw payload sizes, where the database averages the
-/// stored (possibly zlib-compressed) bytes; tests that depend on it use incompressible payloads
-/// or only compare relative sizes.
+/// One difference: sizes (`meanTileSize`, `storedTileSizes`, `linkedTileBytes` …) are raw payload
+/// sizes, where the database measures the stored (possibly zlib-compressed) bytes; tests that
+/// depend on them use incompressible payloads or only compare relative sizes.
 final class InMemoryStore: StoreInventory, StoreWriter {
     /// What a missing row or an invalid write raises.
     enum Failure: Error, Equatable {
@@ -154,6 +154,31 @@ final class InMemoryStore: StoreInventory, StoreWriter {
 
     func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
         let sizes = tiles.filter { $0.key.urlTemplate == urlTemplate && $0.key.tile.z == zoom }.map(\.value.count)
+        guard !sizes.isEmpty else { return nil }
+        return Double(sizes.reduce(0, +)) / Double(sizes.count)
+    }
+
+    func storedTileSizes(among keys: [TileKey]) throws -> [TileKey: Int64] {
+        var sizes: [TileKey: Int64] = [:]
+        for key in keys { if let data = tiles[key] { sizes[key] = Int64(data.count) } }
+        return sizes
+    }
+
+    func storedResourceSizes(among urls: [String]) throws -> [String: Int64] {
+        var sizes: [String: Int64] = [:]
+        for url in urls { if let stored = resources[url] { sizes[url] = Int64(stored.data.count) } }
+        return sizes
+    }
+
+    func linkedTileBytes(region rowID: Int64, urlTemplate: String, pixelRatio: Int, zoom: Int) throws -> (count: Int, bytes: Int64) {
+        let keys = (rows[rowID]?.tiles ?? []).filter {
+            $0.urlTemplate == urlTemplate && $0.pixelRatio == pixelRatio && $0.tile.z == zoom
+        }
+        return (keys.count, keys.reduce(0) { $0 + Int64(tiles[$1]?.count ?? 0) })
+    }
+
+    func meanResourceSize(kind: ResourceKind) throws -> Double? {
+        let sizes = resources.values.filter { $0.kind == kind }.map(\.data.count)
         guard !sizes.isEmpty else { return nil }
         return Double(sizes.reduce(0, +)) / Double(sizes.count)
     }

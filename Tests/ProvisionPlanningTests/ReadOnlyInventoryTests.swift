@@ -27,6 +27,16 @@ private final class ReadOnlyInventory: StoreInventory {
         reads += 1
         return try store.meanTileSize(urlTemplate: urlTemplate, zoom: zoom)
     }
+    func storedTileSizes(among keys: [TileKey]) throws -> [TileKey: Int64] { reads += 1; return try store.storedTileSizes(among: keys) }
+    func storedResourceSizes(among urls: [String]) throws -> [String: Int64] {
+        reads += 1
+        return try store.storedResourceSizes(among: urls)
+    }
+    func linkedTileBytes(region rowID: Int64, urlTemplate: String, pixelRatio: Int, zoom: Int) throws -> (count: Int, bytes: Int64) {
+        reads += 1
+        return try store.linkedTileBytes(region: rowID, urlTemplate: urlTemplate, pixelRatio: pixelRatio, zoom: zoom)
+    }
+    func meanResourceSize(kind: ResourceKind) throws -> Double? { reads += 1; return try store.meanResourceSize(kind: kind) }
 }
 
 final class ReadOnlyInventoryTests: XCTestCase {

@@ -84,7 +84,7 @@ final class DocumentSchemaTests: XCTestCase {
 
     func testPartialApplyReportMatchesTheSchema() throws {
         let report = ApplyReport(plan: Samples.planDocument(), outcome: Samples.partialOutcome(), planSeconds: 0.25,
-                                 lock: Samples.lock())
+                                 lock: Samples.lock(), footprint: Samples.storeFootprint())
         let json = report.json
         try assertValid(json, against: "report")
         XCTAssertEqual(json["status"], "partial")
@@ -106,7 +106,7 @@ final class DocumentSchemaTests: XCTestCase {
         outcome.requested = 7
         outcome.downloaded = 7
         let report = ApplyReport(plan: Samples.planDocument(changes: false), outcome: outcome, planSeconds: 0,
-                                 lock: Samples.lock())
+                                 lock: Samples.lock(), footprint: nil)
         try assertValid(report.json, against: "report")
         XCTAssertEqual(report.json["status"], "complete")
         XCTAssertEqual(report.json["failureCounts"], .object(JSONObject()))
@@ -114,7 +114,7 @@ final class DocumentSchemaTests: XCTestCase {
 
     func testApplyReportKeepsAtMostAHundredFailures() throws {
         let report = ApplyReport(plan: Samples.planDocument(), outcome: Samples.partialOutcome(failures: 150),
-                                 planSeconds: 1, lock: Samples.lock())
+                                 planSeconds: 1, lock: Samples.lock(), footprint: Samples.storeFootprint())
         try assertValid(report.json, against: "report")
         XCTAssertEqual(report.json["failures"]?.arrayValue?.count, 100)
         XCTAssertEqual(report.json["downloads"]?["failed"], 150)
@@ -124,7 +124,7 @@ final class DocumentSchemaTests: XCTestCase {
 
     func testReportSchemaRejectsAnExtraKeyAndAWrongStatus() throws {
         let json = ApplyReport(plan: Samples.planDocument(), outcome: Samples.partialOutcome(), planSeconds: 0.25,
-                               lock: Samples.lock()).json
+                               lock: Samples.lock(), footprint: Samples.storeFootprint()).json
         try assertInvalid(json.setting("/downloads/skipped", to: 0), against: "report", mentioning: "unexpected property \"skipped\"")
         try assertInvalid(json.setting("/status", to: "failed"), against: "report", mentioning: "is not one of")
         try assertInvalid(json.setting("/durations/applySeconds", to: "1s"), against: "report", mentioning: "expected number")

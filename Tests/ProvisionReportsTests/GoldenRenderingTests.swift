@@ -34,20 +34,20 @@ final class GoldenRenderingTests: XCTestCase {
 
     func testPartialApplyThatWasStopped() {
         let report = ApplyReport(plan: Samples.planDocument(), outcome: Samples.partialOutcome(), planSeconds: 0.25,
-                                 lock: Samples.lock())
+                                 lock: Samples.lock(), footprint: Samples.storeFootprint())
         assertGolden(report.text, named: "apply-partial.txt")
         assertGolden(json(report.json), named: "apply-partial.json")
     }
 
     func testApplyWithMoreFailuresThanTheReportLists() {
         let report = ApplyReport(plan: Samples.planDocument(), outcome: Samples.partialOutcome(failures: 150, notAttempted: 0),
-                                 planSeconds: 0.25, lock: Samples.lock())
+                                 planSeconds: 0.25, lock: Samples.lock(), footprint: Samples.storeFootprint())
         assertGolden(report.text, named: "apply-many-failures.txt")
     }
 
     func testApplyWhereEveryCountIsOne() {
         let report = ApplyReport(plan: PlanDocument(plan: Samples.singularPlan(), store: "./store", limits: Limits()),
-                                 outcome: Samples.singularOutcome(), planSeconds: 0.1, lock: Samples.singularLock())
+                                 outcome: Samples.singularOutcome(), planSeconds: 0.1, lock: Samples.singularLock(), footprint: nil)
         assertGolden(report.text, named: "apply-singular.txt")
         assertGolden(json(report.json), named: "apply-singular.json")
     }
@@ -56,7 +56,7 @@ final class GoldenRenderingTests: XCTestCase {
         var outcome = ApplyOutcome()
         outcome.seconds = 0.02
         let report = ApplyReport(plan: Samples.planDocument(changes: false), outcome: outcome, planSeconds: 0.1,
-                                 lock: Samples.singularLock())
+                                 lock: Samples.singularLock(), footprint: nil)
         assertGolden(report.text, named: "apply-nothing.txt")
     }
 

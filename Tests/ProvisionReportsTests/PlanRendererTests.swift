@@ -40,7 +40,7 @@ final class PlanRendererTests: XCTestCase {
 
     func testMarkdownWithoutChangesOrLimits() {
         let markdown = PlanRenderer.markdown(Samples.planDocument(changes: false, limits: Limits()))
-        XCTAssertTrue(markdown.contains("| | **total** | | **0** | **0** | **8** | **0 B** |\n\nNo changes.\n\n<details>"), markdown)
+        XCTAssertTrue(markdown.contains("| | **total** | | **0** | **0** | **8** | **0 B** |\n\nNo changes.\n\n#### Bytes in offline.db"), markdown)
         XCTAssertFalse(markdown.contains("Limits"))
     }
 

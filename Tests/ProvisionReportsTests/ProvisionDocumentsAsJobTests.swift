@@ -13,7 +13,7 @@ final class ProvisionDocumentsAsJobTests: XCTestCase {
                                      storeDigest: Samples.digest("store")).json, "a saved plan"),
             ("plan JSON", plan.json, "a provision plan document (plan --json)"),
             ("apply report", ApplyReport(plan: plan, outcome: Samples.partialOutcome(), planSeconds: 0,
-                                         lock: Samples.lock()).json, "a provision apply report"),
+                                         lock: Samples.lock(), footprint: Samples.storeFootprint()).json, "a provision apply report"),
             ("audit", Samples.auditWithProblems().json, "a provision audit document"),
             ("lock", Samples.lock().json, "a provision lock file"),
         ]

@@ -75,7 +75,61 @@ enum Samples {
                         stylePacks: [pack], documents: [:], countsArePrecise: changes, assumedTileBytes: 25_000)
         plan.tilesToDownload = changes ? 7 : 0
         plan.bytesToDownload = changes ? 175_000 : 0
+        plan.sharing = changes ? plannedSharing() : keptSharing()
         return plan
+    }
+
+    /// The store after the sample plan (members: 0 paris, 1 london, 2 berlin): paris's tiles
+    /// and the style and one glyph range still to download (estimated), the rest stored.
+    static func plannedSharing() -> ContentSharing {
+        var sharing = ContentSharing()
+        sharing.add([0], kind: .tile, count: 4, bytes: 100_000, estimated: true)
+        sharing.add([0, 1], kind: .tile, count: 1, bytes: 25_000, estimated: true)
+        sharing.add([1], kind: .tile, count: 1, bytes: 20_480)
+        sharing.add([1], kind: .tile, count: 1, bytes: 25_000, estimated: true)
+        sharing.add([2], kind: .tile, count: 8, bytes: 163_840)
+        sharing.add([0, 1], kind: .style, bytes: 20_000, estimated: true)
+        sharing.add([0, 1, 2], kind: .source, bytes: 1_200)
+        sharing.add([0, 1], kind: .glyphs, bytes: 40_000, estimated: true)
+        sharing.add([0, 1], kind: .glyphs, count: 2, bytes: 61_440)
+        sharing.add([0, 1], kind: .spriteJSON, bytes: 4_096)
+        sharing.add([0, 1], kind: .spriteImage, bytes: 51_200)
+        return sharing
+    }
+
+    /// The store of the sample plan without changes: berlin alone, all stored.
+    static func keptSharing() -> ContentSharing {
+        var sharing = ContentSharing()
+        sharing.add([0], kind: .tile, count: 8, bytes: 163_840)
+        sharing.add([0], kind: .source, bytes: 1_200)
+        return sharing
+    }
+
+    /// A store of rows 3 (berlin, no style pack), 4 (paris/streets) and 8 (a row no lock names):
+    /// paris and berlin share a tile and the TileJSON, row 8 holds a tile of its own.
+    static func storeSharing() -> ContentSharing {
+        var sharing = ContentSharing()
+        sharing.add([4], kind: .tile, count: 5, bytes: 102_400)
+        sharing.add([3, 4], kind: .tile, count: 1, bytes: 20_480)
+        sharing.add([3], kind: .tile, count: 1, bytes: 10_240)
+        sharing.add([8], kind: .tile, count: 1, bytes: 2_048)
+        sharing.add([3, 4], kind: .source, bytes: 1_200)
+        sharing.add([4], kind: .style, bytes: 8_192)
+        sharing.add([4], kind: .glyphs, count: 3, bytes: 92_160)
+        sharing.add([4], kind: .spriteImage, bytes: 51_200)
+        return sharing
+    }
+
+    /// The stored regions of `storeSharing`.
+    static let storedRegions = [
+        StoredRegion(rowID: 3, definition: Data(#"{"style_url":"\#(tileJSONURL)"}"#.utf8), description: nil),
+        StoredRegion(rowID: 4, definition: Data(#"{"style_url":"\#(styleURL)"}"#.utf8), description: nil),
+        StoredRegion(rowID: 8, definition: Data("not json".utf8), description: nil),
+    ]
+
+    /// The footprint of `storeSharing` as the sample lock names its rows.
+    static func storeFootprint() -> Footprint {
+        Footprint(sharing: storeSharing(), regions: storedRegions, lock: lock())
     }
 
     static func planDocument(changes: Bool = true, limits: Limits = Limits(maxTiles: 1_000, maxBytes: nil)) -> PlanDocument {
@@ -148,6 +202,10 @@ enum Samples {
         plan.refresh = RefreshPlan(before: 1_700_000_000, resources: 0, tiles: 1)
         plan.tilesToDownload = 1
         plan.bytesToDownload = 25_000
+        var sharing = ContentSharing()
+        sharing.add([0], kind: .tile, bytes: 25_000, estimated: true)
+        sharing.add([0], kind: .style, bytes: 1_000)
+        plan.sharing = sharing
         return plan
     }
 
@@ -199,9 +257,11 @@ enum Samples {
             AuditDocument.Region(rowID: 8, key: nil, definition: "not json", metadata: .string("AAEC"),
                                  zooms: [(template, 5, nil, 1)], expectedResources: nil, presentResources: 0),
         ]
-        return AuditDocument(store: "./store", hasLock: true, integrity: ["row 3 missing from index tiles_idx"],
-                             regions: regions, tileCount: 40, resourceCount: 9, byteCount: 400_000, orphanTiles: 3,
-                             orphanResources: 1, unexpectedFiles: ["notes.txt"], missingRegions: ["rome/streets"])
+        var audit = AuditDocument(store: "./store", hasLock: true, integrity: ["row 3 missing from index tiles_idx"],
+                                  regions: regions, tileCount: 40, resourceCount: 9, byteCount: 400_000, orphanTiles: 3,
+                                  orphanResources: 1, unexpectedFiles: ["notes.txt"], missingRegions: ["rome/streets"])
+        audit.footprint = storeFootprint()
+        return audit
     }
 
     /// A verified store of one tile and one resource where one row expired, one chunk differs
@@ -220,17 +280,28 @@ enum Samples {
         verification.differingChunks = 1
         verification.differingRows = 1
         audit.verification = verification
+        var sharing = ContentSharing()
+        sharing.add([1], kind: .tile, bytes: 900)
+        sharing.add([1], kind: .style, bytes: 100)
+        audit.footprint = Footprint(sharing: sharing, regions: [StoredRegion(rowID: 1, definition: Data(), description: nil)],
+                                    lock: singularLock())
         return audit
     }
 
     /// A store without a lock: nothing is expected, so nothing is missing.
     static func auditWithoutLock() -> AuditDocument {
-        AuditDocument(store: "/data/store", hasLock: false, integrity: [],
-                      regions: [AuditDocument.Region(rowID: 1, key: nil, definition: ["style_url": .string(styleURL)],
-                                                     metadata: ["name": "x", "tags": ["a"]],
-                                                     zooms: [(template, 10, nil, 9)], expectedResources: nil,
-                                                     presentResources: 8)],
-                      tileCount: 9, resourceCount: 8, byteCount: 2_048, orphanTiles: 0, orphanResources: 0,
-                      unexpectedFiles: [], missingRegions: [])
+        var audit = AuditDocument(store: "/data/store", hasLock: false, integrity: [],
+                                  regions: [AuditDocument.Region(rowID: 1, key: nil, definition: ["style_url": .string(styleURL)],
+                                                                 metadata: ["name": "x", "tags": ["a"]],
+                                                                 zooms: [(template, 10, nil, 9)], expectedResources: nil,
+                                                                 presentResources: 8)],
+                                  tileCount: 9, resourceCount: 8, byteCount: 2_048, orphanTiles: 0, orphanResources: 0,
+                                  unexpectedFiles: [], missingRegions: [])
+        var sharing = ContentSharing()
+        sharing.add([1], kind: .tile, count: 9, bytes: 1_024)
+        sharing.add([1], kind: .glyphs, count: 8, bytes: 1_024)
+        audit.footprint = Footprint(sharing: sharing, regions: [StoredRegion(rowID: 1, definition: Data(#"{"style_url":"\#(styleURL)"}"#.utf8),
+                                                                             description: nil)], lock: nil)
+        return audit
     }
 }

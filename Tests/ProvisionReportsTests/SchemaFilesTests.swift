@@ -65,6 +65,15 @@ final class SchemaFilesTests: XCTestCase {
             XCTAssertEqual(plan["$defs"]?[def], report["$defs"]?[def], "report $defs/\(def)")
         }
         XCTAssertEqual(plan["$defs"]?["job"], lock["$defs"]?["job"])
+        // The footprint is written by one piece of code for plans, reports and audits.
+        let audit = try loadSchema("audit")
+        let footprintDefs = plan["$defs"]?.objectValue?.keys.filter { $0.hasPrefix("footprint") } ?? []
+        XCTAssertEqual(footprintDefs.count, 7)
+        for def in footprintDefs {
+            XCTAssertEqual(plan["$defs"]?[def], report["$defs"]?[def], "report $defs/\(def)")
+            XCTAssertEqual(plan["$defs"]?[def], audit["$defs"]?[def], "audit $defs/\(def)")
+        }
+        for schema in [plan, report, audit] { XCTAssertEqual(schema["properties"]?["footprint"]?["oneOf"], plan["properties"]?["footprint"]?["oneOf"]) }
         let lockSource = lock["$defs"]?["source"]?["properties"]?.objectValue
         let planSource = plan["$defs"]?["source"]?["properties"]?.objectValue
         XCTAssertEqual(lockSource.map { $0.keys.filter { $0 != "tileJSONDigest" } }, planSource?.keys)
