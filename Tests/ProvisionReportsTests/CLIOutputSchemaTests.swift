@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionModel
+import ProvisionReports
 import XCTest
 
 /// Runs the real `provision` binary on the bundled demo job (local files only, no network) and
@@ -61,6 +62,30 @@ final class CLIOutputSchemaTests: XCTestCase {
         let audit = try run(["audit", "--store", store, "--json"])
         XCTAssertEqual(audit.status, 0, audit.stdout)
         try assertValid(audit.json(), against: "audit")
+
+        // The footprint: estimated before the apply, exact after; the audit's text table shows the JSON's bytes.
+        XCTAssertEqual(try plan.json()["footprint"]?["exact"], false)
+        XCTAssertEqual(try apply.json()["footprint"], try audit.json()["footprint"])
+        let footprint = try XCTUnwrap(try audit.json()["footprint"])
+        XCTAssertEqual(footprint["exact"], true)
+        XCTAssertEqual(try replan.json()["footprint"], footprint)
+        XCTAssertEqual(footprint["all"]?["total"]?["bytes"], try apply.json()["store"]?["bytes"])
+        let regions = footprint["regions"]?.arrayValue ?? []
+        XCTAssertEqual(regions.compactMap { $0["id"]?.stringValue }, ["new-york", "london", "paris"])
+        let text = try run(["audit", "--store", store]).stdout
+        XCTAssertTrue(text.contains("\nBytes in offline.db (as stored, compressed where the row is; marginal: what removing it frees):\n"), text)
+        for region in regions {
+            let id = region["id"]?.stringValue ?? ""
+            let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("  region \(id) ") }, id)
+            let words = line.dropFirst("  region \(id)".count).split(separator: " ").map(String.init)
+            let cells = stride(from: 0, to: 6, by: 2).map { words[$0] + " " + words[$0 + 1] }
+            XCTAssertEqual(cells, ["marginal", "shared", "total"].map { ByteFormat.string(Int64(region[$0]?["bytes"]?.intValue ?? -1)) },
+                           String(line))
+            let others = (region["sharedWith"]?.arrayValue ?? []).compactMap { $0["region"]?.stringValue }
+            XCTAssertEqual(others.count, 2, "every city shares the style pack's resources with the two others")
+            for other in others { XCTAssertTrue(line.contains(other), String(line)) }
+        }
+        XCTAssertNotNil(text.split(separator: "\n").first { $0.hasPrefix("  style pack streets ") && $0.contains("glyphs ") }, text)
     }
 
     func testValidateAndErrorOutputsMatchTheSchemas() throws {
