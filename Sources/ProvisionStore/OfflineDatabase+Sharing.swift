@@ -15,9 +15,8 @@ extension OfflineDatabase {
     public func contentSharing() throws -> ContentSharing {
         try db.inTransaction(.deferred) {
             var sharing = ContentSharing()
-            try forEachContent(OfflineDatabase.tileSharingSQL) { members, bytes, _ in sharing.add(members, kind: .tile, bytes: bytes) }
-            try forEachContent(OfflineDatabase.resourceSharingSQL) { members, bytes, kind in
-                sharing.add(members, kind: kind, bytes: bytes)
+            for sql in [OfflineDatabase.tileSharingSQL, OfflineDatabase.resourceSharingSQL] {
+                try forEachRun(sql) { members, kind, count, bytes in sharing.add(members, kind: kind, count: count, bytes: bytes) }
             }
             return sharing
         }
@@ -35,26 +34,45 @@ extension OfflineDatabase {
         """
 
     /// Steps `sql` (content id, region id, stored length, kind; ordered by content id) and calls
-    /// `body` once per content row with the regions linking it.
-    private func forEachContent(_ sql: String, _ body: ([Int64], Int64, ResourceKind) -> Void) throws {
+    /// `body` once per run of consecutive content rows linked by the same regions and of the
+    /// same kind, with the regions (ascending), the kind, the rows in the run and their bytes.
+    ///
+    /// Why runs: content ids follow key order, so neighbouring tiles mostly belong to the same
+    /// regions; summing a run before handing it on keeps the per-row work to a comparison.
+    private func forEachRun(_ sql: String, _ body: ([Int64], ResourceKind, Int, Int64) -> Void) throws {
         let statement = try db.prepare(sql)
         defer { statement.reset() }
         var current: Int64?
-        var members: [Int64] = []
-        var bytes: Int64 = 0
-        var kind = ResourceKind.unknown
+        var members: [Int64] = [], runMembers: [Int64] = []
+        var bytes: Int64 = 0, runBytes: Int64 = 0, runCount = 0
+        var kind = ResourceKind.unknown, runKind = ResourceKind.unknown
+        func endRow() {
+            if members != runMembers || kind != runKind {
+                if runCount > 0 { body(runMembers, runKind, runCount, runBytes) }
+                swap(&members, &runMembers)
+                runKind = kind
+                runCount = 0
+                runBytes = 0
+            }
+            runCount += 1
+            runBytes += bytes
+        }
         while try statement.step() {
             let id = statement.int64(0)
             if id != current {
-                if current != nil { body(members, bytes, kind) }
+                if current != nil { endRow() }
                 current = id
                 members.removeAll(keepingCapacity: true)
                 bytes = statement.int64(2)
                 kind = ResourceKind(rawValue: Int(statement.int64(3))) ?? .unknown
             }
-            members.append(statement.int64(1))
+            // Keep the (few) regions of a row sorted as they come.
+            let region = statement.int64(1)
+            let at = members.firstIndex { $0 > region } ?? members.endIndex
+            members.insert(region, at: at)
         }
-        if current != nil { body(members, bytes, kind) }
+        if current != nil { endRow() }
+        if runCount > 0 { body(runMembers, runKind, runCount, runBytes) }
     }
 
     /// The stored (possibly compressed) length of each of `keys` that is stored; 0 for an empty
