@@ -69,9 +69,12 @@ public struct ApplyRun {
             build = held
             try recoverStore(held)
         }
-        let (outcome, lock) = try execute(plan, session: session, build: held)
+        let (outcome, lock, wrote) = try execute(plan, session: session, build: held)
+        // A store the apply left as it was is the one the plan read: its footprint, when every byte
+        // of it was stored, is the store's, without reading every row again.
+        let planned = wrote ? nil : Footprint(plan: plan).flatMap { $0.isExact ? $0 : nil }
         let report = ApplyReport(plan: session.document(plan), outcome: outcome, planSeconds: planSeconds, lock: lock,
-                                 footprint: Self.footprint(of: session.store, lock: lock))
+                                 footprint: planned ?? Self.footprint(of: session.store, lock: lock))
         progress.event("apply-finished", JSONObject([
             ("status", .string(report.status)), ("downloaded", .int(outcome.downloaded)), ("failed", .int(outcome.failed)),
         ]), text: nil)
@@ -81,7 +84,9 @@ public struct ApplyRun {
 
     /// Downloads and writes: the applier stages into `offline.db` and streams the canonical file
     /// that replaces it; then the lock is written.
-    private func execute(_ plan: Plan, session: PlanSession, build: StoreBuild) throws(ProvisionError) -> (ApplyOutcome, LockDocument) {
+    /// Returns what the apply did, the lock, and whether a new database was written.
+    private func execute(_ plan: Plan, session: PlanSession,
+                         build: StoreBuild) throws(ProvisionError) -> (ApplyOutcome, LockDocument, wrote: Bool) {
         let database: OfflineDatabase
         do {
             database = try build.openStaging(epoch: plan.epoch)
@@ -118,7 +123,7 @@ public struct ApplyRun {
             var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             lock.shard = share
             try build.writeLock(lock.fileBytes)
-            return (outcome, lock)
+            return (outcome, lock, writes)
         } catch {
             progress.finish()
             build.abandon()

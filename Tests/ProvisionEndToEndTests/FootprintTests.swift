@@ -70,6 +70,9 @@ final class FootprintTests: WorkspaceTestCase {
         let replan = try ws.provision("plan", "--json", first)
         replan.expect(0)
         XCTAssertEqual(try parseJSON(replan.stdout)["footprint"], footprint, "a plan without changes is the store as it is")
+        let again = try ws.provision("apply", "--json", first, environment: epoch)
+        again.expect(0)
+        XCTAssertEqual(try parseJSON(again.stdout)["footprint"], footprint, "an apply with nothing to do reports the same")
 
         let west = try XCTUnwrap(region(footprint, "paris-west"))
         let rows = west["stylePacks"]?.arrayValue ?? []
