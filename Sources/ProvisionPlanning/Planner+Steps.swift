@@ -123,6 +123,11 @@ extension Planner {
             // The one row wanting these tiles already links every one of them: all stored.
             return (group.cover(at: 0).count, 0)
         }
+        if group.areas.count == 1, let store {
+            // One cover: its count is arithmetic, and the store is asked how many it holds.
+            let cover = group.cover(at: 0)
+            return (cover.count, cover.count - (try group.tileSet.storedCount(of: cover, in: store)))
+        }
         var inGroup = 0
         var missing = 0
         try group.forEachTile(store: store) { _, isStored in
