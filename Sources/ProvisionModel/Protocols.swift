@@ -120,8 +120,9 @@ public protocol StoreInventory: AnyObject {
     /// Revalidation requests (with the stored ETag and Last-Modified) for region-linked content
     /// that expired before `now`.
     func expiredRequests(before now: Int64) throws -> [FetchRequest]
-    /// Mean stored payload size of tiles of a template at a zoom, or nil when none is stored.
-    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double?
+    /// Mean stored payload size of the tiles of a template at each of `zooms` that holds any
+    /// (every pixel ratio; empty tiles not counted), by zoom: one pass over the template's rows.
+    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double]
 }
 
 /// The changes an apply makes to the store it stages into: rows, links, regions, pruning.

@@ -109,15 +109,16 @@ public enum Planner {
         var (rows, overzoomNotes) = try desiredRows(input)
         try checkTileLimit(rows, job: input.job)
         let storedRegions = try store?.regions() ?? []
-        let (claimed, regionNotes) = try matchStoredRegions(&rows, stored: storedRegions, input: input, store: store)
+        let linkCounts = LinkedTileCounts(store)
+        let (claimed, regionNotes) = try matchStoredRegions(&rows, stored: storedRegions, input: input, linkCounts: linkCounts)
         for i in rows.indices {
-            try diffTiles(&rows[i], store: store)
+            try diffTiles(&rows[i], store: store, linkCounts: linkCounts)
             try diffResources(&rows[i], store: store)
             if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
                 rows[i].action = .update
             }
         }
-        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
+        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store, linkCounts: linkCounts)
 
         // Tiles of a source whose TileJSON changed upstream are all fetched again, so the store
         // never mixes tiles of two versions of a source (a resumed apply included: the lock keeps
@@ -285,7 +286,7 @@ public enum Planner {
     /// from the store one column at a time; the rest follows by arithmetic (added = cover − kept,
     /// removed = linked − kept, links at another pixel ratio, as after a pack went from 1x to 2x,
     /// included), so no list of the row's links or of the cover is held.
-    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?) throws {
+    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?, linkCounts: LinkedTileCounts) throws {
         guard let rowID = row.rowID, let store else {
             row.zoomChanges = row.tileSets.flatMap { set in
                 set.zooms.map { z in
@@ -295,7 +296,7 @@ public enum Planner {
             }
             return
         }
-        let linkedCounts = try store.linkedTileCounts(region: rowID)
+        let linkedCounts = try linkCounts.of(rowID)
         let linked = Dictionary(linkedCounts.map { ("\($0.zoom) \($0.urlTemplate)", $0.count) }, uniquingKeysWith: +)
         var changes: [ZoomChange] = []
         for set in row.tileSets {

@@ -154,11 +154,19 @@ final class StreamedDiffTests: XCTestCase {
         XCTAssertTrue(sawKeep && sawRatioRemoval, "the store must hold kept tiles and links at another pixel ratio")
         XCTAssertTrue(plan.regions.contains { !$0.staleTileCounts.isEmpty }, "a row must have stale zooms")
 
-        // Downloads: each distinct desired key the store lacks, linked or not.
+        // Downloads: each distinct desired key the store lacks, linked or not, at SQLite's
+        // average stored size of its template and zoom.
         var missing = 0
+        var bytes: Int64 = 0
         for group in plan.tileGroups {
             let keys = Set(group.covers.flatMap { $0.map(group.tileSet.key(for:)) })
-            missing += keys.subtracting(stored).count
+            let lacking = keys.subtracting(stored).count
+            missing += lacking
+            let mean = try store.db.queryFirst("SELECT avg(length(data)) FROM tiles WHERE url_template = ?1 AND z = ?2",
+                                               [.text(group.tileSet.urlTemplate), .int(Int64(group.zoom))]) {
+                $0.isNull(0) ? nil : $0.double(0)
+            } ?? nil
+            bytes += Int64((Double(lacking) * (mean ?? Double(Planner.defaultTileBytes))).rounded())
             // The walk the apply makes: every tile of the union once, ascending, flagged as stored or not.
             var walked: [TileID] = []
             try group.forEachTile(store: store) { tile, isStored in
@@ -168,6 +176,7 @@ final class StreamedDiffTests: XCTestCase {
             XCTAssertEqual(walked, Array(group.tiles))
         }
         XCTAssertEqual(plan.tilesToDownload, missing)
+        XCTAssertEqual(plan.bytesToDownload, bytes)
         XCTAssertGreaterThan(missing, 0)
         XCTAssertLessThan(missing, plan.tilesToAdd, "some tiles to add are stored already, unlinked or under another row")
 

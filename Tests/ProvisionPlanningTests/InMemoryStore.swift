@@ -13,7 +13,7 @@ import TileMath
 /// - `forEachStoredTile` visits one column's stored rows ascending (with a region, those linked
 ///   to it), text is ordered by UTF-8 bytes (SQLite's BINARY collation).
 ///
-/// One difference: `meanTileSize` averages raw payload sizes, where the database averages the
+/// One difference: `meanTileSizes` averages raw payload sizes, where the database averages the
 /// stored (possibly zlib-compressed) bytes; tests that depend on it use incompressible payloads
 /// or only compare relative sizes.
 final class InMemoryStore: StoreInventory, StoreWriter {
@@ -151,10 +151,11 @@ final class InMemoryStore: StoreInventory, StoreWriter {
         return row.resources.sorted(by: InMemoryStore.bytesAscending)
     }
 
-    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
-        let sizes = tiles.filter { $0.key.urlTemplate == urlTemplate && $0.key.tile.z == zoom }.map(\.value.count)
-        guard !sizes.isEmpty else { return nil }
-        return Double(sizes.reduce(0, +)) / Double(sizes.count)
+    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double] {
+        let byZoom = Dictionary(grouping: tiles.filter { $0.key.urlTemplate == urlTemplate && zooms.contains($0.key.tile.z) }) {
+            $0.key.tile.z
+        }
+        return byZoom.mapValues { rows in Double(rows.reduce(0) { $0 + $1.value.count }) / Double(rows.count) }
     }
 
     // MARK: Inspection for tests

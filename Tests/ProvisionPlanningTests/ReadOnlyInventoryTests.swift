@@ -22,9 +22,9 @@ private final class ReadOnlyInventory: StoreInventory {
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount] { reads += 1; return try store.linkedTileCounts(region: rowID) }
     func linkedResources(region rowID: Int64) throws -> [String] { reads += 1; return try store.linkedResources(region: rowID) }
     func expiredRequests(before now: Int64) throws -> [FetchRequest] { reads += 1; return try store.expiredRequests(before: now) }
-    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
+    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double] {
         reads += 1
-        return try store.meanTileSize(urlTemplate: urlTemplate, zoom: zoom)
+        return try store.meanTileSizes(urlTemplate: urlTemplate, zooms: zooms)
     }
 }
 

@@ -34,8 +34,8 @@ final class EmptyTileTests: XCTestCase {
         XCTAssertEqual(try store.tileData(key(0)), Data())
         XCTAssertEqual(try store.linkedTiles(region: region, urlTemplate: template, zoom: 5).map(\.x), [0, 1])
         XCTAssertEqual(try store.emptyTileCount(), 1)
-        XCTAssertEqual(try store.meanTileSize(urlTemplate: template, zoom: 5),
-                       500,
+        XCTAssertEqual(try store.meanTileSizes(urlTemplate: template, zooms: 5...5),
+                       [5: 500],
                        "an empty tile does not drag the size estimate down")
 
         let summary = try store.summary()

@@ -215,8 +215,7 @@ final class OfflineDatabaseContentTests: XCTestCase {
         XCTAssertThrowsError(try store.linkTiles([key(2, 1, 0)], toRegion: 999)) {
             XCTAssertEqual(($0 as? StoreError)?.code, .notFound)
         }
-        XCTAssertEqual(try store.meanTileSize(urlTemplate: template, zoom: 2), 1.0)
-        XCTAssertNil(try store.meanTileSize(urlTemplate: template, zoom: 3))
+        XCTAssertEqual(try store.meanTileSizes(urlTemplate: template, zooms: 2...3), [2: 1.0], "no zoom without tiles")
     }
 
     func testAColumnScanGivesTheStoredRowsOfItsTemplateRatioZoomAndColumnAscending() throws {
@@ -257,6 +256,29 @@ final class OfflineDatabaseContentTests: XCTestCase {
         let check = try raw()
         XCTAssertEqual(try check.queryFirst("PRAGMA journal_mode") { $0.text(0) }, "delete")
         XCTAssertEqual(try check.queryFirst("PRAGMA integrity_check") { $0.text(0) }, "ok")
+    }
+
+    func testMeanTileSizesEqualSQLitesAverageOfEveryZoomToTheBit() throws {
+        // Sizes whose means are not round, both pixel ratios, empty tiles, another template.
+        var items: [FetchedItem] = []
+        for z in 3...6 {
+            for x in 0..<(z * 7) {
+                let size = (x * 7_919 + z * 104_729) % 3_001
+                items.append(tileItem(key(z, x % (1 << z), x / (1 << z)), Data(repeating: UInt8(x & 0xff), count: size)))
+                let retina = TileKey(urlTemplate: template, pixelRatio: 2, tile: TileID(z: z, x: x % (1 << z), y: 5 + x / (1 << z)))
+                items.append(tileItem(retina, Data(repeating: 1, count: size / 3 + 1)))
+                items.append(tileItem(key(z, x % (1 << z), 9 + x / (1 << z), template: template + "?v=2"), Data(count: 9_000)))
+            }
+            items.append(tileItem(key(z, (1 << z) - 1, (1 << z) - 1), Data()))
+        }
+        try store.write(items)
+        let means = try store.meanTileSizes(urlTemplate: template, zooms: 4...7)
+        let sqlite = try raw().query("""
+            SELECT z, avg(length(data)) FROM tiles WHERE url_template = ?1 AND z BETWEEN 4 AND 7 GROUP BY z
+            """, [.text(template)]) { (Int($0.int64(0)), $0.double(1)) }
+        XCTAssertEqual(sqlite.map(\.0), [4, 5, 6])
+        XCTAssertEqual(means, Dictionary(uniqueKeysWithValues: sqlite))
+        XCTAssertTrue(sqlite.contains { $0.1 != $0.1.rounded() }, "the means must have fractions for the comparison to mean much")
     }
 
     func testColumnScansAreServedByTheKeyIndexAndTheLinkIndexAlone() throws {
