@@ -36,8 +36,8 @@ extension CoverageShape {
                                 points: inout [LngLat]) {
         let coordinates = geometry["coordinates"]
         switch geometry["type"]?.stringValue {
-        case "Polygon": polygons.append(Polygon(rings: rings(coordinates)))
-        case "MultiPolygon": polygons += (coordinates?.arrayValue ?? []).map { Polygon(rings: rings($0)) }
+        case "Polygon": polygons += [Polygon(rings: rings(coordinates))].filter { !$0.rings.isEmpty }
+        case "MultiPolygon": polygons += (coordinates?.arrayValue ?? []).map { Polygon(rings: rings($0)) }.filter { !$0.rings.isEmpty }
         case "LineString": lines.append(positions(coordinates))
         case "MultiLineString": lines += rings(coordinates)
         case "Point": points += positions(.array([coordinates ?? .null]))
