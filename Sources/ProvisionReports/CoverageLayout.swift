@@ -113,7 +113,7 @@ struct CoverageLayout: Equatable {
             ?? fallback ?? WorldRect(minU: 0, minV: 0, maxU: 1, maxV: 1)
         let places = Self.places(known.map { ($0, boxes[$0] ?? whole) })
         let hasInsets = places.count > 1 && places.count <= Self.maxInsets
-        let overviewHeight = hasInsets ? 440.0 : 600.0
+        let overviewHeight = hasInsets ? 360.0 : 600.0
         overview = CoveragePanel(frame: whole.framed(padding: 0.06, minimum: Self.minimumExtent,
                                                      aspect: Self.width / overviewHeight),
                                  x: 0, y: 0, width: Self.width, height: overviewHeight, regions: Array(regions.indices))
@@ -122,7 +122,7 @@ struct CoverageLayout: Equatable {
         guard hasInsets else { return }
         let columns = min(3, places.count)
         let insetWidth = (Self.width - Double(columns - 1) * Self.gutter) / Double(columns)
-        let insetHeight = (insetWidth * 0.7).rounded()
+        let insetHeight = (insetWidth * 0.75).rounded()
         for (i, place) in places.enumerated() {
             let x = Double(i % columns) * (insetWidth + Self.gutter)
             let y = overviewHeight + Self.gutter + Double(i / columns) * (insetHeight + Self.insetTitle + Self.gutter)

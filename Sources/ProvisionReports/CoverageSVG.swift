@@ -218,13 +218,13 @@ struct CoverageSVG {
         var out = "<g class=\"graticule-labels\">"
         for lng in graticule.longitudes {
             let x = panel.local((lng + 180) / 360, 0).x
-            guard x > 24, x < panel.width - 24 else { continue }
+            guard x > 44, x < panel.width - 44 else { continue }
             let wrapped = (lng + 540).truncatingRemainder(dividingBy: 360) - 180
             out += "<text x=\"\(fmt(x + 3))\" y=\"11\">\(graticule.label(wrapped, positive: "E", negative: "W"))</text>"
         }
         for lat in graticule.latitudes {
             let y = panel.local(0, WebMercator.tileY(lat: lat, zoom: 0)).y
-            guard y > 16, y < panel.height - 4 else { continue }
+            guard y > 24, y < panel.height - 4 else { continue }
             out += "<text x=\"3\" y=\"\(fmt(y - 3))\">\(graticule.label(lat, positive: "N", negative: "S"))</text>"
         }
         return out + "</g>\n"
