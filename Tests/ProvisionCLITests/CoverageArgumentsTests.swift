@@ -43,4 +43,27 @@ final class CoverageArgumentsTests: XCTestCase {
         usage(["audit", "--manifest", "job.json", "--html", "job.json"],
               "--html job.json would overwrite the --manifest job job.json; write it elsewhere")
     }
+
+    /// The plan commands of the CI examples (Examples/ci) parse, and ask for the coverage map.
+    func testTheCIExamplesPlanCommandsParse() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        for name in ["github-actions.yml", "gitlab-ci.yml"] {
+            let text = try String(contentsOf: root.appendingPathComponent("Examples/ci/\(name)"), encoding: .utf8)
+            // Continuation lines joined (a shell `\` or a YAML plain scalar folded over lines).
+            let joined = text.replacingOccurrences(of: "\\\n", with: " ").replacingOccurrences(of: "\n        --", with: " --")
+            let commands = joined.split(separator: "\n").compactMap { line -> [String]? in
+                guard let start = line.range(of: "provision plan ") else { return nil }
+                let words = line[start.upperBound...].split(separator: " ").map { $0.replacingOccurrences(of: "\"", with: "") }
+                return ["plan"] + words.prefix { ![">", ">>", "||"].contains($0) }
+            }
+            XCTAssertEqual(commands.count, 1, name)
+            for command in commands {
+                guard case .success(.plan(let plan)) = parse(command) else {
+                    XCTFail("\(name): \(command) does not parse: \(parse(command))")
+                    continue
+                }
+                XCTAssertEqual(plan.coverage.html, "coverage.html", name)
+            }
+        }
+    }
 }
