@@ -9,6 +9,7 @@ public struct CoverageOptions: Equatable, Sendable {
     /// The most cells over all views.
     public var cellBudget: Int
 
+    /// Every zoom (or only `zoom`) under `cellBudget` cells.
     public init(zoom: Int? = nil, cellBudget: Int = CoverageMap.defaultCellBudget) {
         self.zoom = zoom
         self.cellBudget = cellBudget
@@ -20,6 +21,7 @@ public enum CoverageError: Error, Equatable, CustomStringConvertible {
     /// The zoom asked for is not one the plan or the store has tiles at.
     case zoomNotCovered(Int, available: [Int])
 
+    /// The sentence the command line prints.
     public var description: String {
         switch self {
         case .zoomNotCovered(let zoom, let available):

@@ -37,6 +37,7 @@ public enum CoverageState: String, CaseIterable, Sendable {
 public struct StateCounts: Equatable, Sendable {
     private var present = 0, missing = 0, add = 0, remove = 0, shared = 0
 
+    /// Zero of every state.
     public init() {}
 
     /// The count of `state`.
@@ -74,6 +75,7 @@ public struct StateCounts: Equatable, Sendable {
         CoverageState.precedence.first { self[$0] > 0 }
     }
 
+    /// The counts of both, state by state.
     public static func + (a: StateCounts, b: StateCounts) -> StateCounts {
         var sum = a
         for state in CoverageState.allCases { sum[state] += b[state] }
@@ -96,6 +98,7 @@ public struct CoverageCell: Equatable, Sendable {
     /// For an aggregated cell, the view-zoom tiles inside by state (`data-tiles`); nil for one tile.
     public var tally: StateCounts?
 
+    /// A cell of `tile`; `tally` only for an aggregated one.
     public init(tile: TileID, state: CoverageState, change: CoverageState? = nil, regions: [Int], tally: StateCounts? = nil) {
         self.tile = tile
         self.state = state
@@ -122,6 +125,7 @@ public struct CoverageView: Equatable, Sendable {
     /// What the cells cannot show, one sentence each (tiles an audit cannot place).
     public var notes: [String]
 
+    /// A view of `zoom` whose cells are tiles of `cellZoom`.
     public init(zoom: Int, cellZoom: Int, cells: [CoverageCell], tiles: StateCounts, regionTiles: [StateCounts],
                 notes: [String] = []) {
         self.zoom = zoom
@@ -140,9 +144,12 @@ public struct CoverageView: Equatable, Sendable {
 public struct CoverageShape: Equatable, Sendable {
     /// Polygon rings (outer rings and holes alike; the renderer fills with the even-odd rule).
     public var rings: [[LngLat]]
+    /// Lines, each a list of positions.
     public var lines: [[LngLat]]
+    /// Single positions.
     public var points: [LngLat]
 
+    /// A shape of rings, lines and points.
     public init(rings: [[LngLat]] = [], lines: [[LngLat]] = [], points: [LngLat] = []) {
         self.rings = rings
         self.lines = lines
@@ -167,10 +174,14 @@ public struct CoverageRegion: Equatable, Sendable {
 
     /// `data-region`: the job region id, or `row-N` for a store row no lock names.
     public var id: String
+    /// The region's name, as people know it.
     public var name: String
+    /// Whether it is the job's, one the job drops, or a store's.
     public var role: Role
+    /// Its outline.
     public var shape: CoverageShape
 
+    /// A region of a picture.
     public init(id: String, name: String, role: Role, shape: CoverageShape) {
         self.id = id
         self.name = name
@@ -181,12 +192,16 @@ public struct CoverageRegion: Equatable, Sendable {
 
 /// A table of numbers the picture shows beside the cells (the plan's or the audit's).
 public struct CoverageTable: Equatable, Sendable {
+    /// What the table holds.
     public var caption: String
+    /// The column titles (empty strings for none).
     public var header: [String]
+    /// The rows, each as many cells as `header`.
     public var rows: [[String]]
     /// A last row in bold (totals); empty for none.
     public var footer: [String]
 
+    /// A table with an optional totals row.
     public init(caption: String, header: [String], rows: [[String]], footer: [String] = []) {
         self.caption = caption
         self.header = header
@@ -209,9 +224,11 @@ public struct CoverageMap: Equatable, Sendable {
     /// The most cells a picture holds over all its views (about 120 bytes each in the markup).
     public static let defaultCellBudget = 32_768
 
+    /// A plan's picture or an audit's.
     public var kind: Kind
     /// `Plan for job "cities" against ./store`.
     public var title: String
+    /// The regions, in job (or row) order; cells refer to them by index.
     public var regions: [CoverageRegion]
     /// One view per zoom, ascending.
     public var views: [CoverageView]
@@ -222,6 +239,7 @@ public struct CoverageMap: Equatable, Sendable {
     /// The cell budget the views were built under.
     public var cellBudget: Int
 
+    /// A picture of `views` over `regions`.
     public init(kind: Kind, title: String, regions: [CoverageRegion], views: [CoverageView], tables: [CoverageTable],
                 document: JSONValue, cellBudget: Int) {
         self.kind = kind

@@ -15,6 +15,7 @@ public final class MarkupElement {
     /// The text directly inside it.
     public var text = ""
 
+    /// An element without children yet.
     public init(name: String, attributes: [String: String]) {
         self.name = name
         self.attributes = attributes
@@ -45,7 +46,9 @@ public final class MarkupElement {
 
     /// Why a document did not parse.
     public struct MarkupError: Error, CustomStringConvertible {
+        /// The parser's line and message.
         public var message: String
+        /// The message.
         public var description: String { message }
     }
 
