@@ -25,9 +25,10 @@ public enum CoverageError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .zoomNotCovered(let zoom, let available):
-            let zooms = available.isEmpty ? "no zoom" : available.count == 1 ? "z\(available[0])"
-                : "z\(available.first ?? 0)–\(available.last ?? 0)"
-            return "--zoom \(zoom): the picture has tiles at \(zooms) only"
+            guard let first = available.first, let last = available.last else {
+                return "--zoom \(zoom): the picture has no tiles at any zoom"
+            }
+            return "--zoom \(zoom): the picture has tiles at \(first == last ? "z\(first)" : "z\(first)–\(last)") only"
         }
     }
 }
