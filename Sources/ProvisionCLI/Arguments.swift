@@ -82,19 +82,19 @@ public struct PlanArguments: Equatable, Sendable {
 
 /// `--html FILE`, `--svg FILE --zoom Z`: where the coverage picture goes.
 public struct CoverageArguments: Equatable, Sendable {
+    /// `--html FILE`: the page of every zoom.
     public var html: String?
+    /// `--svg FILE`: the picture of `zoom`.
     public var svg: String?
     /// The zoom `--svg` draws.
     public var zoom: Int?
 
+    /// The pictures asked for (none by default).
     public init(html: String? = nil, svg: String? = nil, zoom: Int? = nil) {
         self.html = html
         self.svg = svg
         self.zoom = zoom
     }
-
-    /// Whether any picture is asked for.
-    public var isRequested: Bool { html != nil || svg != nil }
 
     /// The files to write, with the flag naming each.
     public var outputs: [(flag: String, path: String)] {

@@ -19,6 +19,9 @@ struct PlanCommand {
         run.outputs = (arguments.out.map { [("--out", $0)] } ?? []) + arguments.coverage.outputs
         run.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
         let (plan, session) = try run.run()
+        // The pictures are drawn before anything is written, so a --zoom the plan lacks writes nothing.
+        var maps: [CoverageMap] = []
+        for options in arguments.coverage.requests { maps.append(try session.coverage(of: plan, options: options)) }
         if let out = arguments.out {
             let saved = PlanRun.saved(plan, session: session, jobPath: arguments.job)
             do {
@@ -29,8 +32,6 @@ struct PlanCommand {
             progress.event("plan-saved", JSONObject([("path", .string(out))]),
                            text: "Saved the plan to \(out); run 'provision apply \(out)' to carry it out.")
         }
-        var maps: [CoverageMap] = []
-        for options in arguments.coverage.requests { maps.append(try session.coverage(of: plan, options: options)) }
         try arguments.coverage.write(maps, progress: progress)
         let document = session.document(plan)
         switch arguments.options.format {

@@ -63,10 +63,10 @@ struct CoverageBuilder {
     /// The view of one zoom with at most `budget` cells.
     func view(zoom: Int, budget: Int, store: CoverageStore?) throws -> CoverageView {
         let active = streams.indices.filter { streams[$0].zooms.contains(zoom) }
-        var lookup: [StreamKey: Int] = [:]
+        var lookup: [StreamKey: [Int]] = [:]
         for (local, index) in active.enumerated() {
             guard let row = streams[index].rowID else { continue }
-            lookup[StreamKey(row: row, template: streams[index].template, ratio: streams[index].pixelRatio ?? -1)] = local
+            lookup[StreamKey(row: row, template: streams[index].template, ratio: streams[index].pixelRatio ?? -1), default: []].append(local)
         }
         var assembler = PositionAssembler(zoom: zoom, budget: budget, mode: mode, regionCount: regionCount,
                                           streamRegions: active.map { streams[$0].region })
@@ -76,7 +76,7 @@ struct CoverageBuilder {
             while let (tile, stream) = heads.popIfNotAfter(link.tile) { assembler.wanted(tile, stream: stream) }
             guard let region = rowRegions[rowID] else { return }
             let key = StreamKey(row: rowID, template: link.urlTemplate, ratio: anyRatio ? -1 : link.pixelRatio)
-            assembler.linked(link.tile, stream: lookup[key], region: region)
+            assembler.linked(link.tile, streams: lookup[key] ?? [], region: region)
         }
         while let (tile, stream) = heads.popIfNotAfter(nil) { assembler.wanted(tile, stream: stream) }
         return assembler.finish()
@@ -127,15 +127,15 @@ private struct PositionAssembler {
         wantedBy[stream] = true
     }
 
-    /// The store links `tile` for stream `stream`, or, when nil, to `region` without a wish.
-    mutating func linked(_ tile: TileID, stream: Int?, region: Int) {
+    /// The store links `tile` for `streams` (the wishes of its row, template and pixel ratio), or,
+    /// when there are none, to `region` without a wish.
+    mutating func linked(_ tile: TileID, streams: [Int], region: Int) {
         move(to: tile)
-        guard let stream else {
-            staleRegions.append(region)
-            return
+        if streams.isEmpty { staleRegions.append(region) }
+        for stream in streams {
+            if !wantedBy[stream] && !linkedBy[stream] { touchedStreams.append(stream) }
+            linkedBy[stream] = true
         }
-        if !wantedBy[stream] && !linkedBy[stream] { touchedStreams.append(stream) }
-        linkedBy[stream] = true
     }
 
     mutating func finish() -> CoverageView {

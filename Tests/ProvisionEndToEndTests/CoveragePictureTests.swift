@@ -129,11 +129,14 @@ final class CoveragePictureTests: WorkspaceTestCase {
         try refused(["plan", job, "--html", ws.lock.path], 64, "would overwrite the store's provision.lock.json")
         try refused(["audit", "--store", ws.store.path, "--html", ws.lock.path], 64, "would overwrite the store's provision.lock.json")
         try refused(["plan", job, "--svg", "z.svg"], 64, "--svg goes with --zoom")
-        try refused(["plan", job, "--svg", "z.svg", "--zoom", "9"], 64, "--zoom 9: the picture has tiles at z10–14 only")
+        try refused(["plan", job, "--svg", "z.svg", "--zoom", "9", "--out", "saved.json"], 64,
+                    "--zoom 9: the picture has tiles at z10–14 only")
         try refused(["plan", job, "--html", "no-such-dir/map.html"], 73, "the directory")
         try refused(["audit", "--store", ws.store.path, "--html", ws.root.path], 73, "it is a directory")
         try refused(["audit", "--store", ws.root.appendingPathComponent("elsewhere").path, "--html", "a.html"], 66, "no store at")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: ws.root.appendingPathComponent("z.svg").path), "nothing written")
+        for name in ["z.svg", "saved.json"] {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: ws.root.appendingPathComponent(name).path), "nothing written")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: ws.root.appendingPathComponent("a.html").path), "nothing written")
         XCTAssertEqual(try Data(contentsOf: ws.lock), lockBefore, "the store is untouched")
     }
