@@ -29,9 +29,6 @@ public struct TileGroup: Sendable {
         self.bounds = bounds ?? areas.map { _ in tileSet.bounds }
     }
 
-    /// How many keys are looked up in the store at once.
-    public static let lookupBatch = 2_048
-
     /// The cover of each member row, in `areas` order: its area clipped to its bounds.
     public var covers: [TileCover] {
         areas.indices.map { cover(at: $0) }
@@ -48,49 +45,41 @@ public struct TileGroup: Sendable {
     }
 
     /// Calls `body` with each tile of the group (ascending, each once) and whether the store
-    /// already holds it (under any region, or as an unlinked row a killed apply left).
+    /// already holds it (under any region, or as an unlinked row a killed apply left). The store
+    /// is read a column at a time, merged with the column of the covers' union.
     public func forEachTile(store: StoreInventory?, _ body: (TileID, Bool) throws -> Void) throws {
-        var batch: [TileID] = []
-        batch.reserveCapacity(Self.lookupBatch)
+        guard let store else {
+            for tile in tiles { try body(tile, false) }
+            return
+        }
+        var column: [TileID] = []
         func flush() throws {
-            for (tile, size) in zip(batch, try lookUp(batch, store: store, withSizes: false)) { try body(tile, size != nil) }
-            batch.removeAll(keepingCapacity: true)
+            for (tile, isStored) in zip(column, try tileSet.storedFlags(column, in: store)) { try body(tile, isStored) }
+            column.removeAll(keepingCapacity: true)
         }
         for tile in tiles {
-            batch.append(tile)
-            if batch.count == Self.lookupBatch { try flush() }
+            if let first = column.first, first.x != tile.x { try flush() }
+            column.append(tile)
         }
         try flush()
     }
 
     /// Calls `body` with each tile of the group (ascending, each once), the members whose covers
     /// hold it (indices into `areas`, ascending) and its stored length when the store holds it.
+    /// The store is read a column at a time, as `forEachTile` reads it.
     public func forEachTileWithMembers(store: StoreInventory?, _ body: (TileID, [Int], Int64?) throws -> Void) throws {
-        var batch: [(tile: TileID, members: [Int])] = []
-        batch.reserveCapacity(Self.lookupBatch)
+        var column: [(tile: TileID, members: [Int])] = []
         func flush() throws {
-            let sizes = try lookUp(batch.map(\.tile), store: store, withSizes: true)
-            for (entry, size) in zip(batch, sizes) { try body(entry.tile, entry.members, size) }
-            batch.removeAll(keepingCapacity: true)
+            let lengths = try store.map { try tileSet.storedLengths(column.map(\.tile), in: $0) } ?? column.map { _ in nil }
+            for (entry, length) in zip(column, lengths) { try body(entry.tile, entry.members, length) }
+            column.removeAll(keepingCapacity: true)
         }
         var walk = SortedMembership(covers)
         try walk.forEach { tile, members in
-            batch.append((tile, members))
-            if batch.count == Self.lookupBatch { try flush() }
+            if let first = column.first, first.tile.x != tile.x { try flush() }
+            column.append((tile, members))
         }
         try flush()
-    }
-
-    /// For each of `tiles`, its stored length (0 without `withSizes`), or nil when not stored.
-    private func lookUp(_ tiles: [TileID], store: StoreInventory?, withSizes: Bool) throws -> [Int64?] {
-        guard let store, !tiles.isEmpty else { return tiles.map { _ in nil } }
-        let keys = tiles.map { tileSet.key(for: $0) }
-        if withSizes {
-            let sizes = try store.storedTileSizes(among: keys)
-            return keys.map { sizes[$0] }
-        }
-        let stored = try store.storedTiles(among: keys)
-        return keys.map { stored.contains($0) ? 0 : nil }
     }
 }
 

@@ -75,38 +75,37 @@ extension OfflineDatabase {
         if runCount > 0 { body(runMembers, runKind, runCount, runBytes) }
     }
 
-    /// The stored (possibly compressed) length of each of `keys` that is stored; 0 for an empty
-    /// "no content" tile.
-    public func storedTileSizes(among keys: [TileKey]) throws -> [TileKey: Int64] {
-        var sizes: [TileKey: Int64] = [:]
-        try lookUpTiles(keys, withSizes: true) { sizes[$0] = $1 }
-        return sizes
+    /// Calls `body` with the stored `y` and stored length (compressed where the row is; 0 for an
+    /// empty "no content" tile) of every tile of `column`, ascending.
+    ///
+    /// Why a second column reader: `forEachStoredTile` is answered by the key index alone; a
+    /// length reads each row's header in the table as well, which only the footprint needs.
+    public func forEachStoredTileLength(in column: StoredTileColumn, _ body: (_ y: Int, _ bytes: Int64) throws -> Void) throws {
+        guard !column.rows.isEmpty else { return }
+        try step(OfflineDatabase.storedColumnLengthSQL, [
+            .text(column.urlTemplate), .int(Int64(column.pixelRatio)), .int(Int64(column.zoom)), .int(Int64(column.x)),
+            .int(Int64(column.rows.lowerBound)), .int(Int64(column.rows.upperBound)),
+        ]) { row in try body(Int(row.int64(0)), row.int64(1)) }
     }
+
+    static let storedColumnLengthSQL = """
+        SELECT y, length(data) FROM tiles
+        WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x = ?4 AND y >= ?5 AND y < ?6
+        ORDER BY y
+        """
 
     /// The stored length of each of `urls` that is stored as a resource.
     public func storedResourceSizes(among urls: [String]) throws -> [String: Int64] {
         var sizes: [String: Int64] = [:]
-        try lookUpResources(urls, withSizes: true) { sizes[$0] = $1 }
+        try db.inTransaction(.deferred) {
+            for url in urls {
+                if let size = try db.queryFirst("SELECT length(data) FROM resources WHERE url = ?1", [.text(url)], { $0.int64(0) }) {
+                    sizes[url] = size
+                }
+            }
+        }
         return sizes
     }
-
-    /// How many tiles of one template, pixel ratio and zoom a region row links, and their stored bytes.
-    ///
-    /// Why `CROSS JOIN`: it makes SQLite walk the zoom's tiles by the unique index and probe the
-    /// row's links, rather than walk every link of the row once per zoom asked.
-    public func linkedTileBytes(region rowID: Int64, urlTemplate: String, pixelRatio: Int,
-                                zoom: Int) throws -> (count: Int, bytes: Int64) {
-        try db.queryFirst(OfflineDatabase.linkedTileBytesSQL,
-                          [.text(urlTemplate), .int(Int64(pixelRatio)), .int(Int64(zoom)), .int(rowID)]) {
-            (Int($0.int64(0)), $0.int64(1))
-        } ?? (0, 0)
-    }
-
-    static let linkedTileBytesSQL = """
-        SELECT count(*), coalesce(sum(length(t.data)), 0)
-        FROM tiles t CROSS JOIN region_tiles rt ON rt.tile_id = t.id AND rt.region_id = ?4
-        WHERE t.url_template = ?1 AND t.pixel_ratio = ?2 AND t.z = ?3
-        """
 
     /// Mean stored length of the resources of a kind, or nil when none is stored.
     public func meanResourceSize(kind: ResourceKind) throws -> Double? {

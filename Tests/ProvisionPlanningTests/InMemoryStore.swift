@@ -10,13 +10,12 @@ import TileMath
 /// - links are sets (`INSERT OR IGNORE`), only stored content can be linked, linking to an
 ///   unknown row throws, deleting a row drops its links (`ON DELETE CASCADE`) and leaves content
 ///   for `pruneOrphans`;
-/// - `linkedTiles` is ordered by x, y, pixel_ratio and keeps one entry per stored key (so a
-///   template linked at two pixel ratios yields each tile twice), text is ordered by UTF-8 bytes
-///   (SQLite's BINARY collation).
+/// - `forEachStoredTile` visits one column's stored rows ascending (with a region, those linked
+///   to it), text is ordered by UTF-8 bytes (SQLite's BINARY collation).
 ///
-/// One difference: sizes (`meanTileSize`, `storedTileSizes`, `linkedTileBytes` …) are raw payload
-/// sizes, where the database measures the stored (possibly zlib-compressed) bytes; tests that
-/// depend on them use incompressible payloads or only compare relative sizes.
+/// One difference: sizes (`meanTileSizes`, `forEachStoredTileLength`, `storedResourceSizes` …)
+/// are raw payload sizes, where the database measures the stored (possibly zlib-compressed)
+/// bytes; tests that depend on them use incompressible payloads or only compare relative sizes.
 final class InMemoryStore: StoreInventory, StoreWriter {
     /// What a missing row or an invalid write raises.
     enum Failure: Error, Equatable {
@@ -78,8 +77,13 @@ final class InMemoryStore: StoreInventory, StoreWriter {
 
     // MARK: Content
 
-    func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> {
-        Set(keys.filter { tiles[$0] != nil })
+    func forEachStoredTile(in column: StoredTileColumn, linkedTo region: Int64?, _ body: (_ y: Int) throws -> Void) throws {
+        let keys = region.map { rows[$0]?.tiles ?? [] } ?? Set(tiles.keys)
+        let ys = keys.filter {
+            $0.urlTemplate == column.urlTemplate && $0.pixelRatio == column.pixelRatio && $0.tile.z == column.zoom
+                && $0.tile.x == column.x && column.rows.contains($0.tile.y)
+        }.map(\.tile.y)
+        for y in ys.sorted() { try body(y) }
     }
 
     func storedResources(among urls: [String]) throws -> Set<String> {
@@ -128,11 +132,6 @@ final class InMemoryStore: StoreInventory, StoreWriter {
         rows[rowID]?.resources = row.resources.filter { urls.contains($0) }
     }
 
-    func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
-        guard let row = rows[rowID] else { return [] }
-        return row.tiles.filter { $0.urlTemplate == urlTemplate }.shuffled()  // no order is promised
-    }
-
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
         guard let row = rows[rowID] else { return [] }
         var counts: [String: TileCount] = [:]
@@ -152,29 +151,25 @@ final class InMemoryStore: StoreInventory, StoreWriter {
         return row.resources.sorted(by: InMemoryStore.bytesAscending)
     }
 
-    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
-        let sizes = tiles.filter { $0.key.urlTemplate == urlTemplate && $0.key.tile.z == zoom }.map(\.value.count)
-        guard !sizes.isEmpty else { return nil }
-        return Double(sizes.reduce(0, +)) / Double(sizes.count)
+    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double] {
+        let byZoom = Dictionary(grouping: tiles.filter { $0.key.urlTemplate == urlTemplate && zooms.contains($0.key.tile.z) }) {
+            $0.key.tile.z
+        }
+        return byZoom.mapValues { rows in Double(rows.reduce(0) { $0 + $1.value.count }) / Double(rows.count) }
     }
 
-    func storedTileSizes(among keys: [TileKey]) throws -> [TileKey: Int64] {
-        var sizes: [TileKey: Int64] = [:]
-        for key in keys { if let data = tiles[key] { sizes[key] = Int64(data.count) } }
-        return sizes
+    func forEachStoredTileLength(in column: StoredTileColumn, _ body: (_ y: Int, _ bytes: Int64) throws -> Void) throws {
+        let stored = tiles.filter {
+            $0.key.urlTemplate == column.urlTemplate && $0.key.pixelRatio == column.pixelRatio && $0.key.tile.z == column.zoom
+                && $0.key.tile.x == column.x && column.rows.contains($0.key.tile.y)
+        }
+        for (key, data) in stored.sorted(by: { $0.key.tile.y < $1.key.tile.y }) { try body(key.tile.y, Int64(data.count)) }
     }
 
     func storedResourceSizes(among urls: [String]) throws -> [String: Int64] {
         var sizes: [String: Int64] = [:]
         for url in urls { if let stored = resources[url] { sizes[url] = Int64(stored.data.count) } }
         return sizes
-    }
-
-    func linkedTileBytes(region rowID: Int64, urlTemplate: String, pixelRatio: Int, zoom: Int) throws -> (count: Int, bytes: Int64) {
-        let keys = (rows[rowID]?.tiles ?? []).filter {
-            $0.urlTemplate == urlTemplate && $0.pixelRatio == pixelRatio && $0.tile.z == zoom
-        }
-        return (keys.count, keys.reduce(0) { $0 + Int64(tiles[$1]?.count ?? 0) })
     }
 
     func meanResourceSize(kind: ResourceKind) throws -> Double? {

@@ -101,31 +101,29 @@ final class ContentSharingTests: XCTestCase {
         return summary.tileBytes + summary.resourceBytes
     }
 
-    func testStoredSizesAndLinkedBytesForThePlanner() throws {
-        let (a, _, c, glyphBytes) = try fill()
-        try store.write([tile(key(0, ratio: 2), randomBytes(123))])
-        let sizes = try store.storedTileSizes(among: [key(0), key(4), key(5), key(7), key(0, ratio: 2)])
-        XCTAssertEqual(sizes, [key(0): 1_000, key(4): 5_000, key(5): 0, key(0, ratio: 2): 123])
-        // A dense batch goes through the rectangle query, a sparse one through probes: same answer.
-        let dense = (0..<40).map { key($0) }
-        XCTAssertEqual(try store.storedTileSizes(among: dense), [key(0): 1_000, key(1): 2_000, key(2): 3_000, key(3): 4_000,
-                                                                 key(4): 5_000, key(5): 0, key(6): 9_999])
-        XCTAssertEqual(try store.storedTiles(among: dense), Set((0...6).map { key($0) }))
+    func testStoredLengthsForThePlanner() throws {
+        let (_, _, _, glyphBytes) = try fill()
+        try store.write([tile(key(0, ratio: 2), randomBytes(123)), tile(key(3, z: 6), randomBytes(77))])
+        func lengths(x: Int, z: Int = 5, ratio: Int = 1, rows: Range<Int> = 0..<32) throws -> [[Int64]] {
+            var out: [[Int64]] = []
+            try store.forEachStoredTileLength(in: StoredTileColumn(urlTemplate: template, pixelRatio: ratio, zoom: z, x: x,
+                                                                   rows: rows)) { out.append([Int64($0), $1]) }
+            return out
+        }
+        XCTAssertEqual(try lengths(x: 0), [[1, 1_000]])
+        XCTAssertEqual(try lengths(x: 5), [[1, 0]], "an empty tile is stored, with no bytes")
+        XCTAssertEqual(try lengths(x: 0, ratio: 2), [[1, 123]])
+        XCTAssertEqual(try lengths(x: 3, z: 6), [[1, 77]])
+        XCTAssertEqual(try lengths(x: 0, rows: 2..<32), [])
+        XCTAssertEqual(try lengths(x: 7), [])
         XCTAssertEqual(try store.storedResourceSizes(among: ["https://e.com/fonts/0-255.pbf", "https://e.com/none"]),
                        ["https://e.com/fonts/0-255.pbf": glyphBytes])
-
-        let linked = try store.linkedTileBytes(region: a, urlTemplate: template, pixelRatio: 1, zoom: 5)
-        XCTAssertEqual(linked.count, 5)
-        XCTAssertEqual(linked.bytes, 15_000)
-        XCTAssertEqual(try store.linkedTileBytes(region: c, urlTemplate: template, pixelRatio: 1, zoom: 5).bytes, 5_000)
-        XCTAssertEqual(try store.linkedTileBytes(region: a, urlTemplate: template, pixelRatio: 2, zoom: 5).count, 0)
-        XCTAssertEqual(try store.linkedTileBytes(region: a, urlTemplate: template, pixelRatio: 1, zoom: 6).count, 0)
         XCTAssertEqual(try store.meanResourceSize(kind: .spriteImage), 700)
         XCTAssertNil(try store.meanResourceSize(kind: .spriteJSON))
     }
 
     /// The sharing queries stream in content order: no temporary B-tree, so memory does not
-    /// grow with the number of tiles; the per-zoom sum walks the zoom's tiles, not every link.
+    /// grow with the number of tiles; a column's lengths are one seek of the key index.
     func testTheQueriesStreamWithoutSorting() throws {
         func explain(_ sql: String, _ values: [SQLiteValue] = []) throws -> String {
             try store.db.query("EXPLAIN QUERY PLAN " + sql, values) { $0.text(3) }.joined(separator: "\n")
@@ -135,8 +133,8 @@ final class ContentSharingTests: XCTestCase {
         XCTAssertTrue(tiles.contains("SCAN rt USING INDEX region_tiles_tile_id"), tiles)
         let resources = try explain(OfflineDatabase.resourceSharingSQL)
         XCTAssertFalse(resources.contains("TEMP B-TREE"), resources)
-        let zoom = try explain(OfflineDatabase.linkedTileBytesSQL, [.text(template), .int(1), .int(5), .int(1)])
-        XCTAssertTrue(zoom.hasPrefix("SEARCH t USING INDEX"), zoom)
-        XCTAssertTrue(zoom.contains("SEARCH rt USING COVERING INDEX"), zoom)
+        let column = try explain(OfflineDatabase.storedColumnLengthSQL, [.text(template), .int(1), .int(5), .int(0), .int(0), .int(9)])
+        XCTAssertEqual(column, "SEARCH tiles USING INDEX sqlite_autoindex_tiles_1 (url_template=? AND pixel_ratio=? AND z=? AND x=? AND y>? AND y<?)",
+                       "one seek of the key index, rows in y order")
     }
 }
