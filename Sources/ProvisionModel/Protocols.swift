@@ -115,6 +115,9 @@ public protocol StoreInventory: AnyObject {
 
     /// Linked tile counts of a region by template and zoom.
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
+    /// How many tile links a region has: a count of its links alone, so a link to a tile row
+    /// that is gone counts here but not in `linkedTileCounts`.
+    func tileLinkCount(region rowID: Int64) throws -> Int
     /// The resource URLs linked to a region, sorted.
     func linkedResources(region rowID: Int64) throws -> [String]
     /// Revalidation requests (with the stored ETag and Last-Modified) for region-linked content
