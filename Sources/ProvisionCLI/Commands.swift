@@ -188,9 +188,8 @@ public enum Commands {
                            + "(NAME.mbtiles, NAME.pmtiles); the bundle's directory, replaced when it holds an earlier bundle."),
         ] + CommandSpec.common(),
         exitCodes: [(.success, "exported"), (.failure, "other errors"),
-                    (.usage, "usage: several sources without --source or --out DIR, an unknown source or region, "
-                        + "an --out over the store"),
+                    (.usage, "usage, several sources but no --source or --out DIR, an unknown source or region"),
                     (.invalidJob, "the store holds no tiles to export, or a tile that does not inflate"),
                     (.missingInput, "no store there"),
-                    (.cannotWriteStore, "--out cannot be written (a missing directory, a full disk, a directory that is not a bundle)")])
+                    (.cannotWriteStore, "--out cannot be written (no such directory, a full disk, not a bundle)")])
 }
