@@ -20,9 +20,10 @@ struct BundleExport {
     func run() throws(ProvisionError) -> ExportResult {
         let regions = exporter.regions.map(Set.init)
         let packs = catalog.stylePacks.filter { pack in regions.map { !$0.isDisjoint(with: pack.regionRows) } ?? true }
+        // The tilesets the chosen packs draw, and the regions' extra tilesets, which no pack draws.
         let drawn = Set(packs.flatMap { $0.sourceNames.values })
-        let unclaimed = Set(catalog.stylePacks.flatMap { $0.sourceNames.values })
-        let sources = catalog.sources.filter { drawn.contains($0.name) || !unclaimed.contains($0.name) }
+        let drawnByAnyPack = Set(catalog.stylePacks.flatMap { $0.sourceNames.values })
+        let sources = catalog.sources.filter { drawn.contains($0.name) || !drawnByAnyPack.contains($0.name) }
         let bundle: BundleDirectory
         do {
             bundle = try BundleDirectory(destination: out)
@@ -40,9 +41,8 @@ struct BundleExport {
         for source in sources {
             let relative = "\(source.name).pmtiles"
             let staged = try writing { try bundle.url(for: relative) }
-            var file = try exporter.export(source, format: .pmtiles, to: staged)
-            file.path = out.appendingPathComponent(relative).path
-            files.append(file)
+            files.append(try exporter.export(source, format: .pmtiles, to: staged,
+                                             finalURL: out.appendingPathComponent(relative)))
         }
         var layout = Layout()
         var styles: [String] = []

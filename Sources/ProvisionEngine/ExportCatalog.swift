@@ -169,7 +169,7 @@ public struct ExportCatalog {
 
     /// A file-safe name from a URL or template: its last path segment without placeholders or
     /// extension, else its host.
-    static func derivedName(_ url: String) -> String {
+    public static func derivedName(_ url: String) -> String {
         var text = url
         if let query = text.firstIndex(where: { $0 == "?" || $0 == "#" }) { text = String(text[..<query]) }
         var host = ""
@@ -178,7 +178,7 @@ public struct ExportCatalog {
             host = String(text.prefix { $0 != "/" })
             text = String(text.dropFirst(host.count))
         }
-        let segments = text.split(separator: "/").filter { !$0.contains("{") && !$0.isEmpty }
+        let segments = text.split(separator: "/").filter { !$0.contains("{") && $0 != "." && $0 != ".." }
         var name = segments.last.map(String.init) ?? host
         if let dot = name.lastIndex(of: "."), dot != name.startIndex, segments.last != nil { name = String(name[..<dot]) }
         let safe = String(name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" })

@@ -131,12 +131,18 @@ public struct ExportRun {
         return (chosen, [outURL])
     }
 
-    /// Refuses an `--out` that is the store, its database or its lock (64).
+    /// Refuses an `--out` that is the store or lies inside it (64): a store holds exactly its
+    /// database and its lock.
     private func checkOutput(against store: StorePath) throws(ProvisionError) {
         func resolved(_ url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
-        let target = resolved(URL(fileURLWithPath: out))
-        for protected in [store.url, store.databaseURL, store.lockURL] where resolved(protected) == target {
-            throw ProvisionError(.usage, "--out \(out) would overwrite the store at \(store.display); write elsewhere")
+        let storePath = resolved(store.url)
+        var target = URL(fileURLWithPath: out).standardizedFileURL
+        while target.path != "/" {
+            if resolved(target) == storePath {
+                throw ProvisionError(.usage, "--out \(out) is inside the store at \(store.display), which holds only "
+                                     + "\(StoreDirectory.databaseName) and \(StoreDirectory.lockName); write elsewhere")
+            }
+            target.deleteLastPathComponent()
         }
     }
 

@@ -18,8 +18,10 @@ struct Exporter {
     let lock: LockDocument?
     let progress: ProgressSink
 
-    /// Writes `source` as `format` (`.mbtiles` or `.pmtiles`) to `destination`.
-    func export(_ source: ExportCatalog.Source, format: ExportRun.Format, to destination: URL) throws(ProvisionError) -> ExportResult.File {
+    /// Writes `source` as `format` (`.mbtiles` or `.pmtiles`) to `destination`, reported as
+    /// `finalURL` (where a bundle moves it) when given.
+    func export(_ source: ExportCatalog.Source, format: ExportRun.Format, to destination: URL,
+                finalURL: URL? = nil) throws(ProvisionError) -> ExportResult.File {
         let shape: Shape
         do {
             shape = try self.shape(of: source)
@@ -32,7 +34,7 @@ struct Exporter {
         default: summary = try writeMBTiles(source, shape: shape, to: destination)
         }
         let file = ExportResult.File(
-            path: destination.path, source: source.name, urlTemplate: source.set.urlTemplate, format: format.rawValue,
+            path: (finalURL ?? destination).path, source: source.name, urlTemplate: source.set.urlTemplate, format: format.rawValue,
             tileFormat: shape.format.name, tileCount: summary.tiles, contentCount: summary.contents,
             emptyCount: source.set.emptyCount, byteCount: summary.bytes, minZoom: source.set.minZoom,
             maxZoom: source.set.maxZoom, bounds: shape.extent.boundsText, center: shape.extent.centerText)

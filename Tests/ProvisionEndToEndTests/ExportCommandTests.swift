@@ -261,6 +261,10 @@ final class ExportCommandTests: WorkspaceTestCase {
         try export("--format", "zip", "--out", url("x").path, status: 64)
         try export("--format", "bundle", "--source", "streets", "--out", url("b").path, status: 64)
         try export("--format", "mbtiles", "--out", ws.database.path, status: 64)
+        try export("--format", "pmtiles", "--out", ws.store.appendingPathComponent("x.pmtiles").path, status: 64)
+        try export("--format", "bundle", "--out", ws.store.path, status: 64)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ws.store.path).sorted(),
+                       ["offline.db", "provision.lock.json"])
         try export("--format", "mbtiles", "--out", url("no/such/dir/x.mbtiles").path, status: 73)
         try FileManager.default.createDirectory(at: url("mine"), withIntermediateDirectories: true)
         try Data("keep".utf8).write(to: url("mine/notes.txt"))
