@@ -22,6 +22,15 @@ from bench import log, run_measured, tail
 from scale import EPOCH, SIDES, build_mbtiles, count_rows, write_job
 
 
+def rows(path):
+    """The rows of an MBTiles `tiles` table or view; 0 when it cannot be read."""
+    try:
+        return count_rows(path)
+    except Exception as error:  # a failed peer is reported, not fatal
+        log(f"export: cannot count the tiles of {path}: {error}")
+        return 0
+
+
 class Export:
     def __init__(self, args):
         self.args = args
@@ -82,7 +91,7 @@ class Export:
         source = os.path.join(out, "provision.mbtiles")
         e = self.measure("provision-mbtiles", [self.prov, "export", "--store", store, "--format", "mbtiles",
                                                "--out", source, "--quiet"], tiles, source)
-        e["rows"] = count_rows(source) if e["rc"] == 0 else 0
+        e["rows"] = rows(source) if e["rc"] == 0 else 0
         self.result["provisionMBTiles"] = e
         os.remove(mine) if os.path.exists(mine) else None
 
@@ -110,8 +119,8 @@ INSERT INTO tiles SELECT z, x, (1 << z) - 1 - y, data FROM store.tiles
 CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
 COMMIT;
 """)
-        e = self.measure("sqlite3-copy", ["sqlite3", "-bail", "-cmd", ".open " + raw, ".read " + script], tiles, raw)
-        e["rows"] = count_rows(raw) if e["rc"] == 0 else 0
+        e = self.measure("sqlite3-copy", ["sqlite3", "-bail", raw, ".read " + script], tiles, raw)
+        e["rows"] = rows(raw) if e["rc"] == 0 else 0
         self.result["sqlite3"] = e
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(store, ignore_errors=True)

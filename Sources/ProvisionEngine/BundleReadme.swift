@@ -12,7 +12,7 @@ enum BundleReadme {
             \(BundleDirectory.marker)
             \(String(repeating: "=", count: BundleDirectory.marker.count))
 
-            Written by `provision export --format bundle` from the store \(URL(fileURLWithPath: store).lastPathComponent).
+            Written by `provision export --format bundle` from the store "\(URL(fileURLWithPath: store).lastPathComponent)".
             It opens offline, with no database and no network.
 
             What is here
@@ -75,6 +75,7 @@ enum BundleReadme {
                     if (url.startsWith("pmtiles://") && !url.substring(10).contains("://"))
                         source.put("url", "pmtiles://" + base + url.substring(10))
                 }
+                // a sprite array instead of a string: prefix each entry's "url"
                 if (style.has("sprite")) style.put("sprite", base + style.getString("sprite"))
                 if (style.has("glyphs")) style.put("glyphs", base + style.getString("glyphs"))
                 map.setStyle(Style.Builder().fromJson(style.toString()))
