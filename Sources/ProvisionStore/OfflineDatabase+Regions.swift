@@ -94,17 +94,6 @@ extension OfflineDatabase {
         }
     }
 
-    /// The keys of the tiles linked to a region for one template (every zoom and ratio), unsorted.
-    public func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
-        try db.query("""
-            SELECT t.z, t.x, t.y, t.pixel_ratio FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
-            WHERE rt.region_id = ?1 AND t.url_template = ?2
-            """, [.int(rowID), .text(urlTemplate)]) {
-            TileKey(urlTemplate: urlTemplate, pixelRatio: Int($0.int64(3)),
-                    tile: TileID(z: Int($0.int64(0)), x: Int($0.int64(1)), y: Int($0.int64(2))))
-        }
-    }
-
     /// Linked tile counts of a region by template and zoom, sorted by template then zoom.
     public func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
         try db.query("""
