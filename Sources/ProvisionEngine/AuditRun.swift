@@ -49,6 +49,11 @@ public struct AuditRun {
             doc = AuditDocument(store: path.display, summary: try database.summary(), integrity: try database.integrityCheck(),
                                 lock: lock, unexpectedFiles: path.unexpectedFiles())
             doc.lockProblem = lockProblem
+            doc.sources = ((try? ExportCatalog(database: database, lock: lock))?.sources ?? []).map { source in
+                AuditDocument.Source(name: source.name, template: source.set.urlTemplate, pixelRatio: source.set.pixelRatio,
+                                     tiles: source.set.tileCount,
+                                     styleSources: source.styleSources.map { "\($0.pack): \($0.source)" })
+            }
             doc.interrupted = path.isInterrupted
             if verify { doc.verification = try Self.verify(database, lock: lock, now: context.now) }
         } catch {
