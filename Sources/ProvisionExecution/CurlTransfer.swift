@@ -172,6 +172,11 @@ final class CurlTransfer {
         var status = 0
         provision_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard (200..<300).contains(status) || (status == 304 && request?.isConditional == true) else {
+            if status == 404, let archive = transport?.archive, archive.size != nil {
+                // The archive answered before: it is gone now, not the tile missing.
+                return .failure(.changed("the PMTiles archive \(archive.displayURL) answers HTTP 404 now, after it was read"),
+                                retryAfter: nil)
+            }
             if status == 404 { return .failure(.notFound, retryAfter: nil) }
             var retryAfter: TimeInterval?
             if status == 429 || status == 503 {

@@ -31,6 +31,8 @@ struct FetchLoop {
     private var hostActive: [String: Int] = [:]
     private var limiter: RateLimiter?
     private var exhausted = false
+    /// Whether the source's last answer was `.later`.
+    private var deferred = false
     /// Why the run stopped early (a fatal failure), once it has.
     private var stopReason: String?
     private let waitingCap: Int
@@ -52,7 +54,9 @@ struct FetchLoop {
             pull(&requests, now: now)
             if stopReason != nil { abandonWaiting() }
             if fetcher.active.isEmpty {
-                if waiting.isEmpty && (exhausted || stopReason != nil) { return }
+                // A source that has nothing now, with nothing in flight or waiting that could
+                // bring more, has nothing ever (every answer was handled before this pull).
+                if waiting.isEmpty && (exhausted || stopReason != nil || deferred) { return }
                 idle(now: now)
                 continue
             }
@@ -102,10 +106,11 @@ struct FetchLoop {
             if limiter?.isAvailable(now: now) == false { return }
             let transport: TransportRequest
             switch requests.pull() {
-            case .request(let next): transport = next
+            case .request(let next):
+                transport = next
+                deferred = false
             case .later:
-                // Nothing in flight or waiting could bring the rest: the source is done.
-                if fetcher.active.isEmpty && waiting.isEmpty { exhausted = true }
+                deferred = true
                 return
             case .done:
                 exhausted = true

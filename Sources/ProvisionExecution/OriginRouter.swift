@@ -221,7 +221,7 @@ private struct RoutedRequests<Base: IteratorProtocol>: TransportSource where Bas
     mutating func pull() -> TransportPull {
         let archives = router.remoteArchives
         while true {
-            if let request = archives.lazy.compactMap({ $0.takeReleased() }).first {
+            if let request = Self.released(from: archives) {
                 if let transport = router.transport(for: request, onResult: onResult) { return .request(transport) }
                 continue
             }
@@ -230,5 +230,13 @@ private struct RoutedRequests<Base: IteratorProtocol>: TransportSource where Bas
             guard let request = base.next() else { return held > 0 ? .later : .done }
             if let transport = router.transport(for: request, onResult: onResult) { return .request(transport) }
         }
+    }
+
+    /// A tile some archive released (its leaf directory arrived), taken from that archive.
+    private static func released(from archives: [RemotePMTilesArchive]) -> FetchRequest? {
+        for archive in archives {
+            if let request = archive.takeReleased() { return request }
+        }
+        return nil
     }
 }

@@ -43,6 +43,9 @@ public final class RemotePMTilesArchive {
     /// The archive's header, once open.
     public var header: PMTiles.Header? { index?.header }
 
+    /// How many leaf directories the cache holds.
+    var cachedLeaves: Int { index?.cached.leaves ?? 0 }
+
     /// Reads the header and root directory (one range request, two when the root lies past the
     /// first 16 KiB) and pins the archive's version.
     ///
