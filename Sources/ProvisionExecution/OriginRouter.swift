@@ -215,8 +215,10 @@ private struct RoutedRequests<Base: IteratorProtocol>: TransportSource where Bas
     var base: Base
     let router: OriginRouter
     let onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void
-    /// The most tiles held waiting for directories before no more are pulled.
-    static var heldCap: Int { 4096 }
+    /// The most tiles held waiting for directories before no more are pulled: tiles pulled after
+    /// a held one and sent ahead of it arrive out of the store's order, which its writer keeps in
+    /// memory (briefly), so how far ahead they may run is kept short.
+    static var heldCap: Int { 256 }
 
     mutating func pull() -> TransportPull {
         let archives = router.remoteArchives

@@ -25,8 +25,11 @@ public final class RemotePMTilesArchive {
     private var reading: [String: ByteRange] = [:]
     /// Leaf directories that could not be read, and why: tiles under them fail the same way.
     private var failedLeaves: [UInt64: FetchFailure] = [:]
-    /// Tiles whose leaf directory arrived, to be looked up again.
+    /// Tiles whose leaf directory arrived, to be looked up again, in the order they were pulled
+    /// (from `releasedHead` on): the store's writer takes tiles in that order, and holds in
+    /// memory those that arrive before an earlier one.
     private var released: [FetchRequest] = []
+    private var releasedHead = 0
     /// Tiles waiting for a directory or released and not yet looked up again.
     private(set) var heldCount = 0
 
@@ -139,16 +142,23 @@ public final class RemotePMTilesArchive {
 
     /// The next tile released by an arrived leaf directory, to be looked up again.
     func takeReleased() -> FetchRequest? {
-        guard !released.isEmpty else { return nil }
+        guard releasedHead < released.count else { return nil }
+        let request = released[releasedHead]
+        releasedHead += 1
+        if releasedHead == released.count {
+            released.removeAll(keepingCapacity: true)
+            releasedHead = 0
+        }
         heldCount -= 1
-        return released.popLast()
+        return request
     }
 
     /// Every tile still held (the run stopped before their directories arrived or before they
     /// were looked up again); afterwards none is.
     func drain() -> [FetchRequest] {
-        let held = released + waiting.values.flatMap { $0 }
+        let held = Array(released[releasedHead...]) + waiting.values.flatMap { $0 }
         released = []
+        releasedHead = 0
         waiting = [:]
         reading = [:]
         heldCount = 0

@@ -161,8 +161,13 @@ final class PMTilesOriginTests: XCTestCase {
         }
         let router = try router(.remotePMTiles(server.baseURL + "/w.pmtiles"), http: try fetcher(concurrency: 4))
         let tiles = sample
-        let results = fetch(router, requests(tiles))
-        XCTAssertEqual(results.count, tiles.count, "every request is answered once")
+        let pulled = CountingRequests(requests(tiles))
+        var iterator = pulled
+        var results: [(FetchRequest, Result<FetchedBody, FetchFailure>)] = []
+        router.fetchAll(&iterator) { results.append(($0, $1)) }
+        XCTAssertEqual(results.count, pulled.pulled, "every request pulled is answered once")
+        XCTAssertEqual(Set(results.map(\.0.url)).count, results.count)
+        XCTAssertLessThan(pulled.pulled, tiles.count, "no request is pulled after the change is seen")
         let changed = results.compactMap { result -> String? in
             if case .failure(.changed(let why)) = result.1 { return why } else { return nil }
         }
