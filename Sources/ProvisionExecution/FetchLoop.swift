@@ -31,7 +31,7 @@ struct FetchLoop {
     private var hostActive: [String: Int] = [:]
     private var limiter: RateLimiter?
     private var exhausted = false
-    /// Whether the source's last answer was `.later`.
+    /// Whether the source answered `.later` since the last answers were handled.
     private var deferred = false
     /// Why the run stopped early (a fatal failure), once it has.
     private var stopReason: String?
@@ -75,6 +75,8 @@ struct FetchLoop {
             pull(&requests, now: refill)
             curl_multi_perform(fetcher.multi, &running)
             for (pending, outcome) in done { handle(pending, outcome) }
+            // An answer may have brought the source more (a directory its tiles waited for).
+            deferred = false
         }
     }
 

@@ -130,6 +130,28 @@ final class PMTilesOriginTests: XCTestCase {
         XCTAssertEqual(ranges.count, 1 + 4 + present, "one range per tile present, none for absent tiles")
     }
 
+    func testRangeRequestsTakeTheRateLimitsTokensAsEveryRequestDoes() throws {
+        let data = try Data(contentsOf: Self.world)
+        // The fetcher waits on a manual clock the server stamps requests with: waits are exact
+        // and take no time.
+        let clock = ManualClock()
+        let server = try LoopbackHTTPServer(clock: clock)
+        defer { server.stop() }
+        server.setHandler(prefix: "/w.pmtiles") { .ranges(of: data, etag: "\"v1\"", for: $0) }
+        let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
+            settings: DownloadSettings(concurrency: 4, retries: 0, timeoutSeconds: 10, requestsPerSecond: 20),
+            retry: RetryPolicy.none, clock: clock))
+        let router = try router(.remotePMTiles(server.baseURL + "/w.pmtiles"), http: http)
+        // Tiles of three leaf directories: some wait for a directory while the limiter holds the next start.
+        let tiles = sample.filter { $0.z <= 4 } + [TileID(z: 7, x: 0, y: 0), TileID(z: 7, x: 127, y: 127), TileID(z: 6, x: 40, y: 20)]
+        assertMatchesReader(fetch(router, requests(tiles)), tiles)
+        let times = server.requests.map(\.receivedAt).sorted()
+        XCTAssertGreaterThan(times.count, tiles.count - 10)
+        for (later, earlier) in zip(times.dropFirst(), times) {
+            XCTAssertGreaterThanOrEqual(later - earlier, 0.05 - 1e-6, "range requests are 50 ms apart at 20/s")
+        }
+    }
+
     func testTheLeafCacheIsBoundedAndLeavesAreReadAgainWhenDropped() throws {
         let data = try Data(contentsOf: Self.world)
         let server = try LoopbackHTTPServer()
