@@ -132,6 +132,17 @@ public struct MergeArguments: Equatable, Sendable {
     public var options = CommonOptions()
 }
 
+/// `provision export --format F --out PATH`.
+public struct ExportArguments: Equatable, Sendable {
+    public var store: String?
+    /// `mbtiles`, `pmtiles` or `bundle`.
+    public var format: String
+    public var region: String?
+    public var source: String?
+    public var out: String
+    public var options = CommonOptions()
+}
+
 /// A parsed command line.
 public enum Invocation: Equatable, Sendable {
     case help(topic: String?)
@@ -141,6 +152,7 @@ public enum Invocation: Equatable, Sendable {
     case apply(ApplyArguments)
     case audit(AuditArguments)
     case merge(MergeArguments)
+    case export(ExportArguments)
 }
 
 /// A command-line usage error, with the command whose help applies.
@@ -189,6 +201,19 @@ public enum ArgumentParser {
                 throw UsageError(message: "--store \(store) is the input \(input); merge into another directory", command: "merge")
             }
             return .merge(MergeArguments(stores: parsed.positionals, store: store, options: common))
+        case "export":
+            guard let format = parsed.values["--format"] else {
+                throw UsageError(message: "export needs --format mbtiles, pmtiles or bundle", command: "export")
+            }
+            guard let out = parsed.values["--out"] else {
+                throw UsageError(message: "export needs --out FILE or DIR: where to write", command: "export")
+            }
+            if format == "bundle", parsed.values["--source"] != nil {
+                throw UsageError(message: "--source goes with --format mbtiles or pmtiles; a bundle holds every source of its styles",
+                                 command: "export")
+            }
+            return .export(ExportArguments(store: parsed.values["--store"], format: format, region: parsed.values["--region"],
+                                           source: parsed.values["--source"], out: out, options: parsed.common))
         default:
             return .audit(AuditArguments(store: parsed.values["--store"], verify: parsed.flags.contains("--verify"),
                                          manifest: parsed.values["--manifest"], coverage: try coverage(parsed), options: common))

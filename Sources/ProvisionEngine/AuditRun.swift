@@ -51,6 +51,11 @@ public struct AuditRun {
                                 // The footprint adds to the audit; a store too damaged to give it still gets its problems reported.
                                 sharing: try? database.contentSharing())
             doc.lockProblem = lockProblem
+            doc.sources = ((try? ExportCatalog(database: database, lock: lock))?.sources ?? []).map { source in
+                AuditDocument.Source(name: source.name, template: source.set.urlTemplate, pixelRatio: source.set.pixelRatio,
+                                     tiles: source.set.tileCount,
+                                     styleSources: source.styleSources.map { "\($0.pack): \($0.source)" })
+            }
             doc.interrupted = path.isInterrupted
             if verify { doc.verification = try Self.verify(database, lock: lock, now: context.now) }
         } catch {

@@ -190,6 +190,7 @@ public final class Applier {
         if outcome.stopMessage == nil {
             outcome.stopMessage = stats.stopMessage
             outcome.stopURL = stats.stoppedBy?.url
+            if case .changed? = stats.stoppedBy?.failure { outcome.stopIsTemporary = true }
         }
         record(stats, into: &outcome)
     }

@@ -151,6 +151,10 @@ public enum Mirror: Equatable, Sendable {
     case directory(URL)
     /// An MBTiles archive; tiles are read by z/x/y, non-tile requests fail.
     case mbtiles(URL)
+    /// A PMTiles v3 archive in a local file; tiles are read by z/x/y, non-tile requests fail.
+    case pmtiles(URL)
+    /// A PMTiles v3 archive on an HTTP(S) server, read with range requests; tiles only.
+    case remotePMTiles(String)
     /// Another HTTP(S) base URL; the rest of the URL is appended.
     case http(String)
 }

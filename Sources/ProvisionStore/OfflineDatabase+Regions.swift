@@ -94,6 +94,14 @@ extension OfflineDatabase {
         }
     }
 
+    /// How many tile links a region has (one to a tile row that is gone included): a count of
+    /// the region's entries in the (region_id, tile_id) index, without reading the tiles.
+    public func tileLinkCount(region rowID: Int64) throws -> Int {
+        Int(try db.queryFirst(OfflineDatabase.tileLinkCountSQL, [.int(rowID)]) { $0.int64(0) } ?? 0)
+    }
+
+    static let tileLinkCountSQL = "SELECT count(*) FROM region_tiles WHERE region_id = ?1"
+
     /// Linked tile counts of a region by template and zoom, sorted by template then zoom.
     public func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
         try db.query("""

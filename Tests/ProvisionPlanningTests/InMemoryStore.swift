@@ -38,6 +38,8 @@ final class InMemoryStore: StoreInventory, StoreWriter {
     private(set) var resources: [String: (kind: ResourceKind, data: Data)] = [:]
     /// How many times `write` was called, to check that a plan never writes.
     private(set) var writeCount = 0
+    /// How many times `linkedTileCounts` was called (the join a database runs over every link).
+    private(set) var linkedTileCountsReads = 0
 
     init() {}
 
@@ -133,6 +135,7 @@ final class InMemoryStore: StoreInventory, StoreWriter {
     }
 
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
+        linkedTileCountsReads += 1
         guard let row = rows[rowID] else { return [] }
         var counts: [String: TileCount] = [:]
         for key in row.tiles {
@@ -144,6 +147,10 @@ final class InMemoryStore: StoreInventory, StoreWriter {
                 ? $0.zoom < $1.zoom
                 : InMemoryStore.bytesAscending($0.urlTemplate, $1.urlTemplate)
         }
+    }
+
+    func tileLinkCount(region rowID: Int64) throws -> Int {
+        rows[rowID]?.tiles.count ?? 0
     }
 
     func linkedResources(region rowID: Int64) throws -> [String] {

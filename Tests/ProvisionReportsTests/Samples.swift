@@ -261,6 +261,14 @@ enum Samples {
                                   regions: regions, tileCount: 40, resourceCount: 9, byteCount: 400_000, orphanTiles: 3,
                                   orphanResources: 1, unexpectedFiles: ["notes.txt"], missingRegions: ["rome/streets"])
         audit.footprint = storeFootprint()
+        audit.sources = [
+            AuditDocument.Source(name: "contours", template: "https://tiles.example.com/contours/{z}/{x}/{y}.pbf",
+                                 pixelRatio: 1, tiles: 4, styleSources: []),
+            AuditDocument.Source(name: "openmaptiles", template: template, pixelRatio: 1, tiles: 36,
+                                 styleSources: ["streets: openmaptiles"]),
+            AuditDocument.Source(name: "satellite@2x", template: "https://tiles.example.com/sat/{z}/{x}/{y}{ratio}.png",
+                                 pixelRatio: 2, tiles: 1, styleSources: ["streets: satellite"]),
+        ]
         return audit
     }
 
