@@ -119,6 +119,10 @@ public protocol StoreInventory: AnyObject {
     func expiredRequests(before now: Int64) throws -> [FetchRequest]
     /// Mean stored payload size of tiles of a template at a zoom, or nil when none is stored.
     func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double?
+    /// Up to `limit` tile rows of one template, ratio and zoom whose stored (x, y) comes after
+    /// `after` (all when nil), ascending by x then y.
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow]
 }
 
 /// The changes an apply makes to the store it stages into: rows, links, regions, pruning.

@@ -123,3 +123,23 @@ extension OfflineDatabase {
             """, [.int(rowID)]) { $0.text(0) }
     }
 }
+
+extension OfflineDatabase {
+    /// Calls `body` with each tile linked to a region for one template: its stored key, its
+    /// payload as stored (nil for a tile with no content) and whether that is zlib-compressed.
+    /// Rows are stepped one at a time, so memory does not grow with the region.
+    public func forEachLinkedTile(region rowID: Int64, urlTemplate: String,
+                                  _ body: (TileKey, Data?, Bool) throws -> Void) throws {
+        let statement = try db.prepare("""
+            SELECT t.z, t.x, t.y, t.pixel_ratio, t.data, t.compressed FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+            WHERE rt.region_id = ?1 AND t.url_template = ?2
+            """)
+        defer { statement.reset() }
+        try statement.bind([.int(rowID), .text(urlTemplate)])
+        while try statement.step() {
+            let key = TileKey(urlTemplate: urlTemplate, pixelRatio: Int(statement.int64(3)),
+                              tile: TileID(z: Int(statement.int64(0)), x: Int(statement.int64(1)), y: Int(statement.int64(2))))
+            try body(key, statement.optionalData(4), statement.int64(5) != 0)
+        }
+    }
+}
