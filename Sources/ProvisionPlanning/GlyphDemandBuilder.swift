@@ -62,7 +62,7 @@ public enum GlyphDemandBuilder {
                 for url in GlyphRanges.urls(template: template, fontStacks: stacks, policy: fallback) { known.insert(url) }
                 let names = stacks.map { "'\($0.joined(separator: ","))'" }.joined(separator: ", ")
                 notes.append(PlanNote(subject: subject, message: "glyphs \"used\": layer '\(id)': \(why); its font "
-                                      + "\(stacks.count == 1 ? "stack" : "stacks") \(names) get the "
+                                      + "\(stacks.count == 1 ? "stack \(names) gets" : "stacks \(names) get") the "
                                       + "\(GlyphRanges.ranges(for: fallback).count) ranges of \"\(fallback.rawValue)\""))
                 continue
             }
