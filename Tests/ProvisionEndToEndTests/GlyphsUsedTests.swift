@@ -70,6 +70,27 @@ final class GlyphsUsedTests: WorkspaceTestCase {
         XCTAssertLessThan(used, 3 * 130)
     }
 
+    func testASavedPlanCarriesTheLabelLayersToTheApply() throws {
+        try ws.makeGlyphsJob(glyphs: "used")
+        try ws.provision("plan", "job.json", "--out", "plan.json", "--quiet").expect(0, "plan --out")
+        try ws.provision("apply", "plan.json", "--quiet").expect(0, "apply the saved plan")
+        XCTAssertEqual(try ws.storedGlyphRanges(), try GlyphsFixture.expectedRanges("z10-12"))
+    }
+
+    func testTheStoreIsByteIdenticalWhateverItsHistory() throws {
+        let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
+        try ws.makeGlyphsJob(glyphs: "used", name: "fresh.json", store: "fresh")
+        try ws.provision("apply", "fresh.json", "--quiet", environment: epoch).expect(0, "fresh apply")
+        // The same store reached through a narrower job first: its glyphs planned exactly, then widened.
+        try ws.makeGlyphsJob(glyphs: "used", zoom: [10, 10], name: "narrow.json", store: "grown")
+        try ws.provision("apply", "narrow.json", "--quiet", environment: epoch).expect(0, "narrow apply")
+        try ws.makeGlyphsJob(glyphs: "used", name: "wide.json", store: "grown")
+        try ws.provision("apply", "wide.json", "--quiet", environment: epoch).expect(0, "widened apply")
+        let fresh = try Data(contentsOf: ws.root.appendingPathComponent("fresh/offline.db"))
+        let grown = try Data(contentsOf: ws.root.appendingPathComponent("grown/offline.db"))
+        XCTAssertEqual(fresh, grown, "offline.db differs between a fresh and a grown store")
+    }
+
     func testShardRefusesAUsedPack() throws {
         try ws.makeGlyphsJob(glyphs: "used")
         let result = try ws.provision("apply", "job.json", "--shard", "0/2")
