@@ -24,8 +24,10 @@ import math
 import os
 import random
 import sqlite3
-import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "Benchmarks"))
+from pbwire import field_bytes, field_varint  # noqa: E402  (the repository's protobuf wire helpers)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOST = "https://glyphs.example.com/"
@@ -229,35 +231,18 @@ COVERED = [(0x20, 0x7E), (0xA0, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF), (0x600, 
            (0xAC00, 0xD7A3), (0xFB50, 0xFDFF), (0xFE30, 0xFE4F), (0xFE70, 0xFEFF), (0xFF00, 0xFFEF)]
 
 
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def field(num, wire, payload):
-    key = varint(num << 3 | wire)
-    return key + (varint(len(payload)) + payload if wire == 2 else payload)
-
-
 def glyph_range(font, start, light):
-    body = field(1, 2, font.encode()) + field(2, 2, ("%d-%d" % (start, start + 255)).encode())
+    body = field_bytes(1, font.encode()) + field_bytes(2, ("%d-%d" % (start, start + 255)).encode())
     rng = random.Random(start * 7 + len(font))
     for cp in range(start, start + 256):
         if not any(lo <= cp <= hi for lo, hi in COVERED):
             continue
         w, h = (1, 1) if light else (20, 24)
         bitmap = bytes(rng.randrange(256) for _ in range((w + 6) * (h + 6)))
-        g = field(1, 0, varint(cp)) + field(2, 2, bitmap) + field(3, 0, varint(w)) + field(4, 0, varint(h))
-        g += field(5, 0, varint(2)) + field(6, 0, varint(2 * 18)) + field(7, 0, varint(w + 2))
-        body += field(3, 2, g)
-    return field(1, 2, body)
+        g = field_varint(1, cp) + field_bytes(2, bitmap) + field_varint(3, w) + field_varint(4, h)
+        g += field_varint(5, 2) + field_varint(6, 2 * 18) + field_varint(7, w + 2)
+        body += field_bytes(3, g)
+    return field_bytes(1, body)
 
 
 def write_fonts(out, light):
