@@ -41,7 +41,8 @@ let package = Package(
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ProvisionModelTests", dependencies: ["ProvisionModel"]),
-        .testTarget(name: "ProvisionCodecsTests", dependencies: ["ProvisionCodecs", "ProvisionTestSupport"]),
+        .testTarget(name: "ProvisionCodecsTests", dependencies: ["ProvisionCodecs", "ProvisionTestSupport", "TileMath"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "ProvisionLabelsTests", dependencies: ["ProvisionLabels", "ProvisionModel"]),
         .testTarget(name: "ProvisionPlanningTests", dependencies: ["ProvisionPlanning", "ProvisionModel", "ProvisionCodecs"]),
         .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel", "ProvisionCodecs", "ProvisionTestSupport"]),
