@@ -40,11 +40,7 @@ enum GlyphAudit {
                     guard let payload else { return }
                     let t = key.tile
                     let tile = source.scheme == "tms" ? TileID(z: t.z, x: t.x, y: t.tmsY) : t
-                    do {
-                        try scan.add(payload: payload, compressed: compressed, urlTemplate: source.urlTemplate, tile: tile)
-                    } catch {
-                        result.note("\(name): tile \(t.z)/\(t.x)/\(t.y) of \(source.urlTemplate) cannot be read for labels: \(error)")
-                    }
+                    scan.add(payload: payload, compressed: compressed, urlTemplate: source.urlTemplate, tile: tile)
                 }
             }
             result.tilesRead += scan.tilesRead

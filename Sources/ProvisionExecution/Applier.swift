@@ -101,7 +101,7 @@ public final class Applier {
                 onPhase?("refresh")
                 try revalidate(before: refresh.before, outcome: &outcome)
             }
-            if glyphScan, let resolveGlyphs, !outcome.stopped, !shouldStop() {
+            if glyphScan, let resolveGlyphs, outcome.stopMessage == nil, !shouldStop() {
                 onPhase?("glyphs")
                 let found = try resolveGlyphs(plan, store, plan.refresh != nil)
                 plan.resolveGlyphs(found)
@@ -135,6 +135,11 @@ public final class Applier {
                 outcome.regionRows[region.key] = Int64(index + 1)
                 onRegion?(region.key, summary.linkedTiles[index],
                           region.zoomChanges.reduce(0) { $0 + $1.counts.add + $1.counts.keep }, !summary.incomplete[index])
+            }
+            // A row whose glyph ranges were left to this apply and not found (it stopped first)
+            // lacks them: it is not complete, so the next plan reads its tiles and fetches them.
+            for region in plan.regions where region.glyphsAtApply && !outcome.incompleteRegions.contains(region.key) {
+                outcome.incompleteRegions.append(region.key)
             }
         }
         outcome.seconds = Date().timeIntervalSince(started)

@@ -34,7 +34,7 @@ public enum GlyphResolution {
                             continue
                         }
                         matched += 1
-                        try scan.add(payload: data, compressed: stored.content.compressed, urlTemplate: set.urlTemplate, tile: tile)
+                        scan.add(payload: data, compressed: stored.content.compressed, urlTemplate: set.urlTemplate, tile: tile)
                     }
                     guard rows.count == page, let last = rows.last else { break }
                     after = (last.key.tile.x, last.key.tile.y)

@@ -33,6 +33,11 @@ public struct GlyphScan {
     public private(set) var samples: [[String]: [Int: String]] = [:]
     /// Tiles read.
     public private(set) var tilesRead = 0
+    /// Tiles of a label template that are not vector tiles MapLibre can read (their labels are
+    /// unknown, so the font stacks of that template's layers get the fallback ranges).
+    public private(set) var unreadableTiles = 0
+    /// The font stacks that get `GlyphPolicy.usedFallback`'s ranges for an unreadable tile.
+    public private(set) var fallbackStacks: Set<[String]> = []
 
     /// A scan for `demand`'s layers (layers that do not compile are left out: their fonts get
     /// the fallback ranges, see `GlyphDemandBuilder`).
@@ -52,27 +57,30 @@ public struct GlyphScan {
     public var templates: Set<String> { Set(byTemplate.keys) }
 
     /// Reads the labels of one stored tile: `payload` as stored (zlib or gzip when `compressed`),
-    /// `tile` its geographic (XYZ) id.
-    ///
-    /// - Throws: `CodecError` when the payload does not inflate, `ProtobufReader.Malformed` when
-    ///   it is not a vector tile (a raster tile is passed over).
-    public mutating func add(payload: Data, compressed: Bool, urlTemplate: String, tile: TileID) throws {
+    /// `tile` its geographic (XYZ) id. A payload that does not inflate or is not a vector tile
+    /// cannot be read for labels: the stacks of its template's layers get the fallback ranges.
+    public mutating func add(payload: Data, compressed: Bool, urlTemplate: String, tile: TileID) {
         guard let entry = byTemplate[urlTemplate], !payload.isEmpty else { return }
-        var data = compressed ? try Zlib.inflate(payload, framing: .zlibOrGzip) : payload
-        if Gzip.isGzip(data) { data = try Gzip.inflate(data) }
-        if data.isEmpty || data.starts(with: [0x89, 0x50, 0x4e, 0x47]) || data.starts(with: [0xff, 0xd8]) { return }
-        tilesRead += 1
-        let zooms = entry.programs.map { index in layoutZooms(programs[index], tileZoom: tile.z) }
-        try VectorTileFeatures.forEachFeature(in: data, layers: entry.sourceLayers) { layerName, feature in
-            for (position, index) in entry.programs.enumerated() where programs[index].layer.sourceLayer == layerName {
-                let program = programs[index]
-                for z in zooms[position] {
-                    for section in program.sections(for: feature, zoom: z) {
-                        count(section, program: program, tile: tile)
+        var found: [(FormattedSection, Int)] = []
+        do {
+            var data = compressed ? try Zlib.inflate(payload, framing: .zlibOrGzip) : payload
+            if Gzip.isGzip(data) { data = try Gzip.inflate(data) }
+            if data.isEmpty { return }
+            let zooms = entry.programs.map { index in layoutZooms(programs[index], tileZoom: tile.z) }
+            try VectorTileFeatures.forEachFeature(in: data, layers: entry.sourceLayers) { layerName, feature in
+                for (position, index) in entry.programs.enumerated() where programs[index].layer.sourceLayer == layerName {
+                    for z in zooms[position] {
+                        for section in programs[index].sections(for: feature, zoom: z) { found.append((section, index)) }
                     }
                 }
             }
+        } catch {
+            unreadableTiles += 1
+            for index in entry.programs { fallbackStacks.formUnion(programs[index].layer.fontStacks) }
+            return
         }
+        tilesRead += 1
+        for (section, index) in found { count(section, program: programs[index], tile: tile) }
     }
 
     /// The integer zooms a tile at `tileZoom` is laid out at where `program`'s layer is drawn:
@@ -113,14 +121,18 @@ public struct GlyphScan {
     }
 
     /// The glyph resources found: for every font stack of the demand (and every one a format
-    /// section names), `0-255` and each range found, ascending.
+    /// section names), `0-255` and each range found, ascending; every range of the fallback
+    /// policy for the stacks of a tile that could not be read.
     public var resources: [ResourceRef] {
         var stacks = demand.fontStacks
         for stack in ranges.keys where !stacks.contains(stack) { stacks.append(stack) }
+        let fallback = Set(GlyphRanges.ranges(for: GlyphPolicy.usedFallback).map { $0.start / 256 })
         var refs: [ResourceRef] = []
         for stack in stacks {
-            let found = ranges[stack, default: []].union([0]).sorted()
-            refs += found.map {
+            var found = ranges[stack, default: []].union([0])
+            if fallbackStacks.contains(stack) { found.formUnion(fallback) }
+            let sorted = found.sorted()
+            refs += sorted.map {
                 ResourceRef(url: GlyphRanges.url(template: demand.template, fontStack: stack, range: GlyphRange(start: $0 * 256)),
                             kind: .glyphs)
             }

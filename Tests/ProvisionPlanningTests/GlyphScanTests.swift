@@ -22,7 +22,7 @@ final class GlyphScanTests: XCTestCase {
     func scan(_ layers: [LabelLayer], compressed: Bool = false) throws -> GlyphScan {
         var scan = GlyphScan(demand: GlyphDemand(template: Self.template, layers: layers, fontStacks: [["R"]]))
         let data = try Data(contentsOf: Self.sample)
-        try scan.add(payload: compressed ? try Zlib.deflate(data) : data, compressed: compressed, urlTemplate: "t", tile: Self.tile)
+        scan.add(payload: compressed ? try Zlib.deflate(data) : data, compressed: compressed, urlTemplate: "t", tile: Self.tile)
         return scan
     }
 
@@ -61,6 +61,19 @@ final class GlyphScanTests: XCTestCase {
         XCTAssertEqual(vertical.ranges[["R"]], [0x67, 0xFE, 0xFF])
         let astral = try scan([layer("p", sourceLayer: "roads", text: "😀")])
         XCTAssertNil(astral.ranges[["R"]])
+    }
+
+    func testATileThatCannotBeReadGivesItsLayersFontsTheFallbackRanges() throws {
+        var scan = GlyphScan(demand: GlyphDemand(template: Self.template, layers: [
+            layer("p", sourceLayer: "places", text: ["get", "name"]),
+            layer("o", sourceLayer: "roads", text: ["get", "ref"], font: "B"),
+        ], fontStacks: [["B"], ["R"]]))
+        scan.add(payload: Data("<html>error</html>".utf8), compressed: false, urlTemplate: "t", tile: Self.tile)
+        scan.add(payload: Data([0x78, 0x9c, 0x01]), compressed: true, urlTemplate: "t", tile: Self.tile)
+        XCTAssertEqual(scan.unreadableTiles, 2)
+        XCTAssertEqual(scan.tilesRead, 0)
+        XCTAssertEqual(scan.fallbackStacks, [["R"], ["B"]])
+        XCTAssertEqual(scan.resources.count, 2 * 130)
     }
 
     func testFormatSectionFontsGetTheirSectionsRanges() throws {
