@@ -33,8 +33,9 @@ public struct EvaluationContext {
 /// Supported: `literal`, `get`, `has`, `properties`, `id`, `geometry-type`, `zoom`, `==`, `!=`,
 /// `<`, `<=`, `>`, `>=`, `!`, `all`, `any`, `in`, `case`, `match`, `coalesce`, `step`, `let`,
 /// `var`, `concat`, `format`, `image`, `to-string`, `to-number`, `to-boolean`, `string`,
-/// `number`, `boolean`, `typeof`, `length`, `upcase`, `downcase`. Anything else (for example
-/// `number-format`, `interpolate`, `collator`, `within`) is `UnsupportedExpression`.
+/// `number`, `boolean`, `typeof`, `length`, `upcase`, `downcase`, and the numeric `+`, `-`, `*`,
+/// `/`, `%`, `^`, `min`, `max`, `abs`, `ceil`, `floor`, `round`, `sqrt`. Anything else (for
+/// example `number-format`, `interpolate`, `collator`, `within`) is `UnsupportedExpression`.
 public indirect enum Expression: Sendable {
     case literal(ExpressionValue)
     case get(Expression, from: Expression?)
@@ -65,6 +66,7 @@ public indirect enum Expression: Sendable {
     case length(Expression)
     case upcase(Expression)
     case downcase(Expression)
+    case arithmetic(String, [Expression])
 
     /// Compiles `json`: an expression array, or a literal (a string, number, boolean or null).
     public static func compile(_ json: JSONValue) throws(UnsupportedExpression) -> Expression {
@@ -180,6 +182,18 @@ public indirect enum Expression: Sendable {
         case "downcase":
             try count(1...1)
             return .downcase(try arg(0))
+        case "+", "*", "min", "max":
+            guard !args.isEmpty else { throw UnsupportedExpression("\"\(op)\" without arguments") }
+            return .arithmetic(op, try all())
+        case "-":
+            try count(1...2)
+            return .arithmetic(op, try all())
+        case "/", "%", "^":
+            try count(2...2)
+            return .arithmetic(op, try all())
+        case "abs", "ceil", "floor", "round", "sqrt":
+            try count(1...1)
+            return .arithmetic(op, try all())
         default:
             throw UnsupportedExpression("\"\(op)\"")
         }
@@ -223,7 +237,8 @@ public indirect enum Expression: Sendable {
         case .not(let a), .image(let a), .toString(let a), .toBoolean(let a), .typeOf(let a), .length(let a),
              .upcase(let a), .downcase(let a):
             return a.usesZoom
-        case .all(let xs), .any(let xs), .coalesce(let xs), .concat(let xs), .toNumber(let xs), .assert(_, let xs):
+        case .all(let xs), .any(let xs), .coalesce(let xs), .concat(let xs), .toNumber(let xs), .assert(_, let xs),
+             .arithmetic(_, let xs):
             return xs.contains { $0.usesZoom }
         case .case(let branches, let otherwise):
             return otherwise.usesZoom || branches.contains { $0.0.usesZoom || $0.1.usesZoom }
@@ -359,6 +374,32 @@ public indirect enum Expression: Sendable {
             }
         case .upcase(let a): return .string(try a.evaluate(c, scope: &scope).stringValue.uppercased())
         case .downcase(let a): return .string(try a.evaluate(c, scope: &scope).stringValue.lowercased())
+        case .arithmetic(let op, let xs):
+            var numbers: [Double] = []
+            for x in xs {
+                guard case .number(let d) = try x.evaluate(c, scope: &scope) else { throw EvaluationError() }
+                numbers.append(d)
+            }
+            return .number(Self.arithmetic(op, numbers))
+        }
+    }
+
+    /// The numeric operators (their arities checked when compiled).
+    static func arithmetic(_ op: String, _ n: [Double]) -> Double {
+        switch op {
+        case "+": return n.reduce(0, +)
+        case "*": return n.reduce(1, *)
+        case "min": return n.min() ?? .nan
+        case "max": return n.max() ?? .nan
+        case "-": return n.count == 1 ? -n[0] : n[0] - n[1]
+        case "/": return n[0] / n[1]
+        case "%": return n[0].truncatingRemainder(dividingBy: n[1])
+        case "^": return pow(n[0], n[1])
+        case "abs": return abs(n[0])
+        case "ceil": return n[0].rounded(.up)
+        case "floor": return n[0].rounded(.down)
+        case "round": return n[0].rounded(.toNearestOrAwayFromZero)
+        default: return n[0].squareRoot()
         }
     }
 
