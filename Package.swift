@@ -49,7 +49,8 @@ let package = Package(
         .testTarget(name: "ProvisionExecutionTests", dependencies: [
             "ProvisionExecution", "ProvisionModel", "ProvisionCodecs", "ProvisionStore", "ProvisionTestSupport",
         ]),
-        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "ProvisionCodecs", "TileMath"],
+        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "ProvisionCodecs", "TileMath",
+                                                                 "ProvisionTestSupport"],
                     exclude: ["Goldens"]),
         .testTarget(name: "ProvisionEngineTests", dependencies: [
             "ProvisionEngine", "ProvisionModel", "ProvisionStore", "ProvisionReports", "ProvisionPlanning",

@@ -73,7 +73,33 @@ public struct PlanArguments: Equatable, Sendable {
     public var refresh = false
     public var repair = false
     public var shard: ShardRequest?
+    /// `--html`, `--svg`, `--zoom`: the coverage picture.
+    public var coverage = CoverageArguments()
+    /// `--html-url`: where CI publishes the `--html` file, for the Markdown summary's link.
+    public var htmlURL: String?
     public var options = CommonOptions()
+}
+
+/// `--html FILE`, `--svg FILE --zoom Z`: where the coverage picture goes.
+public struct CoverageArguments: Equatable, Sendable {
+    /// `--html FILE`: the page of every zoom.
+    public var html: String?
+    /// `--svg FILE`: the picture of `zoom`.
+    public var svg: String?
+    /// The zoom `--svg` draws.
+    public var zoom: Int?
+
+    /// The pictures asked for (none by default).
+    public init(html: String? = nil, svg: String? = nil, zoom: Int? = nil) {
+        self.html = html
+        self.svg = svg
+        self.zoom = zoom
+    }
+
+    /// The files to write, with the flag naming each.
+    public var outputs: [(flag: String, path: String)] {
+        (html.map { [("--html", $0)] } ?? []) + (svg.map { [("--svg", $0)] } ?? [])
+    }
 }
 
 /// `provision apply JOB|PLAN`.
@@ -92,6 +118,8 @@ public struct AuditArguments: Equatable, Sendable {
     public var store: String?
     public var verify = false
     public var manifest: String?
+    /// `--html`, `--svg`, `--zoom`: the coverage picture.
+    public var coverage = CoverageArguments()
     public var options = CommonOptions()
 }
 
@@ -147,7 +175,8 @@ public enum ArgumentParser {
             return .plan(PlanArguments(job: parsed.positionals[0], store: parsed.values["--store"],
                                        detailedExitCode: parsed.flags.contains("--detailed-exitcode"), out: parsed.values["--out"],
                                        refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
-                                       shard: try shardRequest(parsed), options: common))
+                                       shard: try shardRequest(parsed), coverage: try coverage(parsed),
+                                       htmlURL: parsed.values["--html-url"], options: common))
         case "apply":
             return .apply(ApplyArguments(job: parsed.positionals[0], store: parsed.values["--store"], report: parsed.values["--report"],
                                          refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
@@ -162,7 +191,7 @@ public enum ArgumentParser {
             return .merge(MergeArguments(stores: parsed.positionals, store: store, options: common))
         default:
             return .audit(AuditArguments(store: parsed.values["--store"], verify: parsed.flags.contains("--verify"),
-                                         manifest: parsed.values["--manifest"], options: common))
+                                         manifest: parsed.values["--manifest"], coverage: try coverage(parsed), options: common))
         }
     }
 
@@ -219,14 +248,33 @@ public enum ArgumentParser {
         if parsed.values["--out"] != nil, parsed.positionals.first == "-" {
             throw fail("--out needs the job in a file, not on standard input: a saved plan records the job file's path")
         }
-        // An output never overwrites an input: the job (or saved plan) file.
-        for flag in ["--out", "--report"] {
-            guard let output = parsed.values[flag], let job = parsed.positionals.first, job != "-" else { continue }
-            if samePath(output, job) {
+        // An output never overwrites an input (the job or saved plan file, the --manifest job)
+        // nor another output.
+        let outputs = ["--out", "--report", "--html", "--svg"].compactMap { flag in parsed.values[flag].map { (flag, $0) } }
+        for (i, (flag, output)) in outputs.enumerated() {
+            if let job = parsed.positionals.first, job != "-", samePath(output, job) {
                 throw fail("\(flag) \(output) would overwrite the job file \(job); write it elsewhere")
+            }
+            if let manifest = parsed.values["--manifest"], manifest != "-", samePath(output, manifest) {
+                throw fail("\(flag) \(output) would overwrite the --manifest job \(manifest); write it elsewhere")
+            }
+            if let other = outputs[..<i].first(where: { samePath($0.1, output) }) {
+                throw fail("\(flag) \(output) is also \(other.0); give each output its own file")
             }
         }
         return parsed
+    }
+
+    /// `--html FILE`, `--svg FILE` and `--zoom Z` (a whole number from 0 to 22), checked.
+    static func coverage(_ parsed: ParsedArguments) throws(UsageError) -> CoverageArguments {
+        var zoom: Int?
+        if let text = parsed.values["--zoom"] {
+            guard let value = Int(text), (0...22).contains(value) else {
+                throw UsageError(message: "--zoom must be a whole number from 0 to 22, not '\(text)'", command: parsed.command)
+            }
+            zoom = value
+        }
+        return CoverageArguments(html: parsed.values["--html"], svg: parsed.values["--svg"], zoom: zoom)
     }
 
     /// `--shard I/N|auto` and `--shard-count N`, checked.

@@ -22,6 +22,21 @@ public enum Commands {
                    help: "N for --shard auto where the engine does not say it (Kubernetes).", requires: ["--shard"], example: "4"),
     ]
 
+    /// `--html FILE`, `--svg FILE`, `--zoom Z`: the coverage picture of a plan or an audit.
+    static func coverageOptions(states: String) -> [OptionSpec] {
+        [
+            OptionSpec(name: "--html", value: .text(placeholder: "FILE"),
+                       help: "Also write the coverage picture: one self-contained HTML page (inline SVG and CSS, nothing "
+                           + "fetched, works from file://) with each region's outline and, per zoom, its tiles as cells: "
+                           + "\(states). docs/coverage.md documents its markup.", example: "coverage.html"),
+            OptionSpec(name: "--svg", value: .text(placeholder: "FILE"),
+                       help: "Also write the picture of one zoom (--zoom) as an SVG file.", requires: ["--zoom"],
+                       example: "coverage.svg"),
+            OptionSpec(name: "--zoom", value: .text(placeholder: "Z"), help: "The zoom --svg draws, 0–22.",
+                       requires: ["--svg"], example: "14"),
+        ]
+    }
+
     /// `provision validate JOB…`.
     public static let validate = CommandSpec(
         name: "validate", positionals: .oneOrMore("JOB"),
@@ -59,12 +74,16 @@ public enum Commands {
             OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
                        help: "Save the plan; 'provision apply FILE' carries out exactly that plan, and refuses "
                            + "(exit 1) if the job file or the store changed since."),
+        ] + coverageOptions(states: "present, to add, to remove, shared") + [
+            OptionSpec(name: "--html-url", value: .text(placeholder: "URL"),
+                       help: "Where CI publishes the --html file: the Markdown summary (--format markdown) links to it.",
+                       requires: ["--html"], example: "https://ci.example.com/artifacts/coverage.html"),
         ] + shardOptions + CommandSpec.common(format: OutputFormat.allCases.map(\.rawValue)),
         exitCodes: [(.success, "ok (with --detailed-exitcode: no changes)"), (.changesPresent, "changes present (--detailed-exitcode)"),
                     (.usage, "usage, or a key or token missing from the environment"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
                     (.missingInput, "missing job file or origin archive"), (.upstreamUnavailable, "an origin is unavailable"),
-                    (.cannotWriteStore, "the store path is not a directory, or --out cannot be written"),
+                    (.cannotWriteStore, "the store path is not a directory, or --out, --html or --svg cannot be written"),
                     (.failure, "other errors")])
 
     /// `provision apply JOB|PLAN`.
@@ -121,9 +140,11 @@ public enum Commands {
                            + "every tile has its glyph ranges stored."),
             OptionSpec(name: "--manifest", value: .text(placeholder: "JOB"),
                        help: "Also plan JOB against the store and report every difference."),
-        ] + CommandSpec.common(),
+        ] + coverageOptions(states: "present, missing (where the lock expects a tile the store lacks), shared")
+            + CommandSpec.common(),
         exitCodes: [(.success, "the store is whole"), (.failure, "something is missing or broken"), (.usage, "usage"),
-                    (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file")])
+                    (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file"),
+                    (.cannotWriteStore, "--html or --svg cannot be written")])
 
     /// `provision merge STORE… --store OUT`.
     public static let merge = CommandSpec(

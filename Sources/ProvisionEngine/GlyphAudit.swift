@@ -36,7 +36,7 @@ enum GlyphAudit {
                                                    subject: "stylePack '\(pack.id)'")
             var scan = GlyphScan(demand: outcome.demand)
             for source in pack.sources where scan.templates.contains(source.urlTemplate) {
-                try database.forEachLinkedTile(region: entry.rowID, urlTemplate: source.urlTemplate) { key, payload, compressed in
+                try database.forEachLinkedTilePayload(region: entry.rowID, urlTemplate: source.urlTemplate) { key, payload, compressed in
                     guard let payload else { return }
                     let t = key.tile
                     let tile = source.scheme == "tms" ? TileID(z: t.z, x: t.x, y: t.tmsY) : t

@@ -20,7 +20,7 @@ public enum GlyphResolution {
         for set in row.tileSets where templates.contains(set.urlTemplate) {
             for z in set.zooms {
                 let cover = set.cover(of: row.area, zoom: z)
-                if requireAll, try !allStored(cover, set: set, store: store) { return nil }
+                if requireAll, try !allStored(row.area, set: set, zoom: z, store: store) { return nil }
                 var after: (x: Int, y: Int)?
                 var matched = 0
                 while true {
@@ -45,18 +45,13 @@ public enum GlyphResolution {
         return scan
     }
 
-    /// Whether `store` holds every tile of `cover` (looked up in batches).
-    static func allStored(_ cover: TileCover, set: PlannedTileSet, store: StoreInventory) throws -> Bool {
-        var batch: [TileKey] = []
-        for tile in cover {
-            batch.append(set.key(for: tile))
-            if batch.count == TileGroup.lookupBatch {
-                if try store.storedTiles(among: batch).count < batch.count { return false }
-                batch.removeAll(keepingCapacity: true)
-            }
-        }
-        if batch.isEmpty { return true }
-        return try store.storedTiles(among: batch).count == batch.count
+    /// Whether `store` holds every tile of `set` at `zoom` that `area` covers (read a column at a
+    /// time, as the planner counts downloads).
+    static func allStored(_ area: CoverArea, set: PlannedTileSet, zoom: Int, store: StoreInventory) throws -> Bool {
+        let group = TileGroup(tileSet: set, zoom: zoom, areas: [area], rows: [0], desiredCount: 0)
+        var all = true
+        try group.forEachTile(store: store) { _, isStored in if !isStored { all = false } }
+        return all
     }
 
     /// At apply, once the tiles are stored: the glyph resources of every row whose glyphs wait

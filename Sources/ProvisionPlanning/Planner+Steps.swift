@@ -10,7 +10,7 @@ extension Planner {
     /// definition or description changed becomes an update, with a note on what devices do.
     /// Returns the stored rows claimed and those notes.
     static func matchStoredRegions(_ rows: inout [RegionPlan], stored storedRegions: [StoredRegion], input: PlanInput,
-                                   store: StoreInventory?) throws -> (claimed: Set<Int64>, notes: [PlanNote]) {
+                                   linkCounts: LinkedTileCounts) throws -> (claimed: Set<Int64>, notes: [PlanNote]) {
         var claimed = Set<Int64>()
         let byID = Dictionary(uniqueKeysWithValues: storedRegions.map { ($0.rowID, $0) })
         var matches: [Int: StoredRegion] = [:]
@@ -37,8 +37,7 @@ extension Planner {
             if definitionChanged || (match.description ?? Data()) != rows[i].description {
                 rows[i].action = .update
                 notes.append(secondRegionNote(rows[i], definitionChanged: definitionChanged,
-                                              storedTiles: try store?.linkedTileCounts(region: match.rowID)
-                                                  .reduce(0) { $0 + $1.count } ?? 0))
+                                              storedTiles: try linkCounts.of(match.rowID).reduce(0) { $0 + $1.count }))
             }
         }
         return (claimed, notes)
@@ -46,11 +45,11 @@ extension Planner {
 
     /// The stored regions no desired row claimed: the apply removes them.
     static func removedRegions(_ storedRegions: [StoredRegion], claimed: Set<Int64>, input: PlanInput,
-                               store: StoreInventory?) throws -> [RemovedRegion] {
+                               store: StoreInventory?, linkCounts: LinkedTileCounts) throws -> [RemovedRegion] {
         var removed: [RemovedRegion] = []
         let keysByRow = Dictionary(input.lockedRows.map { ($0.value, $0.key) }, uniquingKeysWith: min)
         for stored in storedRegions where !claimed.contains(stored.rowID) {
-            let tiles = try store?.linkedTileCounts(region: stored.rowID).reduce(0) { $0 + $1.count } ?? 0
+            let tiles = try linkCounts.of(stored.rowID).reduce(0) { $0 + $1.count }
             let resources = try store?.linkedResources(region: stored.rowID).count ?? 0
             removed.append(RemovedRegion(rowID: stored.rowID, key: keysByRow[stored.rowID],
                                          tileCount: tiles, resourceCount: resources))
@@ -63,13 +62,20 @@ extension Planner {
     /// limit cap, and sets each row's byte estimate.
     static func countDownloads(_ rows: inout [RegionPlan], input: PlanInput, store: StoreInventory?,
                                refetch: Set<String>) throws -> (tiles: Int, bytes: Int64) {
-        var meanSizes: [String: Double] = [:]
+        // Mean sizes are read once per template, for all the zooms the rows want of it.
+        var wantedZooms: [String: ClosedRange<Int>] = [:]
+        for set in rows.flatMap(\.tileSets) {
+            let zooms = wantedZooms[set.urlTemplate] ?? set.zooms
+            wantedZooms[set.urlTemplate] = min(zooms.lowerBound, set.zooms.lowerBound)...max(zooms.upperBound, set.zooms.upperBound)
+        }
+        var meanSizes: [String: (zooms: ClosedRange<Int>, sizes: [Int: Double])] = [:]
         func meanSize(_ template: String, _ z: Int) throws -> Double {
-            let key = "\(z) \(template)"
-            if let cached = meanSizes[key] { return cached }
-            let size = try store?.meanTileSize(urlTemplate: template, zoom: z) ?? Double(input.assumedTileBytes)
-            meanSizes[key] = size
-            return size
+            let assumed = Double(input.assumedTileBytes)
+            if let cached = meanSizes[template], cached.zooms.contains(z) { return cached.sizes[z] ?? assumed }
+            let zooms = wantedZooms[template].flatMap { $0.contains(z) ? $0 : nil } ?? z...z
+            let sizes = try store?.meanTileSizes(urlTemplate: template, zooms: zooms) ?? [:]
+            meanSizes[template] = (zooms, sizes)
+            return sizes[z] ?? assumed
         }
         var toDownload = 0
         var bytes: Int64 = 0
@@ -123,6 +129,11 @@ extension Planner {
             // The one row wanting these tiles already links every one of them: all stored.
             return (group.cover(at: 0).count, 0)
         }
+        if group.areas.count == 1, let store {
+            // One cover: its count is arithmetic, and the store is asked how many it holds.
+            let cover = group.cover(at: 0)
+            return (cover.count, cover.count - (try group.tileSet.storedCount(of: cover, in: store)))
+        }
         var inGroup = 0
         var missing = 0
         try group.forEachTile(store: store) { _, isStored in
@@ -130,5 +141,27 @@ extension Planner {
             if !isStored || refetchAll { missing += 1 }
         }
         return (inGroup, missing)
+    }
+}
+
+/// The linked tile counts of stored region rows, read from the store once per row.
+///
+/// Why: a row's counts come from a join over every one of its links (a link's template and zoom
+/// live only in the tiles table), the costliest read of a plan against a big store, and the
+/// note on a changed region and its diff both need them.
+final class LinkedTileCounts {
+    private let store: StoreInventory?
+    private var byRow: [Int64: [TileCount]] = [:]
+
+    init(_ store: StoreInventory?) {
+        self.store = store
+    }
+
+    /// The counts of region row `rowID` by template and zoom (none without a store).
+    func of(_ rowID: Int64) throws -> [TileCount] {
+        if let counts = byRow[rowID] { return counts }
+        let counts = try store?.linkedTileCounts(region: rowID) ?? []
+        byRow[rowID] = counts
+        return counts
     }
 }

@@ -111,7 +111,8 @@ public enum Planner {
         var (rows, overzoomNotes) = try desiredRows(input)
         try checkTileLimit(rows, job: input.job)
         let storedRegions = try store?.regions() ?? []
-        let (claimed, regionNotes) = try matchStoredRegions(&rows, stored: storedRegions, input: input, store: store)
+        let linkCounts = LinkedTileCounts(store)
+        let (claimed, regionNotes) = try matchStoredRegions(&rows, stored: storedRegions, input: input, linkCounts: linkCounts)
 
         // Tiles of a source whose TileJSON changed upstream are all fetched again, so the store
         // never mixes tiles of two versions of a source (a resumed apply included: the lock keeps
@@ -123,14 +124,14 @@ public enum Planner {
         }
         let refetch = refetchTemplates(drift: drift, input: input)
         for i in rows.indices {
-            try diffTiles(&rows[i], store: store)
+            try diffTiles(&rows[i], store: store, linkCounts: linkCounts)
             try planGlyphs(&rows[i], input: input, store: store, refetch: refetch)
             try diffResources(&rows[i], store: store)
             if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
                 rows[i].action = .update
             }
         }
-        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
+        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store, linkCounts: linkCounts)
         let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch)
 
         var packPlans: [StylePackPlan] = []
@@ -296,56 +297,36 @@ public enum Planner {
 
     // MARK: - Tile diff
 
-    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?) throws {
+    /// Counts per tile set and zoom the tiles a row adds, keeps and removes.
+    ///
+    /// Why counts, not lists: the tiles kept are the cover's tiles linked to the row, counted
+    /// from the store one column at a time; the rest follows by arithmetic (added = cover − kept,
+    /// removed = linked − kept, links at another pixel ratio, as after a pack went from 1x to 2x,
+    /// included), so no list of the row's links or of the cover is held.
+    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?, linkCounts: LinkedTileCounts) throws {
+        guard let rowID = row.rowID, let store else {
+            row.zoomChanges = row.tileSets.flatMap { set in
+                set.zooms.map { z in
+                    ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
+                               counts: ChangeCounts(add: set.cover(of: row.area, zoom: z).count))
+                }
+            }
+            return
+        }
+        let linkedCounts = try linkCounts.of(rowID)
+        let linked = Dictionary(linkedCounts.map { ("\($0.zoom) \($0.urlTemplate)", $0.count) }, uniquingKeysWith: +)
         var changes: [ZoomChange] = []
         for set in row.tileSets {
-            let linkedByZoom = try row.rowID.flatMap { rowID in
-                try store?.linkedTileKeysByZoom(region: rowID, urlTemplate: set.urlTemplate)
-            } ?? [:]
             for z in set.zooms {
-                guard row.rowID != nil, store != nil else {
-                    changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
-                                              counts: ChangeCounts(add: set.cover(of: row.area, zoom: z).count)))
-                    continue
-                }
-                // Links at another pixel ratio (a pack that went from 1x to 2x) are removals.
-                let keys = linkedByZoom[z] ?? []
-                var linked = keys.filter { $0.pixelRatio == set.pixelRatio }.map(\.tile)
-                if set.isTMS {
-                    linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted()
-                }
-                var counts = mergeCounts(desired: set.cover(of: row.area, zoom: z), linked: linked)
-                counts.remove += keys.count - linked.count
-                changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z, counts: counts))
+                let cover = set.cover(of: row.area, zoom: z)
+                let keep = try set.storedCount(of: cover, in: store, linkedTo: rowID)
+                changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z, counts: ChangeCounts(
+                    add: cover.count - keep, remove: (linked["\(z) \(set.urlTemplate)"] ?? 0) - keep, keep: keep)))
             }
         }
         row.zoomChanges = changes
-        if let rowID = row.rowID, let store {
-            let wanted = Set(row.tileSets.flatMap { set in set.zooms.map { "\($0) \(set.urlTemplate)" } })
-            row.staleTileCounts = try store.linkedTileCounts(region: rowID).filter {
-                !wanted.contains("\($0.zoom) \($0.urlTemplate)")
-            }
-        }
-    }
-
-    /// Counts desired-only, linked-only and common tiles of two ascending sequences.
-    static func mergeCounts<D: Sequence>(desired: D, linked: [TileID]) -> ChangeCounts where D.Element == TileID {
-        var counts = ChangeCounts()
-        var l = 0
-        for tile in desired {
-            while l < linked.count && linked[l] < tile {
-                counts.remove += 1
-                l += 1
-            }
-            if l < linked.count && linked[l] == tile {
-                counts.keep += 1
-                l += 1
-            } else {
-                counts.add += 1
-            }
-        }
-        counts.remove += linked.count - l
-        return counts
+        let wanted = Set(row.tileSets.flatMap { set in set.zooms.map { "\($0) \(set.urlTemplate)" } })
+        row.staleTileCounts = linkedCounts.filter { !wanted.contains("\($0.zoom) \($0.urlTemplate)") }
     }
 
     static func diffResources(_ row: inout RegionPlan, store: StoreInventory?) throws {

@@ -94,17 +94,6 @@ extension OfflineDatabase {
         }
     }
 
-    /// The keys of the tiles linked to a region for one template (every zoom and ratio), unsorted.
-    public func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
-        try db.query("""
-            SELECT t.z, t.x, t.y, t.pixel_ratio FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
-            WHERE rt.region_id = ?1 AND t.url_template = ?2
-            """, [.int(rowID), .text(urlTemplate)]) {
-            TileKey(urlTemplate: urlTemplate, pixelRatio: Int($0.int64(3)),
-                    tile: TileID(z: Int($0.int64(0)), x: Int($0.int64(1)), y: Int($0.int64(2))))
-        }
-    }
-
     /// Linked tile counts of a region by template and zoom, sorted by template then zoom.
     public func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
         try db.query("""
@@ -128,18 +117,15 @@ extension OfflineDatabase {
     /// Calls `body` with each tile linked to a region for one template: its stored key, its
     /// payload as stored (nil for a tile with no content) and whether that is zlib-compressed.
     /// Rows are stepped one at a time, so memory does not grow with the region.
-    public func forEachLinkedTile(region rowID: Int64, urlTemplate: String,
-                                  _ body: (TileKey, Data?, Bool) throws -> Void) throws {
-        let statement = try db.prepare("""
+    public func forEachLinkedTilePayload(region rowID: Int64, urlTemplate: String,
+                                         _ body: (TileKey, Data?, Bool) throws -> Void) throws {
+        try step("""
             SELECT t.z, t.x, t.y, t.pixel_ratio, t.data, t.compressed FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
             WHERE rt.region_id = ?1 AND t.url_template = ?2
-            """)
-        defer { statement.reset() }
-        try statement.bind([.int(rowID), .text(urlTemplate)])
-        while try statement.step() {
-            let key = TileKey(urlTemplate: urlTemplate, pixelRatio: Int(statement.int64(3)),
-                              tile: TileID(z: Int(statement.int64(0)), x: Int(statement.int64(1)), y: Int(statement.int64(2))))
-            try body(key, statement.optionalData(4), statement.int64(5) != 0)
+            """, [.int(rowID), .text(urlTemplate)]) { row in
+            let key = TileKey(urlTemplate: urlTemplate, pixelRatio: Int(row.int64(3)),
+                              tile: TileID(z: Int(row.int64(0)), x: Int(row.int64(1)), y: Int(row.int64(2))))
+            try body(key, row.optionalData(4), row.int64(5) != 0)
         }
     }
 }
