@@ -43,11 +43,12 @@ let package = Package(
         .testTarget(name: "ProvisionCodecsTests", dependencies: ["ProvisionCodecs", "ProvisionTestSupport", "TileMath"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "ProvisionPlanningTests", dependencies: ["ProvisionPlanning", "ProvisionModel", "ProvisionCodecs"]),
-        .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel", "ProvisionCodecs", "ProvisionTestSupport"]),
+        .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel", "ProvisionCodecs", "ProvisionTestSupport", "TileMath"]),
         .testTarget(name: "ProvisionExecutionTests", dependencies: [
             "ProvisionExecution", "ProvisionModel", "ProvisionCodecs", "ProvisionStore", "ProvisionTestSupport",
         ]),
-        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "ProvisionCodecs", "TileMath"],
+        .testTarget(name: "ProvisionReportsTests", dependencies: ["ProvisionReports", "ProvisionModel", "ProvisionCodecs", "TileMath",
+                                                                 "ProvisionTestSupport"],
                     exclude: ["Goldens"]),
         .testTarget(name: "ProvisionEngineTests", dependencies: [
             "ProvisionEngine", "ProvisionModel", "ProvisionStore", "ProvisionReports", "ProvisionPlanning",

@@ -4,7 +4,7 @@ import ProvisionModel
 /// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.
 public struct AuditDocument: Equatable, Sendable {
     /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// One region row of the store.
     public struct Region: Equatable, Sendable {
@@ -43,6 +43,25 @@ public struct AuditDocument: Equatable, Sendable {
         }
     }
 
+    /// One tileset of the store (a tile template and pixel ratio), with the name `export --source` takes.
+    public struct Source: Equatable, Sendable {
+        public var name: String
+        public var template: String
+        public var pixelRatio: Int
+        /// Tiles with content.
+        public var tiles: Int
+        /// The style sources drawing from it, as `pack: source`; empty for a region's extra tileset.
+        public var styleSources: [String]
+
+        public init(name: String, template: String, pixelRatio: Int, tiles: Int, styleSources: [String]) {
+            self.name = name
+            self.template = template
+            self.pixelRatio = pixelRatio
+            self.tiles = tiles
+            self.styleSources = styleSources
+        }
+    }
+
     public var store: String
     public var hasLock: Bool
     public var integrity: [String]
@@ -60,6 +79,8 @@ public struct AuditDocument: Equatable, Sendable {
     public var lockProblem: String?
     /// Whether an apply left its work unfinished (its new database or its owner file is still there).
     public var interrupted = false
+    /// The store's tilesets, by name.
+    public var sources: [Source] = []
     /// The result of `--verify`, when asked for.
     public var verification: Verification?
     /// Differences from a job (`--manifest`), one sentence each; nil when not asked for.
@@ -189,6 +210,10 @@ public struct AuditDocument: Equatable, Sendable {
                                   "present": .int(region.presentResources)],
                 ]
             }),
+            "sources": .array(sources.map { source in
+                ["name": .string(source.name), "template": .string(source.template), "pixelRatio": .int(source.pixelRatio),
+                 "tiles": .int(source.tiles), "styleSources": .array(source.styleSources.map { .string($0) })]
+            }),
             "verification": verification.map { v in
                 ["checked": .int(v.checked), "corrupt": .int(v.corruptCount), "corruptRows": .array(v.corrupt.map { .string($0) }),
                  "expired": .int(v.expired), "digestMatchesLock": v.digestMatchesLock.map { .bool($0) } ?? .null,
@@ -217,6 +242,14 @@ public struct AuditDocument: Equatable, Sendable {
             }
             let resources = region.expectedResources.map { grouped($0) } ?? "?"
             out += "    resources \(grouped(region.presentResources))/\(resources)\n"
+        }
+        if !sources.isEmpty {
+            out += "\nSources (the names 'export --source' takes):\n"
+            for source in sources {
+                let drawn = source.styleSources.isEmpty ? "a region's tileset" : source.styleSources.joined(separator: ", ")
+                out += "    \(source.name): \(plural(source.tiles, "tile")), \(source.template)"
+                    + "\(source.pixelRatio > 1 ? " @\(source.pixelRatio)x" : "") (\(drawn))\n"
+            }
         }
         if orphanTiles + orphanResources > 0 {
             let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])

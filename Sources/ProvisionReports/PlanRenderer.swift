@@ -59,8 +59,9 @@ public enum PlanRenderer {
         return out
     }
 
-    /// A compact Markdown summary for pull-request comments.
-    public static func markdown(_ doc: PlanDocument) -> String {
+    /// A compact Markdown summary for pull-request comments; `coverage` is a line about the
+    /// coverage picture (`CoverageRenderer.markdownLine`), placed after the totals.
+    public static func markdown(_ doc: PlanDocument, coverage: String? = nil) -> String {
         var out = "### provision plan: \(doc.jobName)\n\n"
         out += "| | region | style pack | tiles + | tiles − | tiles = | est. download |\n"
         out += "|---|---|---|--:|--:|--:|--:|\n"
@@ -80,6 +81,7 @@ public enum PlanRenderer {
             let used = tiles.add + tiles.keep
             out += "Limits: \(grouped(used)) of \(plural(maxTiles, "tile")) (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
         }
+        if let coverage { out += coverage + "\n" }
         for pack in doc.stylePacks where pack.overview != StyleOverview() {
             out += "\n<details><summary>style pack \(pack.id): \(plural(pack.overview.sources.count, "source")), "
             out += "\(plural(pack.overview.fontStacks.count, "font stack"))</summary>\n\n"

@@ -94,16 +94,13 @@ extension OfflineDatabase {
         }
     }
 
-    /// The keys of the tiles linked to a region for one template (every zoom and ratio), unsorted.
-    public func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
-        try db.query("""
-            SELECT t.z, t.x, t.y, t.pixel_ratio FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
-            WHERE rt.region_id = ?1 AND t.url_template = ?2
-            """, [.int(rowID), .text(urlTemplate)]) {
-            TileKey(urlTemplate: urlTemplate, pixelRatio: Int($0.int64(3)),
-                    tile: TileID(z: Int($0.int64(0)), x: Int($0.int64(1)), y: Int($0.int64(2))))
-        }
+    /// How many tile links a region has (one to a tile row that is gone included): a count of
+    /// the region's entries in the (region_id, tile_id) index, without reading the tiles.
+    public func tileLinkCount(region rowID: Int64) throws -> Int {
+        Int(try db.queryFirst(OfflineDatabase.tileLinkCountSQL, [.int(rowID)]) { $0.int64(0) } ?? 0)
     }
+
+    static let tileLinkCountSQL = "SELECT count(*) FROM region_tiles WHERE region_id = ?1"
 
     /// Linked tile counts of a region by template and zoom, sorted by template then zoom.
     public func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {

@@ -19,7 +19,7 @@ final class PMTilesExtractTests: WorkspaceTestCase {
     ]]]
 
     override func setUpWithError() throws {
-        guard Oracles.python != nil else { throw XCTSkip(Oracles.missing) }
+        guard Oracles.python != nil else { throw Oracles.Failure(description: Oracles.missing) }
         try super.setUpWithError()
     }
 

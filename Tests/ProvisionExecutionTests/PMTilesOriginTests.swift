@@ -32,7 +32,7 @@ final class PMTilesOriginTests: XCTestCase {
     private static let prefix = "https://tiles.example.com/world/"
 
     override func setUpWithError() throws {
-        guard Oracles.python != nil else { throw XCTSkip(Oracles.missing) }
+        guard Oracles.python != nil else { throw Oracles.Failure(description: Oracles.missing) }
         _ = try Self.fixture.get()
         XCTAssertFalse(Self.oracle.isEmpty)
     }
