@@ -36,6 +36,11 @@ private final class ReadOnlyInventory: StoreInventory {
         return try store.storedResourceSizes(among: urls)
     }
     func meanResourceSize(kind: ResourceKind) throws -> Double? { reads += 1; return try store.meanResourceSize(kind: kind) }
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow] {
+        reads += 1
+        return try store.tileRows(urlTemplate: urlTemplate, pixelRatio: pixelRatio, zoom: zoom, after: after, limit: limit)
+    }
 }
 
 final class ReadOnlyInventoryTests: XCTestCase {
