@@ -84,8 +84,11 @@ public final class PlanSession {
                 settings: input.job.download, rewrite: { url in credentials.requestURL(url) },
                 now: { epoch }, trust: TLSTrust(environment: context.environment)))
             fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
+            try fetcher.openRemoteArchives()
         } catch let error as StoreError {
             throw ProvisionError(.missingInput, "cannot open an origin archive: \(describe(error))", cause: "\(error)")
+        } catch let error as ArchiveOpenError {
+            throw ProvisionError(error)
         } catch {
             throw ProvisionError(.failure, "cannot set up downloads: \(error)")
         }

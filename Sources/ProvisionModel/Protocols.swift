@@ -25,22 +25,29 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// More redirects than allowed (a loop, or a chain too long), the text naming where the chain
     /// started. Not retried.
     case redirects(String)
+    /// The object changed while the run was reading it (a remote PMTiles archive answered with
+    /// another ETag or size than its first answer); the text names it. Not retried, and it stops
+    /// the run: a later run, reading the new version from its start, may succeed.
+    case changed(String)
 
     /// Whether another attempt may succeed.
     public var isTransient: Bool {
         switch self {
         case .status(let code): return [408, 429, 500, 502, 503, 504].contains(code)
         case .transport: return true
-        case .invalidBody, .unusableDocument, .notFound, .unsupported, .abandoned, .tls, .redirects: return false
+        case .invalidBody, .unusableDocument, .notFound, .unsupported, .abandoned, .tls, .redirects, .changed: return false
         }
     }
 
     /// Whether the failure dooms the rest of the run: the origin refused the request (HTTP 401
     /// or 403), which almost always means a missing or wrong access token for every request
-    /// alike. Fetchers stop starting new requests after one.
+    /// alike, or an archive changed under the run. Fetchers stop starting new requests after one.
     public var isFatal: Bool {
-        if case .status(let code) = self { return code == 401 || code == 403 }
-        return false
+        switch self {
+        case .status(let code): return code == 401 || code == 403
+        case .changed: return true
+        default: return false
+        }
     }
 
     public var description: String {
@@ -56,6 +63,7 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .abandoned(let why): return "not fetched: \(why)"
         case .tls(let why): return "TLS: \(why)"
         case .redirects(let why): return why
+        case .changed(let why): return why
         }
     }
 }
@@ -115,6 +123,9 @@ public protocol StoreInventory: AnyObject {
 
     /// Linked tile counts of a region by template and zoom.
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
+    /// How many tile links a region has: a count of its links alone, so a link to a tile row
+    /// that is gone counts here but not in `linkedTileCounts`.
+    func tileLinkCount(region rowID: Int64) throws -> Int
     /// The resource URLs linked to a region, sorted.
     func linkedResources(region rowID: Int64) throws -> [String]
     /// Revalidation requests (with the stored ETag and Last-Modified) for region-linked content
@@ -123,6 +134,10 @@ public protocol StoreInventory: AnyObject {
     /// Mean stored payload size of the tiles of a template at each of `zooms` that holds any
     /// (every pixel ratio; empty tiles not counted), by zoom: one pass over the template's rows.
     func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double]
+    /// Up to `limit` tile rows of one template, ratio and zoom whose stored (x, y) comes after
+    /// `after` (all when nil), ascending by x then y.
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow]
 }
 
 /// The changes an apply makes to the store it stages into: rows, links, regions, pruning.

@@ -7,10 +7,10 @@ import TileMath
 extension Planner {
     /// Gives each desired row the stored region it continues: the row the lock recorded for its
     /// key first, else one with the same definition and description. A matched row whose
-    /// definition or description changed becomes an update, with a note on what devices do.
-    /// Returns the stored rows claimed and those notes.
-    static func matchStoredRegions(_ rows: inout [RegionPlan], stored storedRegions: [StoredRegion], input: PlanInput,
-                                   linkCounts: LinkedTileCounts) throws -> (claimed: Set<Int64>, notes: [PlanNote]) {
+    /// definition or description changed becomes an update. Returns the stored rows claimed and
+    /// the updated rows that get a note on what devices do (made once their tiles are counted).
+    static func matchStoredRegions(_ rows: inout [RegionPlan], stored storedRegions: [StoredRegion], input: PlanInput)
+        -> (claimed: Set<Int64>, noted: [(row: Int, definitionChanged: Bool)]) {
         var claimed = Set<Int64>()
         let byID = Dictionary(uniqueKeysWithValues: storedRegions.map { ($0.rowID, $0) })
         var matches: [Int: StoredRegion] = [:]
@@ -29,27 +29,26 @@ extension Planner {
                 claimed.insert(stored.rowID)
             }
         }
-        var notes: [PlanNote] = []
+        var noted: [(row: Int, definitionChanged: Bool)] = []
         for (i, match) in matches.sorted(by: { $0.key < $1.key }) {
             rows[i].rowID = match.rowID
             rows[i].action = .keep
             let definitionChanged = match.definition != rows[i].definition
             if definitionChanged || (match.description ?? Data()) != rows[i].description {
                 rows[i].action = .update
-                notes.append(secondRegionNote(rows[i], definitionChanged: definitionChanged,
-                                              storedTiles: try linkCounts.of(match.rowID).reduce(0) { $0 + $1.count }))
+                noted.append((i, definitionChanged))
             }
         }
-        return (claimed, notes)
+        return (claimed, noted)
     }
 
     /// The stored regions no desired row claimed: the apply removes them.
     static func removedRegions(_ storedRegions: [StoredRegion], claimed: Set<Int64>, input: PlanInput,
-                               store: StoreInventory?, linkCounts: LinkedTileCounts) throws -> [RemovedRegion] {
+                               store: StoreInventory?) throws -> [RemovedRegion] {
         var removed: [RemovedRegion] = []
         let keysByRow = Dictionary(input.lockedRows.map { ($0.value, $0.key) }, uniquingKeysWith: min)
         for stored in storedRegions where !claimed.contains(stored.rowID) {
-            let tiles = try linkCounts.of(stored.rowID).reduce(0) { $0 + $1.count }
+            let tiles = try store?.linkedTileCounts(region: stored.rowID).reduce(0) { $0 + $1.count } ?? 0
             let resources = try store?.linkedResources(region: stored.rowID).count ?? 0
             removed.append(RemovedRegion(rowID: stored.rowID, key: keysByRow[stored.rowID],
                                          tileCount: tiles, resourceCount: resources))
@@ -141,27 +140,5 @@ extension Planner {
             if !isStored || refetchAll { missing += 1 }
         }
         return (inGroup, missing)
-    }
-}
-
-/// The linked tile counts of stored region rows, read from the store once per row.
-///
-/// Why: a row's counts come from a join over every one of its links (a link's template and zoom
-/// live only in the tiles table), the costliest read of a plan against a big store, and the
-/// note on a changed region and its diff both need them.
-final class LinkedTileCounts {
-    private let store: StoreInventory?
-    private var byRow: [Int64: [TileCount]] = [:]
-
-    init(_ store: StoreInventory?) {
-        self.store = store
-    }
-
-    /// The counts of region row `rowID` by template and zoom (none without a store).
-    func of(_ rowID: Int64) throws -> [TileCount] {
-        if let counts = byRow[rowID] { return counts }
-        let counts = try store?.linkedTileCounts(region: rowID) ?? []
-        byRow[rowID] = counts
-        return counts
     }
 }

@@ -1,23 +1,23 @@
 import Foundation
 import ProvisionModel
+import ProvisionTestSupport
 import XCTest
 
-/// The independent readers export tests check archives with, in the Python environment
-/// `.ci/run` makes at `.venv` (the `pmtiles` and `mapli` packages from PyPI), GDAL's `ogrinfo`
-/// and the `sqlite3` shell; scripts in `Tests/Fixtures/export/`.
+/// The independent readers export tests check archives with: the Python oracles `.ci/run` installs
+/// at `.oracles` (`.ci/oracles.txt`: the `pmtiles` and `mapli` packages from PyPI; see
+/// `ProvisionTestSupport.Oracles`), GDAL's `ogrinfo` and the `sqlite3` shell; scripts in
+/// `Tests/Fixtures/export/`.
 enum ExportOracles {
     /// `Tests/Fixtures/export`.
     static let scripts = Demo.repositoryRoot.appendingPathComponent("Tests/Fixtures/export")
 
-    /// The Python that has `pmtiles` and `mapli`: `PROVISION_ORACLE_PYTHON`, else `.venv/bin/python3`.
+    /// The oracles' Python; a missing one fails the test (it is part of the test's setup, not optional).
     static func python() throws -> URL {
-        let configured = ProcessInfo.processInfo.environment["PROVISION_ORACLE_PYTHON"].map { URL(fileURLWithPath: $0) }
-        let url = configured ?? Demo.repositoryRoot.appendingPathComponent(".venv/bin/python3")
-        guard FileManager.default.isExecutableFile(atPath: url.path) else {
-            throw XCTSkip("no Python with the pmtiles and mapli packages at \(url.path): run .ci/run, which makes it "
-                          + "(python3 -m venv .venv && .venv/bin/pip install pmtiles mapli)")
+        guard let python = Oracles.python else {
+            XCTFail(Oracles.missing)
+            throw Oracles.Failure(description: Oracles.missing)
         }
-        return url
+        return python
     }
 
     /// Runs `script` with `arguments` and parses the JSON line it prints.

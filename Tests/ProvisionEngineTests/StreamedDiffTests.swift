@@ -68,8 +68,9 @@ final class StreamedDiffTests: XCTestCase {
     /// Fills the store: for three templates (one not in the job), both pixel ratios and zooms
     /// 1–11, about 60% of the tiles of a margin around the job's covers, some empty; TMS rows
     /// stored flipped for the most part and unflipped for the rest; each linked to each of four
-    /// region rows (three the job continues, one it drops) or to none. Returns the rows by key.
-    private func fill() throws -> [String: Int64] {
+    /// region rows (three the job continues, one it drops) with `linkPercent` % chance, else to
+    /// none. Returns the rows by key.
+    private func fill(linkPercent: Int) throws -> [String: Int64] {
         var rows: [String: Int64] = [:]
         for key in ["box/demo", "poly/demo", "gap/demo", "other/demo"] {
             rows[key] = try store.insertRegion(definition: Data(#"{"k":"\#(key)"}"#.utf8), description: nil)
@@ -90,12 +91,20 @@ final class StreamedDiffTests: XCTestCase {
                     })
                     for (n, rowKey) in ["box/demo", "poly/demo", "gap/demo", "other/demo"].enumerated() {
                         guard let row = rows[rowKey] else { continue }
-                        try store.linkTiles(keys.filter { Self.coin($0, 10 + n, 45) }, toRegion: row)
+                        try store.linkTiles(keys.filter { Self.coin($0, 10 + n, linkPercent) }, toRegion: row)
                     }
                 }
             }
         }
         return rows
+    }
+
+    /// Links to region row `row` a tile row that does not exist, as a database written with
+    /// foreign keys off may hold.
+    private func addDanglingLink(_ row: Int64) throws {
+        try store.db.exec("PRAGMA foreign_keys = OFF")
+        try store.db.run("INSERT INTO region_tiles (region_id, tile_id) VALUES (?1, 1000000000)", [.int(row)])
+        try store.db.exec("PRAGMA foreign_keys = ON")
     }
 
     private func input(lockedRows: [String: Int64]) -> PlanInput {
@@ -122,13 +131,13 @@ final class StreamedDiffTests: XCTestCase {
         return (stored, links)
     }
 
-    func testTheStreamedDiffEqualsTheDiffOfEveryKeyInMemory() throws {
-        let rows = try fill()
+    /// Checks `plan` against the diff of the store's contents read into sets; returns how many
+    /// tiles were kept and how many links at another pixel ratio were seen.
+    @discardableResult
+    private func assertEqualsTheDiffInMemory(_ plan: Plan, file: StaticString = #filePath, line: UInt = #line) throws
+        -> (kept: Int, otherRatio: Int) {
         let (stored, links) = try contents()
-        let plan = try Planner.plan(input(lockedRows: rows), store: store)
-        XCTAssertEqual(plan.regions.map(\.key), ["box/demo", "poly/demo", "gap/demo", "fresh/demo"])
-        XCTAssertEqual(plan.removedRegions.map(\.rowID), [rows["other/demo"]].compactMap { $0 })
-        var sawKeep = false, sawRatioRemoval = false
+        var kept = 0, otherRatio = 0
         for row in plan.regions {
             let linked = row.rowID.map { links[$0] ?? [] } ?? []
             var expected: [ZoomChange] = []
@@ -137,22 +146,28 @@ final class StreamedDiffTests: XCTestCase {
                     let desired = Set(set.cover(of: row.area, zoom: z).map(set.key(for:)))
                     let linkedAtZoom = linked.filter { $0.urlTemplate == set.urlTemplate && $0.tile.z == z }
                     let keep = desired.intersection(linkedAtZoom.filter { $0.pixelRatio == set.pixelRatio }).count
-                    sawKeep = sawKeep || keep > 0
-                    sawRatioRemoval = sawRatioRemoval || linkedAtZoom.contains { $0.pixelRatio != set.pixelRatio }
+                    kept += keep
+                    otherRatio += linkedAtZoom.filter { $0.pixelRatio != set.pixelRatio }.count
                     expected.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z, counts: ChangeCounts(
                         add: desired.count - keep, remove: linkedAtZoom.count - keep, keep: keep)))
                 }
             }
-            XCTAssertEqual(row.zoomChanges, expected, row.key)
+            XCTAssertEqual(row.zoomChanges, expected, row.key, file: file, line: line)
             let wanted = Set(row.tileSets.flatMap { set in set.zooms.map { "\(set.urlTemplate) \($0)" } })
             let stale = Dictionary(grouping: linked.filter { !wanted.contains("\($0.urlTemplate) \($0.tile.z)") }) {
                 "\($0.urlTemplate) \($0.tile.z)"
             }
             XCTAssertEqual(Dictionary(uniqueKeysWithValues: row.staleTileCounts.map { ("\($0.urlTemplate) \($0.zoom)", $0.count) }),
-                           stale.mapValues(\.count), row.key)
+                           stale.mapValues(\.count), row.key, file: file, line: line)
+            if row.action == .update, let rowID = row.rowID {
+                XCTAssertTrue(plan.notes.contains { $0.subject == "region '\(row.regionID)'"
+                    && $0.message.contains("the old one with its \(plural(links[rowID]?.count ?? 0, "tile")) ") },
+                              "\(row.key): the note counts the tiles the row links", file: file, line: line)
+            }
         }
-        XCTAssertTrue(sawKeep && sawRatioRemoval, "the store must hold kept tiles and links at another pixel ratio")
-        XCTAssertTrue(plan.regions.contains { !$0.staleTileCounts.isEmpty }, "a row must have stale zooms")
+        for removed in plan.removedRegions {
+            XCTAssertEqual(removed.tileCount, links[removed.rowID]?.count ?? 0, file: file, line: line)
+        }
 
         // Downloads: each distinct desired key the store lacks, linked or not, at SQLite's
         // average stored size of its template and zoom.
@@ -171,14 +186,16 @@ final class StreamedDiffTests: XCTestCase {
             var walked: [TileID] = []
             try group.forEachTile(store: store) { tile, isStored in
                 walked.append(tile)
-                XCTAssertEqual(isStored, stored.contains(group.tileSet.key(for: tile)), "\(group.tileSet.urlTemplate) \(tile)")
+                XCTAssertEqual(isStored, stored.contains(group.tileSet.key(for: tile)), "\(group.tileSet.urlTemplate) \(tile)",
+                               file: file, line: line)
             }
-            XCTAssertEqual(walked, Array(group.tiles))
+            XCTAssertEqual(walked, Array(group.tiles), file: file, line: line)
         }
-        XCTAssertEqual(plan.tilesToDownload, missing)
-        XCTAssertEqual(plan.bytesToDownload, bytes)
-        XCTAssertGreaterThan(missing, 0)
-        XCTAssertLessThan(missing, plan.tilesToAdd, "some tiles to add are stored already, unlinked or under another row")
+        XCTAssertEqual(plan.tilesToDownload, missing, file: file, line: line)
+        XCTAssertEqual(plan.bytesToDownload, bytes, file: file, line: line)
+        XCTAssertGreaterThan(missing, 0, file: file, line: line)
+        XCTAssertLessThan(missing, plan.tilesToAdd, "some tiles to add are stored already, unlinked or under another row",
+                          file: file, line: line)
 
         // Shards: the ordinals of each share, looked up in the set of stored keys.
         let groups = Plan.canonicalOrder(plan.tileGroups)
@@ -189,12 +206,50 @@ final class StreamedDiffTests: XCTestCase {
             for index in 0..<count {
                 let share = try plan.shardShare(Shard(index: index, count: count), store: store)
                 let lacking = walk[share.tiles].filter { !stored.contains($0.0.tileSet.key(for: $0.1)) }.count
-                XCTAssertEqual(share.missingTiles, lacking, "shard \(index)/\(count)")
+                XCTAssertEqual(share.missingTiles, lacking, "shard \(index)/\(count)", file: file, line: line)
                 total += share.missingTiles
             }
-            XCTAssertEqual(total, missing)
+            XCTAssertEqual(total, missing, file: file, line: line)
         }
+        return (kept, otherRatio)
     }
+
+    func testTheStreamedDiffEqualsTheDiffOfEveryKeyInMemory() throws {
+        let rows = try fill(linkPercent: 45)
+        try addDanglingLink(try XCTUnwrap(rows["box/demo"]))
+        let plan = try Planner.plan(input(lockedRows: rows), store: store)
+        XCTAssertEqual(plan.regions.map(\.key), ["box/demo", "poly/demo", "gap/demo", "fresh/demo"])
+        XCTAssertEqual(plan.removedRegions.map(\.rowID), [rows["other/demo"]].compactMap { $0 })
+        let seen = try assertEqualsTheDiffInMemory(plan)
+        XCTAssertTrue(seen.kept > 0 && seen.otherRatio > 0, "the store must hold kept tiles and links at another pixel ratio")
+        XCTAssertTrue(plan.regions.contains { !$0.staleTileCounts.isEmpty }, "a row must have stale zooms")
+    }
+
+    func testRowsThatLinkOnlyTilesTheyKeepAreDiffedTheSame() throws {
+        // Stored tiles linked to no row; then each row links some of the stored tiles it wants,
+        // as after an apply of a smaller job: every link is kept, nothing is removed.
+        let rows = try fill(linkPercent: 0)
+        let first = try Planner.plan(input(lockedRows: rows), store: store)
+        for row in first.regions {
+            guard let rowID = row.rowID else { continue }
+            var keys: [TileKey] = []
+            for set in row.tileSets {
+                for z in set.zooms { keys += set.cover(of: row.area, zoom: z).map(set.key(for:)).filter { Self.coin($0, 20, 50) } }
+            }
+            try store.linkTiles(keys, toRegion: rowID)
+        }
+        let plan = try Planner.plan(input(lockedRows: rows), store: store)
+        XCTAssertGreaterThan(try assertEqualsTheDiffInMemory(plan).kept, 0)
+        for row in plan.regions {
+            XCTAssertEqual(row.totals.remove, 0, row.key)
+            XCTAssertEqual(row.staleTileCounts, [], row.key)
+        }
+        // A link to a tile row that is gone is no kept tile: the row's links are counted by
+        // template and zoom instead, and the diff is the same as the sets'.
+        try addDanglingLink(try XCTUnwrap(rows["poly/demo"]))
+        try assertEqualsTheDiffInMemory(try Planner.plan(input(lockedRows: rows), store: store))
+    }
+
 
     func testAStoreThatHoldsEveryTileUnlinkedIsDownloadedNothingAndLinkedEverything() throws {
         let plan = try Planner.plan(input(lockedRows: [:]), store: store)

@@ -38,6 +38,8 @@ final class InMemoryStore: StoreInventory, StoreWriter {
     private(set) var resources: [String: (kind: ResourceKind, data: Data)] = [:]
     /// How many times `write` was called, to check that a plan never writes.
     private(set) var writeCount = 0
+    /// How many times `linkedTileCounts` was called (the join a database runs over every link).
+    private(set) var linkedTileCountsReads = 0
 
     init() {}
 
@@ -133,6 +135,7 @@ final class InMemoryStore: StoreInventory, StoreWriter {
     }
 
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
+        linkedTileCountsReads += 1
         guard let row = rows[rowID] else { return [] }
         var counts: [String: TileCount] = [:]
         for key in row.tiles {
@@ -146,6 +149,10 @@ final class InMemoryStore: StoreInventory, StoreWriter {
         }
     }
 
+    func tileLinkCount(region rowID: Int64) throws -> Int {
+        rows[rowID]?.tiles.count ?? 0
+    }
+
     func linkedResources(region rowID: Int64) throws -> [String] {
         guard let row = rows[rowID] else { return [] }
         return row.resources.sorted(by: InMemoryStore.bytesAscending)
@@ -156,6 +163,18 @@ final class InMemoryStore: StoreInventory, StoreWriter {
             $0.key.tile.z
         }
         return byZoom.mapValues { rows in Double(rows.reduce(0) { $0 + $1.value.count }) / Double(rows.count) }
+    }
+
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow] {
+        let keys = tiles.keys.filter { key in
+            key.urlTemplate == urlTemplate && key.pixelRatio == pixelRatio && key.tile.z == zoom
+                && after.map { (key.tile.x, key.tile.y) > ($0.x, $0.y) } ?? true
+        }.sorted { ($0.tile.x, $0.tile.y) < ($1.tile.x, $1.tile.y) }.prefix(limit)
+        return keys.map { key in
+            StoredTileRow(key: key, content: StoredContent(expires: nil, modified: nil, etag: nil, data: tiles[key],
+                                                           compressed: false, accessed: 0, mustRevalidate: false))
+        }
     }
 
     // MARK: Inspection for tests

@@ -234,6 +234,8 @@ final class OfflineDatabaseContentTests: XCTestCase {
         try store.linkTiles(linked + others, toRegion: region)
         let another = try store.insertRegion(definition: Data("{}".utf8), description: Data("b".utf8))
         try store.linkTiles(stored, toRegion: another)
+        XCTAssertEqual(try store.tileLinkCount(region: region), linked.count + others.count)
+        XCTAssertEqual(try store.tileLinkCount(region: another), stored.count)
         for x in 7998..<8102 {
             var rows: [Int] = [], linkedRows: [Int] = [], window: [Int] = []
             let column = StoredTileColumn(urlTemplate: template, pixelRatio: 1, zoom: 14, x: x, rows: 0..<(1 << 14))
@@ -296,5 +298,8 @@ final class OfflineDatabaseContentTests: XCTestCase {
             "CORRELATED SCALAR SUBQUERY 1",
             "SEARCH rt USING COVERING INDEX sqlite_autoindex_region_tiles_1 (region_id=? AND tile_id=?)",
         ])
+        XCTAssertEqual(try plan(OfflineDatabase.tileLinkCountSQL), [
+            "SEARCH region_tiles USING COVERING INDEX sqlite_autoindex_region_tiles_1 (region_id=?)",
+        ], "a region's links are counted in the link index alone")
     }
 }
