@@ -23,7 +23,8 @@ let package = Package(
         .target(name: "TileMath"),
         .target(name: "ProvisionModel", dependencies: ["TileMath"]),
         .target(name: "ProvisionCodecs", dependencies: ["CZlib", "CCrypto"]),
-        .target(name: "ProvisionPlanning", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs"]),
+        .target(name: "ProvisionLabels", dependencies: ["ProvisionModel", "ProvisionCodecs"]),
+        .target(name: "ProvisionPlanning", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "ProvisionLabels"]),
         .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "CSQLite"]),
         .target(name: "ProvisionExecution", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "CCurl"]),
         .target(name: "ProvisionReports", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs"]),
@@ -42,6 +43,7 @@ let package = Package(
         .testTarget(name: "ProvisionModelTests", dependencies: ["ProvisionModel"]),
         .testTarget(name: "ProvisionCodecsTests", dependencies: ["ProvisionCodecs", "ProvisionTestSupport", "TileMath"],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "ProvisionLabelsTests", dependencies: ["ProvisionLabels", "ProvisionModel"]),
         .testTarget(name: "ProvisionPlanningTests", dependencies: ["ProvisionPlanning", "ProvisionModel", "ProvisionCodecs"]),
         .testTarget(name: "ProvisionStoreTests", dependencies: ["ProvisionStore", "ProvisionModel", "ProvisionCodecs", "ProvisionTestSupport", "TileMath"]),
         .testTarget(name: "ProvisionExecutionTests", dependencies: [

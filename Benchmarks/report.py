@@ -197,21 +197,22 @@ def export_table(export):
         f"A store of {st.get('tiles', 0):,} distinct tiles ({st.get('bytes', 0) / 1e9:.2f} GB offline.db) exported "
         f"into {export.get('filesystem', 'one file system')}; ×: provision's tiles/s ÷ the peer's",
         "",
-        "| case | tiles | seconds | tiles/s | peak RSS MB | output MB | × |",
-        "|---|---|---|---|---|---|---|",
+        "| case | tiles | seconds | CPU s | tiles/s | peak RSS MB | output MB | × |",
+        "|---|---|---|---|---|---|---|---|",
     ]
 
     def row(label, e, peer=None, name="", tiles=None):
         if not e:
             return
         if e.get("rc", 0) != 0 or e.get("timedOut"):
-            lines.append(f"| {label} | failed (exit {e.get('rc')}{', timed out' if e.get('timedOut') else ''}) | | | | | |")
+            lines.append(f"| {label} | failed (exit {e.get('rc')}{', timed out' if e.get('timedOut') else ''}) | | | | | | |")
             return
         ratio = ""
         if peer and peer.get("rc", 0) == 0 and peer.get("seconds"):
             ratio = f"×{peer['seconds'] / e['seconds']:.2f} {name}"
         t = e.get("tiles", 0) if tiles is None else tiles
-        lines.append(f"| {label} | {t:,} | {e['seconds']:.1f} | {t / e['seconds']:,.0f} | {e.get('peakRSSMB', 0):.0f} "
+        lines.append(f"| {label} | {t:,} | {e['seconds']:.1f} | {e.get('cpuSeconds', 0):.1f} | {t / e['seconds']:,.0f} "
+                     f"| {e.get('peakRSSMB', 0):.0f} "
                      f"| {e.get('bytes', 0) / 1e6:,.0f} | {ratio} |")
 
     pm, conv = export.get("provisionPMTiles"), export.get("pmtilesConvert")

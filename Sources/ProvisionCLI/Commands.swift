@@ -136,7 +136,8 @@ public enum Commands {
             OptionSpec(name: "--verify", value: .flag,
                        help: "Re-read every tile and resource: inflate it, check it is plausible for its kind (MVT, "
                            + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
-                           + "with the lock's."),
+                           + "with the lock's; for style packs with glyphs \"used\", also check that every label of "
+                           + "every tile has its glyph ranges stored."),
             OptionSpec(name: "--manifest", value: .text(placeholder: "JOB"),
                        help: "Also plan JOB against the store and report every difference."),
         ] + coverageOptions(states: "present, missing (where the lock expects a tile the store lacks), shared")

@@ -77,6 +77,9 @@ public struct AuditRun {
         let damage = try StoreRepair.damage(in: database, lockChunks: lock?.chunks ?? [], check: Verifier.rowCheck())
         let expired = try database.expiredCounts(before: now)
         let matches = try lock.map { "sha256:" + (try database.contentDigest().digest) == $0.contentDigest }
-        return AuditDocument.Verification(damage: damage, expired: expired.resources + expired.tiles, digestMatchesLock: matches)
+        var verification = AuditDocument.Verification(damage: damage, expired: expired.resources + expired.tiles,
+                                                      digestMatchesLock: matches)
+        verification.glyphs = try GlyphAudit.check(database, lock: lock)
+        return verification
     }
 }

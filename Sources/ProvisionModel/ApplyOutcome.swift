@@ -65,6 +65,9 @@ public struct ApplyOutcome: Sendable {
     public var stopped = false
     /// Wall-clock seconds the apply took (reports only, never the store).
     public var seconds: Double = 0
+    /// The glyph resources the apply found the labels of `"glyphs": "used"` rows need, by row
+    /// key (rows whose plan left them to the apply; `Plan.resolveGlyphs` adds them to a plan).
+    public var glyphResources: [String: [ResourceRef]] = [:]
 
     public init() {}
 

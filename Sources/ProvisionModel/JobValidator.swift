@@ -98,7 +98,7 @@ struct JobValidator {
                 let names = GlyphPolicy.allCases.map(\.rawValue)
                 let suggestion = value.stringValue.map { Suggestions.didYouMean($0, among: names) } ?? ""
                 collector.report(JSONPointer.appending(pointer, "glyphs"),
-                                 "expected \"all\" or \"ideographs-local\", found \(DiagnosticCollector.found(value))"
+                                 "expected \"all\", \"ideographs-local\" or \"used\", found \(DiagnosticCollector.found(value))"
                                  + suggestion)
             }
         }

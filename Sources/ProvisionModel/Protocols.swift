@@ -134,6 +134,10 @@ public protocol StoreInventory: AnyObject {
     /// Mean stored payload size of the tiles of a template at each of `zooms` that holds any
     /// (every pixel ratio; empty tiles not counted), by zoom: one pass over the template's rows.
     func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double]
+    /// Up to `limit` tile rows of one template, ratio and zoom whose stored (x, y) comes after
+    /// `after` (all when nil), ascending by x then y.
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow]
 }
 
 /// The changes an apply makes to the store it stages into: rows, links, regions, pruning.

@@ -14,6 +14,8 @@ public struct ResolvedPack: Sendable {
     public var summaries: [SourceSummary]
     /// What the style does, for the plan's views.
     public var overview: StyleOverview
+    /// With `"glyphs": "used"`: the label layers whose code points decide the glyph ranges.
+    public var glyphDemand: GlyphDemand?
 
     public init(pack: StylePack, resources: [ResourceRef], tileSources: [TileSource], summaries: [SourceSummary],
                 overview: StyleOverview = StyleOverview()) {
@@ -110,18 +112,6 @@ public enum Planner {
         try checkTileLimit(rows, job: input.job)
         let storedRegions = try store?.regions() ?? []
         let (claimed, noted) = matchStoredRegions(&rows, stored: storedRegions, input: input)
-        var linkedTiles = [Int](repeating: 0, count: rows.count)
-        for i in rows.indices {
-            linkedTiles[i] = try diffTiles(&rows[i], store: store)
-            try diffResources(&rows[i], store: store)
-            if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
-                rows[i].action = .update
-            }
-        }
-        let regionNotes = noted.map {
-            secondRegionNote(rows[$0.row], definitionChanged: $0.definitionChanged, storedTiles: linkedTiles[$0.row])
-        }
-        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
 
         // Tiles of a source whose TileJSON changed upstream are all fetched again, so the store
         // never mixes tiles of two versions of a source (a resumed apply included: the lock keeps
@@ -132,24 +122,51 @@ public enum Planner {
             return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
         }
         let refetch = refetchTemplates(drift: drift, input: input)
+        var linkedTiles = [Int](repeating: 0, count: rows.count)
+        for i in rows.indices {
+            linkedTiles[i] = try diffTiles(&rows[i], store: store)
+            try planGlyphs(&rows[i], input: input, store: store, refetch: refetch)
+            try diffResources(&rows[i], store: store)
+            if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
+                rows[i].action = .update
+            }
+        }
+        let regionNotes = noted.map {
+            secondRegionNote(rows[$0.row], definitionChanged: $0.definitionChanged, storedTiles: linkedTiles[$0.row])
+        }
+        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
         let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch)
 
         var packPlans: [StylePackPlan] = []
         for pack in input.job.stylePacks {
             guard let resolved = input.packs[pack.id] else { continue }
             let stored = try store?.storedResources(among: resolved.resources.map(\.url)) ?? []
-            packPlans.append(StylePackPlan(id: pack.id, styleURL: pack.style, resources: resolved.resources,
-                                           missing: resolved.resources.filter { !stored.contains($0.url) },
-                                           sources: resolved.summaries, overview: resolved.overview))
+            var packPlan = StylePackPlan(id: pack.id, styleURL: pack.style, resources: resolved.resources,
+                                         missing: resolved.resources.filter { !stored.contains($0.url) },
+                                         sources: resolved.summaries, overview: resolved.overview)
+            packPlan.glyphPolicy = pack.glyphs
+            packPlan.glyphDemand = resolved.glyphDemand
+            packPlans.append(packPlan)
+        }
+        // The glyph ranges found in stored tiles belong to the pack's resources too.
+        for row in rows where !row.glyphsAtApply {
+            guard let p = packPlans.firstIndex(where: { $0.id == row.stylePackID && $0.glyphDemand != nil }) else { continue }
+            let extra = row.resources.wanted.filter { $0.kind == .glyphs && !packPlans[p].resources.contains($0) }
+            guard !extra.isEmpty else { continue }
+            let stored = try store?.storedResources(among: extra.map(\.url)) ?? []
+            packPlans[p].resources = Array(Set(packPlans[p].resources + extra)).sorted()
+            packPlans[p].missing = Array(Set(packPlans[p].missing + extra.filter { !stored.contains($0.url) })).sorted()
         }
 
         var plan = Plan(jobName: input.job.name, jobDigest: input.jobDigest, epoch: input.epoch,
                         regions: rows, removedRegions: removed, stylePacks: packPlans,
                         documents: input.documents, assumedTileBytes: input.assumedTileBytes)
+        plan.countsArePrecise = !rows.contains(where: \.glyphsAtApply)
         plan.tilesToDownload = downloads.tiles
         plan.bytesToDownload = downloads.bytes
         plan.drift = drift
         plan.notes = input.notes + sourceNotes(input) + overzoomNotes + latitudeNotes(input.job) + regionNotes
+            + glyphNotes(rows)
         plan.refetchTemplates = refetch.sorted()
         return plan
     }

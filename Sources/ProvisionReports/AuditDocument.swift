@@ -101,6 +101,9 @@ public struct AuditDocument: Equatable, Sendable {
         /// counted corrupt (rows valid for their kind but not the ones the build wrote).
         public var differingChunks = 0
         public var differingRows = 0
+        /// For `"glyphs": "used"` packs: whether every label's glyph ranges are stored; nil
+        /// when the lock records no such pack.
+        public var glyphs: GlyphCheck?
 
         public init(checked: Int, corrupt: [String], corruptCount: Int, expired: Int, digestMatchesLock: Bool?) {
             self.checked = checked
@@ -108,6 +111,25 @@ public struct AuditDocument: Equatable, Sendable {
             self.corruptCount = corruptCount
             self.expired = expired
             self.digestMatchesLock = digestMatchesLock
+        }
+    }
+
+    /// What `audit --verify` found checking the labels of `"glyphs": "used"` region rows.
+    public struct GlyphCheck: Equatable, Sendable {
+        /// Region rows checked.
+        public var regions = 0
+        /// Vector tiles whose labels were read.
+        public var tilesRead = 0
+        /// What is missing or could not be checked, one sentence each (first 20).
+        public var problems: [String] = []
+        public var problemCount = 0
+
+        public init() {}
+
+        /// Records a problem (keeping the first 20 sentences).
+        public mutating func note(_ problem: String) {
+            problemCount += 1
+            if problems.count < 20 { problems.append(problem) }
         }
     }
 
@@ -168,6 +190,12 @@ public struct AuditDocument: Equatable, Sendable {
                            + "'apply --repair' fetches them again")
             }
             if v.digestMatchesLock == false { out.append("the content digest differs from the one the lock recorded") }
+            if let g = v.glyphs {
+                out += g.problems.map { "glyphs: \($0)" }
+                if g.problemCount > g.problems.count {
+                    out.append("glyphs: … and \(plural(g.problemCount - g.problems.count, "more glyph problem"))")
+                }
+            }
             if orphanTiles + orphanResources > 0 {
                 let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
                 out.append("\(orphans.text) \(orphans.isSingular ? "is" : "are") orphaned (linked to no region)")
@@ -217,7 +245,11 @@ public struct AuditDocument: Equatable, Sendable {
             "verification": verification.map { v in
                 ["checked": .int(v.checked), "corrupt": .int(v.corruptCount), "corruptRows": .array(v.corrupt.map { .string($0) }),
                  "expired": .int(v.expired), "digestMatchesLock": v.digestMatchesLock.map { .bool($0) } ?? .null,
-                 "differingChunks": .int(v.differingChunks), "differingRows": .int(v.differingRows)]
+                 "differingChunks": .int(v.differingChunks), "differingRows": .int(v.differingRows),
+                 "glyphs": v.glyphs.map { g in
+                     ["regions": .int(g.regions), "tilesRead": .int(g.tilesRead), "missing": .int(g.problemCount),
+                      "problems": .array(g.problems.map { .string($0) })]
+                 } ?? .null]
             } ?? .null,
             "manifestDifferences": manifestDifferences.map { .array($0.map { .string($0) }) } ?? .null,
             "problems": .array(problems.map { .string($0) }),
@@ -258,6 +290,10 @@ public struct AuditDocument: Equatable, Sendable {
         if let v = verification {
             out += "\nVerified \(plural(v.checked, "row")): \(grouped(v.corruptCount)) corrupt, \(grouped(v.expired)) expired"
             out += v.digestMatchesLock.map { $0 ? ", content digest matches the lock.\n" : ", content digest DIFFERS from the lock.\n" } ?? ".\n"
+            if let g = v.glyphs {
+                out += "Labels of \(plural(g.tilesRead, "tile")) in \(plural(g.regions, "region")) with glyphs \"used\": "
+                out += g.problemCount == 0 ? "every glyph range stored.\n" : "\(plural(g.problemCount, "problem")).\n"
+            }
         }
         let problems = self.problems
         out += problems.isEmpty ? "\nOK: the store is whole.\n"

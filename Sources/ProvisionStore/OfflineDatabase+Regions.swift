@@ -120,3 +120,20 @@ extension OfflineDatabase {
             """, [.int(rowID)]) { $0.text(0) }
     }
 }
+
+extension OfflineDatabase {
+    /// Calls `body` with each tile linked to a region for one template: its stored key, its
+    /// payload as stored (nil for a tile with no content) and whether that is zlib-compressed.
+    /// Rows are stepped one at a time, so memory does not grow with the region.
+    public func forEachLinkedTilePayload(region rowID: Int64, urlTemplate: String,
+                                         _ body: (TileKey, Data?, Bool) throws -> Void) throws {
+        try step("""
+            SELECT t.z, t.x, t.y, t.pixel_ratio, t.data, t.compressed FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+            WHERE rt.region_id = ?1 AND t.url_template = ?2
+            """, [.int(rowID), .text(urlTemplate)]) { row in
+            let key = TileKey(urlTemplate: urlTemplate, pixelRatio: Int(row.int64(3)),
+                              tile: TileID(z: Int(row.int64(0)), x: Int(row.int64(1)), y: Int(row.int64(2))))
+            try body(key, row.optionalData(4), row.int64(5) != 0)
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionModel
+import ProvisionTestSupport
 import XCTest
 
 /// The independent readers export tests check archives with: the Python oracles `.ci/run` installs

@@ -165,6 +165,18 @@ final class InMemoryStore: StoreInventory, StoreWriter {
         return byZoom.mapValues { rows in Double(rows.reduce(0) { $0 + $1.value.count }) / Double(rows.count) }
     }
 
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow] {
+        let keys = tiles.keys.filter { key in
+            key.urlTemplate == urlTemplate && key.pixelRatio == pixelRatio && key.tile.z == zoom
+                && after.map { (key.tile.x, key.tile.y) > ($0.x, $0.y) } ?? true
+        }.sorted { ($0.tile.x, $0.tile.y) < ($1.tile.x, $1.tile.y) }.prefix(limit)
+        return keys.map { key in
+            StoredTileRow(key: key, content: StoredContent(expires: nil, modified: nil, etag: nil, data: tiles[key],
+                                                           compressed: false, accessed: 0, mustRevalidate: false))
+        }
+    }
+
     // MARK: Inspection for tests
 
     /// The tile keys linked to a region (empty for an unknown row).

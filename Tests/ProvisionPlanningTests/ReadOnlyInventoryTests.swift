@@ -27,6 +27,11 @@ private final class ReadOnlyInventory: StoreInventory {
         reads += 1
         return try store.meanTileSizes(urlTemplate: urlTemplate, zooms: zooms)
     }
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow] {
+        reads += 1
+        return try store.tileRows(urlTemplate: urlTemplate, pixelRatio: pixelRatio, zoom: zoom, after: after, limit: limit)
+    }
 }
 
 final class ReadOnlyInventoryTests: XCTestCase {
