@@ -98,6 +98,8 @@ final class AuditGateTests: XCTestCase {
         result.expect(0)
         let document = try parseJSON(result.stdout)
         XCTAssertEqual(document["schemaVersion"], .int(4))
+        XCTAssertEqual(document["sources"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["streets"],
+                       "sources are named from the stored style without a lock")
         let regions = document["regions"]?.arrayValue ?? []
         XCTAssertEqual(regions.count, 2, result.stdout)
         XCTAssertTrue(result.stdout.contains("London") && result.stdout.contains("Paris"),
