@@ -5,7 +5,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A real HTTPS server for tests: the system's nginx on 127.0.0.1 with HTTP/2 on, serving
+/// A real HTTPS server for tests: the system's nginx on 127.0.0.1 with HTTP/2 on (or off), serving
 /// directories, with a certificate signed by a throwaway CA made with the `openssl` tool.
 ///
 /// Everything (keys, certificates, configuration, pid, logs, temporary files) lives in one
@@ -45,13 +45,14 @@ public final class NginxTLSServer: Sendable {
     }
 
     /// Creates the CA and certificate, writes the configuration and starts nginx serving each
-    /// `(prefix, directory)`: a request for `prefix + path` gets `directory/path`.
-    public init(serving locations: [(prefix: String, directory: URL)]) throws {
+    /// `(prefix, directory)`: a request for `prefix + path` gets `directory/path`. With `http2`
+    /// false the server offers only HTTP/1.1 (ALPN `http/1.1`), as many tile hosts still do.
+    public init(serving locations: [(prefix: String, directory: URL)], http2: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         port = try Self.freePort()
         try makeCertificates()
-        try writeConfiguration(locations)
+        try writeConfiguration(locations, http2: http2)
         process.executableURL = try Self.tool("nginx", in: ["/usr/sbin", "/usr/local/sbin", "/usr/bin"])
         process.arguments = ["-p", directory.path + "/", "-c", directory.appendingPathComponent("nginx.conf").path,
                              "-e", directory.appendingPathComponent("error.log").path,
@@ -105,7 +106,7 @@ public final class NginxTLSServer: Sendable {
         try run(openssl, ["rehash", caDirectory.path])
     }
 
-    private func writeConfiguration(_ locations: [(prefix: String, directory: URL)]) throws {
+    private func writeConfiguration(_ locations: [(prefix: String, directory: URL)], http2: Bool) throws {
         let dir = directory.path
         let served = locations.map { location in
             "        location \(location.prefix) { alias \(location.directory.standardizedFileURL.path)/; }"
@@ -125,7 +126,7 @@ public final class NginxTLSServer: Sendable {
                 keepalive_requests 100000;
                 http2_max_concurrent_streams 128;
                 server {
-                    listen 127.0.0.1:\(port) ssl http2;
+                    listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");
                     ssl_certificate \(dir)/server.pem;
                     ssl_certificate_key \(dir)/server.key;
             \(served)
