@@ -74,14 +74,20 @@ final class HTTPFetcherTLSTests: XCTestCase {
         XCTAssertTrue(why.contains("/nonexistent/corporate-ca.pem (SSL_CERT_FILE)"), why)
     }
 
-    func testHTTP2IsNegotiatedAndOneConnectionCarriesEveryStream() throws {
-        let fetcher = try makeFetcher(TLSTrust(caFile: nginx.caFile.path, caDirectory: nil), concurrency: 16)
+    /// Fetches every tile with `concurrency` in flight, checks that each arrived and was served
+    /// over `proto`, and returns how many connections nginx saw.
+    private func connectionsFetchingEveryTile(concurrency: Int, over proto: String) throws -> Int {
+        let fetcher = try makeFetcher(TLSTrust(caFile: nginx.caFile.path, caDirectory: nil), concurrency: concurrency)
         let results = fetch(fetcher, (0..<tileCount).map(request))
         XCTAssertEqual(results.filter { (try? $0.1.get()) != nil }.count, tileCount)
         let logged = nginx.requests
         XCTAssertEqual(logged.count, tileCount)
-        XCTAssertEqual(Set(logged.map(\.proto)), ["HTTP/2.0"])
-        let connections = Set(logged.map(\.connection)).count
+        XCTAssertEqual(Set(logged.map(\.proto)), [proto])
+        return Set(logged.map(\.connection)).count
+    }
+
+    func testHTTP2IsNegotiatedAndOneConnectionCarriesEveryStream() throws {
+        let connections = try connectionsFetchingEveryTile(concurrency: 16, over: "HTTP/2.0")
         // RFC 9113 §9.1: one connection per host and port; the 16 requests in flight are its streams.
         XCTAssertEqual(connections, 1, "\(tileCount) requests, 16 in flight, multiplexed on \(connections) connections")
     }
@@ -129,15 +135,9 @@ final class HTTPFetcherTLSTests: XCTestCase {
     func testAnHTTP1HostOverTLSGetsParallelConnections() throws {
         nginx.stop()
         nginx = try NginxTLSServer(serving: [("/tiles/", tiles)], http2: false)
-        let fetcher = try makeFetcher(TLSTrust(caFile: nginx.caFile.path, caDirectory: nil), concurrency: 8)
-        let results = fetch(fetcher, (0..<tileCount).map(request))
-        XCTAssertEqual(results.filter { (try? $0.1.get()) != nil }.count, tileCount)
-        let logged = nginx.requests
-        XCTAssertEqual(logged.count, tileCount)
-        XCTAssertEqual(Set(logged.map(\.proto)), ["HTTP/1.1"])
+        let connections = try connectionsFetchingEveryTile(concurrency: 8, over: "HTTP/1.1")
         // Without multiplexing each request in flight needs a connection of its own: more than one
         // (waiting to share the first would serialise the host), never more than perHost.
-        let connections = Set(logged.map(\.connection)).count
         XCTAssertTrue((2...8).contains(connections), "\(tileCount) requests, 8 in flight, on \(connections) connections")
     }
 }
