@@ -8,7 +8,7 @@ import XCTest
 final class VerificationStageTests: XCTestCase {
     private func job(_ index: Int, body: Data, lastModified: String? = "Tue, 15 Nov 1994 08:12:31 GMT") -> VerificationStage.Job {
         let url = "https://tiles.example.com/\(index).pbf"
-        let pending = FetchLoop.Pending(request: FetchRequest(url: url, kind: .tile), url: url,
+        let pending = FetchLoop.Pending(transport: TransportRequest(request: FetchRequest(url: url, kind: .tile), url: url),
                                         host: "tiles.example.com:443", attempt: 1, due: 0)
         let headers = CurlTransfer.CacheHeaders(etag: "\"\(index)\"", lastModified: lastModified,
                                                 cacheControl: ["max-age=60"], expires: nil,
