@@ -5,7 +5,7 @@
                   [--reps N] [--quick] [--download-tiles BIN] --json FILE
   bench.py plans  --work DIR --fs DIR --cache DIR --provision BIN [--quick] --json FILE
   bench.py scale  --work DIR --fs DIR --cache DIR --provision BIN --fixture DIR [--h2-port P --h2-ca PEM]
-                  [--quick] --json FILE
+                  [--quick] [--https-only] --json FILE
   bench.py report PART.json... --json FILE   (prints the tables, writes the merged JSON)
 
 Every tool runs as a child whose user+sys CPU time and peak RSS come from wait4(2); every tool
@@ -458,6 +458,7 @@ def main():
     s.add_argument("--h2-ca", default="")
     s.add_argument("--fs-kind", default="one file system")
     s.add_argument("--quick", action="store_true")
+    s.add_argument("--https-only", action="store_true")
     s.add_argument("--json", required=True)
     x = sub.add_parser("export")
     x.add_argument("--work", required=True)

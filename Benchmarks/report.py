@@ -103,9 +103,11 @@ def scale_table(scale):
     classes = fx.get("classes", {})
     n = fx.get("count") or 1
     mix = ", ".join(f"{c['tiles'] / n * 100:.1f}% {name}" for name, c in classes.items())
+    where = (f"{fx.get('count', 0):,} distinct tiles ({fx.get('bytes', 0) / 1e9:.2f} GB of gzip MVT, "
+             f"{fx.get('minBytes', 0):,}–{fx.get('maxBytes', 0):,} B: {mix}) from an MBTiles origin"
+             if fx else "The HTTPS/HTTP/2 case only (--https-only)")
     lines = [
-        f"{fx.get('count', 0):,} distinct tiles ({fx.get('bytes', 0) / 1e9:.2f} GB of gzip MVT, {fx.get('minBytes', 0):,}–"
-        f"{fx.get('maxBytes', 0):,} B: {mix}) from an MBTiles origin into {scale.get('filesystem', 'one file system')}; "
+        f"{where} into {scale.get('filesystem', 'one file system')}; "
         f"×: provision's tiles/s ÷ the peer's (its time ratio is the inverse)",
         "",
         "| case | tiles | seconds | tiles/s | peak RSS MB | × |",
@@ -277,6 +279,11 @@ def targets(peers, plans, scale=None, export=None):
         worst = max(rss, key=lambda x: x[1])
         add("provision peak RSS ≤ 150 MB at any tile count (issue 12)", worst[1], worst[1] <= 150,
             f"{worst[1]:.0f} MB ({worst[0]})")
+    h2 = scale.get("h2", {}).get("tools", {})
+    hp, hc = h2.get("provision", {}).get("seconds"), h2.get("curl", {}).get("seconds")
+    if hp and hc:
+        add("HTTPS/HTTP/2 apply ≥ 1.5× curl --parallel --http2 (issue 12)", hc / hp, hc / hp >= 1.5,
+            f"{hc / hp:.2f}×")
     p10 = scale.get("plan10M", {}).get("empty", {})
     if p10.get("seconds") is not None and p10.get("rc") == 0:
         add(f"plan of {p10['tiles']:,} tiles < 10 s (issue 12)", p10["seconds"], p10["seconds"] < 10,

@@ -125,6 +125,14 @@ final class CurlTransfer {
         provision_curl_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, conditionalHeaders)
     }
 
+    /// Makes room in `body` for the whole response when the server declared its length (within
+    /// `bodyLimit`), so a body is written once instead of copied each time it outgrows its buffer.
+    func reserveDeclaredLength(atLeast length: Int) {
+        var declared: curl_off_t = -1
+        provision_curl_easy_getinfo_off_t(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared)
+        body.reserveCapacity(declared > length && declared <= bodyLimit ? Int(declared) : length)
+    }
+
     /// IMF-fixdate of Unix seconds, as HTTP headers want it.
     static func httpDate(_ seconds: Int64) -> String {
         let formatter = DateFormatter()
@@ -137,13 +145,37 @@ final class CurlTransfer {
     /// What the finished transfer amounts to: a raw body with cache fields, or a failure
     /// with an optional Retry-After in seconds.
     enum Outcome {
-        /// A 2xx body with its cache fields and declared Content-Type.
-        case body(Data, HTTPCacheFields, contentType: String?)
+        /// A 2xx body with its cache headers and declared Content-Type.
+        case body(Data, CacheHeaders, contentType: String?)
         case failure(FetchFailure, retryAfter: TimeInterval?)
         /// A 304 to a conditional request, with the new cache fields.
         case notModified(HTTPCacheFields)
         /// A 204: MapLibre's "no content" (an empty tile; no use for any other kind).
         case noContent(HTTPCacheFields)
+    }
+
+    /// The headers the cache fields of a response come from, as received: parsing them (dates
+    /// above all) is left to whoever needs `fields`, the verification thread for a body.
+    struct CacheHeaders: Sendable {
+        var etag: String?
+        var lastModified: String?
+        var cacheControl: [String]
+        var expires: String?
+        var date: String?
+        /// The wall clock when the response was read, for a response without a valid Date.
+        var now: Int64
+
+        /// The cache fields these headers give.
+        var fields: HTTPCacheFields {
+            HTTPCacheFields(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires,
+                            now: now, date: date)
+        }
+
+        /// `fields`, parsing the dates through `dates`.
+        func fields(dates: inout HTTPCacheFields.RecentDates) -> HTTPCacheFields {
+            HTTPCacheFields(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires,
+                            now: now, date: date, parseDate: { dates.parse($0) })
+        }
     }
 
     /// Interprets libcurl's result code, the status and the headers of the finished transfer.
@@ -184,13 +216,16 @@ final class CurlTransfer {
             }
             return .failure(.status(status), retryAfter: retryAfter)
         }
-        if let encoding = header("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
-           !encoding.isEmpty, encoding != "identity", encoding != "gzip", encoding != "x-gzip" {
-            return .failure(.invalidBody("unsupported Content-Encoding \"\(encoding)\" (only gzip is accepted)"), retryAfter: nil)
-        }
-        if let encoding = header("Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased(),
-           encoding == "gzip" || encoding == "x-gzip", !Gzip.isGzip(body) {
-            return .failure(.invalidBody("the body does not match its declared Content-Encoding \"\(encoding)\""), retryAfter: nil)
+        let contentEncoding = header("Content-Encoding")
+        if let encoding = contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased(), !encoding.isEmpty,
+           encoding != "identity" {
+            guard encoding == "gzip" || encoding == "x-gzip" else {
+                return .failure(.invalidBody("unsupported Content-Encoding \"\(encoding)\" (only gzip is accepted)"), retryAfter: nil)
+            }
+            if !Gzip.isGzip(body) {
+                return .failure(.invalidBody("the body does not match its declared Content-Encoding \"\(encoding)\""),
+                                retryAfter: nil)
+            }
         }
         // Content-Length counts the bytes on the wire, as does SIZE_DOWNLOAD.
         var expected: curl_off_t = -1
@@ -200,21 +235,21 @@ final class CurlTransfer {
         if expected >= 0 && received >= 0 && expected != received {
             return .failure(.transport("truncated body: received \(received) of \(expected) bytes"), retryAfter: nil)
         }
-        if expected >= 0 && header("Content-Encoding") == nil && Int64(expected) != Int64(body.count) {
+        if expected >= 0 && contentEncoding == nil && Int64(expected) != Int64(body.count) {
             return .failure(.transport("truncated body: received \(body.count) of \(expected) bytes"), retryAfter: nil)
         }
-        let fields = HTTPCacheFields(etag: header("ETag"), lastModified: header("Last-Modified"),
-                                     cacheControl: headerLines("Cache-Control"), expires: header("Expires"), now: now,
-                                     date: header("Date"))
-        if status == 304 { return .notModified(fields) }
-        if let range = transport?.range { return rangeOutcome(range, status: status, fields: fields) }
-        if status == 204 { return .noContent(fields) }
-        return .body(body, fields, contentType: header("Content-Type"))
+        let headers = CacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
+                                   cacheControl: headerLines("Cache-Control"), expires: header("Expires"),
+                                   date: header("Date"), now: now)
+        if status == 304 { return .notModified(headers.fields) }
+        if let range = transport?.range { return rangeOutcome(range, status: status, headers: headers) }
+        if status == 204 { return .noContent(headers.fields) }
+        return .body(body, headers, contentType: header("Content-Type"))
     }
 
     /// A range answer: 206 with a `Content-Range` for exactly the bytes asked for (fewer only where
     /// the object ends), from the archive version pinned by the first answer.
-    private func rangeOutcome(_ range: ByteRange, status: Int, fields: HTTPCacheFields) -> Outcome {
+    private func rangeOutcome(_ range: ByteRange, status: Int, headers: CacheHeaders) -> Outcome {
         let target = URLRedaction.redact(url)
         guard status == 206 else {
             return .failure(.unsupported("\(target) answered a range request with HTTP \(status) instead of 206 Partial "
@@ -233,7 +268,7 @@ final class CurlTransfer {
             return .failure(.transport("\(target) answered \(range) with bytes \(served.first)-\(served.last)/\(served.size) "
                                        + "and \(body.count) bytes of body"), retryAfter: nil)
         }
-        return .body(body, fields, contentType: header("Content-Type"))
+        return .body(body, headers, contentType: header("Content-Type"))
     }
 
     /// Why a range answer ran past the length asked for: a server that ignores `Range`, or one
@@ -271,6 +306,8 @@ final class CurlTransfer {
     /// A certificate the CA store does not vouch for, or a CA file that cannot be used: the same
     /// answer on every attempt, so a failure that names the host and the way out.
     private func tlsFailure(_ code: CURLcode) -> FetchFailure? {
+        guard code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_ISSUER_ERROR
+                || code == CURLE_SSL_CACERT_BADFILE else { return nil }
         let host = HTTPFetcher.hostKey(effectiveURL)
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_ISSUER_ERROR:
@@ -321,6 +358,7 @@ private let curlWriteBody: provision_curl_write_callback = { pointer, size, coun
         transfer.overflowed = true
         return 0
     }
+    if transfer.body.isEmpty { transfer.reserveDeclaredLength(atLeast: length) }
     pointer.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
         transfer.body.append(bytes, count: length)
     }

@@ -11,9 +11,13 @@ import ProvisionModel
 /// other start. `waiting` is bounded, so the work list is never materialised. A source may have
 /// nothing to give for now (`TransportPull.later`: a tile waiting for its archive directory);
 /// it is asked again once an answer has been handled.
+///
+/// Bodies are checked on the `VerificationStage`'s thread while the loop goes on reading. No
+/// transfer starts while the bodies in flight and those awaiting their check number twice
+/// `concurrency`, so that many bodies at most are held in memory at once.
 struct FetchLoop {
     /// A pulled request that is not in flight: a new one whose host is full, or a retry.
-    struct Pending {
+    struct Pending: Sendable {
         /// The request with its transport URL (and range), computed once per request.
         var transport: TransportRequest
         var host: String
@@ -37,6 +41,9 @@ struct FetchLoop {
     private var stopReason: String?
     private let waitingCap: Int
     private let clock: any MonotonicClock
+    /// Checks bodies beside the loop; `verifying` of them have no verdict yet.
+    private let verification: VerificationStage
+    private var verifying = 0
 
     init(fetcher: HTTPFetcher, onResult: @escaping (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) {
         self.fetcher = fetcher
@@ -45,17 +52,27 @@ struct FetchLoop {
         self.limiter = configuration.requestsPerSecond.map { RateLimiter(rate: $0) }
         self.waitingCap = max(64, 4 * configuration.concurrency)
         self.clock = configuration.clock
+        nonisolated(unsafe) let multi = fetcher.multi
+        // curl_multi_wakeup may be called from any thread; the stage is closed before the
+        // multi handle can go away (`run` closes it on return).
+        self.verification = VerificationStage(verifier: fetcher.verifier) { curl_multi_wakeup(multi) }
     }
 
     mutating func run<S: TransportSource>(_ requests: inout S) {
+        defer { verification.close() }
         while true {
+            deliver(verification.takeVerdicts())
             let now = clock.now
             startWaiting(now: now)
             pull(&requests, now: now)
             if stopReason != nil { abandonWaiting() }
             if fetcher.active.isEmpty {
-                // A source that has nothing now, with nothing in flight or waiting that could
-                // bring more, has nothing ever (every answer was handled before this pull).
+                if verifying > 0 {
+                    deliver(verification.waitForVerdicts())
+                    continue
+                }
+                // A source that has nothing now, with nothing in flight, being checked or waiting
+                // that could bring more, has nothing ever (every answer was handled before this pull).
                 if waiting.isEmpty && (exhausted || stopReason != nil || deferred) { return }
                 idle(now: now)
                 continue
@@ -67,16 +84,22 @@ struct FetchLoop {
                 curl_multi_poll(fetcher.multi, nil, 0, pollTimeout(now: clock.now), nil)
                 continue
             }
-            // The freed slots are refilled and the new requests sent before the answers are
-            // verified and handed on: transfers finish in bursts (connections started together
-            // stay in step), and a burst handled first would hold every new request back.
+            // Transfers finish in bursts (streams of one connection, or connections started
+            // together, stay in step): the burst's bodies go to the verification thread at once,
+            // and the freed slots are refilled and the new requests sent straight away, so the
+            // server has work while the bodies are checked.
+            var bodies: [VerificationStage.Job] = []
+            for (pending, outcome) in done {
+                if let job = handle(pending, outcome) { bodies.append(job) }
+            }
+            verifying += bodies.count
+            verification.submit(bodies)
+            // An answer may have brought the source more (a directory its tiles waited for).
+            deferred = false
             let refill = clock.now
             startWaiting(now: refill)
             pull(&requests, now: refill)
             curl_multi_perform(fetcher.multi, &running)
-            for (pending, outcome) in done { handle(pending, outcome) }
-            // An answer may have brought the source more (a directory its tiles waited for).
-            deferred = false
         }
     }
 
@@ -86,10 +109,17 @@ struct FetchLoop {
         hostActive[host, default: 0] < configuration.perHost
     }
 
+    /// Whether a transfer may start: a slot is free, and the bodies held (in flight or awaiting
+    /// their check) are fewer than twice `concurrency`.
+    private var hasSlot: Bool {
+        fetcher.active.count < configuration.concurrency
+            && fetcher.active.count + verifying < 2 * configuration.concurrency
+    }
+
     /// Starts waiting requests that are due and whose host has room, oldest first.
     private mutating func startWaiting(now: UInt64) {
         var index = 0
-        while index < waiting.count, fetcher.active.count < configuration.concurrency {
+        while index < waiting.count, hasSlot {
             let pending = waiting[index]
             guard pending.due <= now, hasHostRoom(pending.host) else {
                 index += 1
@@ -103,8 +133,7 @@ struct FetchLoop {
 
     /// Pulls new requests while a slot and a token are free; parks those whose host is full.
     private mutating func pull<S: TransportSource>(_ requests: inout S, now: UInt64) {
-        while stopReason == nil, !exhausted, fetcher.active.count < configuration.concurrency,
-              waiting.count < waitingCap {
+        while stopReason == nil, !exhausted, hasSlot, waiting.count < waitingCap {
             if limiter?.isAvailable(now: now) == false { return }
             let transport: TransportRequest
             switch requests.pull() {
@@ -194,13 +223,16 @@ struct FetchLoop {
     private mutating func collectFinished() -> [(Pending, CurlTransfer.Outcome)] {
         var done: [(Pending, CurlTransfer.Outcome)] = []
         var remaining: Int32 = 0
+        var now: Int64?
         while let message = curl_multi_info_read(fetcher.multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                   let transfer = fetcher.active.removeValue(forKey: handle) else { continue }
             let code = message.pointee.data.result
             curl_multi_remove_handle(fetcher.multi, handle)
             hostActive[transfer.host, default: 1] -= 1
-            let outcome = transfer.outcome(code, now: configuration.now())
+            let wallClock = now ?? configuration.now()
+            now = wallClock
+            let outcome = transfer.outcome(code, now: wallClock)
             let pending = transfer.transport.map {
                 Pending(transport: $0, host: transfer.host, attempt: transfer.attempt, due: 0)
             }
@@ -212,20 +244,15 @@ struct FetchLoop {
         return done
     }
 
-    /// Verifies an answer and reports it (or schedules a retry).
-    private mutating func handle(_ pending: Pending, _ outcome: CurlTransfer.Outcome) {
+    /// Reports an answer (or schedules a retry); a body to check is returned instead. Raw bodies
+    /// (archive directories) are reported at once: the source may be waiting for them.
+    private mutating func handle(_ pending: Pending, _ outcome: CurlTransfer.Outcome) -> VerificationStage.Job? {
         let kind = pending.request.kind
         switch outcome {
         case .body(let data, _, _) where pending.transport.isRaw:
             finish(pending, .success(FetchedBody(data: data)), retryAfter: nil)
-        case .body(let data, let fields, let contentType):
-            let verified = fetcher.verifier.verifiedBody(data, kind: kind, contentType: contentType).map { body in
-                var body = body
-                (body.etag, body.modified, body.expires) = (fields.etag, fields.modified, fields.expires)
-                body.revalidation = fields.revalidation
-                return body
-            }
-            finish(pending, verified, retryAfter: nil)
+        case .body(let data, let headers, let contentType):
+            return VerificationStage.Job(pending: pending, data: data, headers: headers, contentType: contentType)
         case .notModified(let fields):
             var body = FetchedBody(data: Data(), etag: fields.etag ?? pending.request.etag, modified: fields.modified,
                                    expires: fields.expires)
@@ -243,6 +270,16 @@ struct FetchLoop {
         case .failure(let failure, let retryAfter):
             finish(pending, .failure(failure), retryAfter: retryAfter)
         }
+        return nil
+    }
+
+    /// Reports checked bodies (or schedules their retries).
+    private mutating func deliver(_ verdicts: [VerificationStage.Verdict]) {
+        guard !verdicts.isEmpty else { return }
+        verifying -= verdicts.count
+        for verdict in verdicts { finish(verdict.pending, verdict.result, retryAfter: nil) }
+        // As any answer, a checked one may have brought the source more.
+        deferred = false
     }
 
     /// Schedules a retry, or reports the result (stopping the run after a fatal failure).

@@ -37,16 +37,24 @@ public struct HTTPCacheFields: Equatable, Sendable {
     /// line in the order received; `now` (Unix seconds) stands in for a missing or invalid Date.
     public init(etag: String?, lastModified: String?, cacheControl: [String], expires: String?, now: Int64,
                 date: String? = nil) {
+        self.init(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires, now: now,
+                  date: date, parseDate: Self.httpDate)
+    }
+
+    /// The fields from raw header values, with the HTTP dates parsed by `parseDate` (which must
+    /// agree with `httpDate`; a cache of recent dates, say).
+    init(etag: String?, lastModified: String?, cacheControl: [String], expires: String?, now: Int64,
+         date: String?, parseDate: (String) -> Int64?) {
         self.etag = etag.flatMap { $0.isEmpty ? nil : $0 }
-        self.modified = lastModified.flatMap(Self.httpDate)
+        self.modified = lastModified.flatMap(parseDate)
         let directives = CacheDirectives(cacheControl)
-        let served = date.flatMap(Self.httpDate) ?? now
+        let served = date.flatMap(parseDate) ?? now
         if directives.noStore || directives.noCache {
             self.expires = served
         } else if let maxAge = directives.maxAge {
             self.expires = served + maxAge
         } else if let expires {
-            self.expires = Self.httpDate(expires) ?? served
+            self.expires = parseDate(expires) ?? served
         } else {
             self.expires = nil
         }
@@ -56,6 +64,27 @@ public struct HTTPCacheFields: Equatable, Sendable {
         if directives.mustRevalidate { revalidation.insert(.mustRevalidate) }
         if let last = cacheControl.last, Self.mapLibreMustRevalidate(last) { revalidation.insert(.mapLibreMustRevalidate) }
         self.revalidation = revalidation
+    }
+
+    /// The last few HTTP dates parsed, with their values: the `Date` of responses a moment apart
+    /// and the `Last-Modified` of files published together repeat, and libcurl's parser is slow
+    /// next to a string comparison. Not thread-safe: one per thread.
+    struct RecentDates {
+        private var entries: [(text: String, seconds: Int64?)] = []
+        private var next = 0
+
+        /// `HTTPCacheFields.httpDate(text)`, from memory when `text` was parsed lately.
+        mutating func parse(_ text: String) -> Int64? {
+            if let hit = entries.first(where: { $0.text == text }) { return hit.seconds }
+            let seconds = HTTPCacheFields.httpDate(text)
+            if entries.count < 4 {
+                entries.append((text, seconds))
+            } else {
+                entries[next] = (text, seconds)
+                next = (next + 1) % entries.count
+            }
+            return seconds
+        }
     }
 
     /// Parses an HTTP date (IMF-fixdate, RFC 850 or asctime) into Unix seconds with libcurl's parser.

@@ -186,6 +186,45 @@ extension HTTPFetcher {
     /// The `host:port` of a URL, lower-cased, with the scheme's default port when none is given:
     /// the key of the per-host cap.
     public static func hostKey(_ url: String) -> String {
+        asciiHostKey(url) ?? unicodeHostKey(url)
+    }
+
+    /// `hostKey` of a URL whose scheme and authority are ASCII, as every transport URL is,
+    /// read byte by byte (it runs once per request on the transfer loop); nil otherwise.
+    static func asciiHostKey(_ url: String) -> String? {
+        var url = url
+        url.makeContiguousUTF8()
+        return url.utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            var index = 0
+            while index + 2 < bytes.count, !(bytes[index] == 0x3A && bytes[index + 1] == 0x2F && bytes[index + 2] == 0x2F) {
+                guard bytes[index] < 0x80 else { return nil }
+                index += 1
+            }
+            guard index + 2 < bytes.count else { return nil }
+            let isHTTPS = index == 5 && zip(bytes[0..<5], "https".utf8).allSatisfy { $0 | 0x20 == $1 }
+            var start = index + 3
+            var end = start
+            while end < bytes.count, bytes[end] != 0x2F, bytes[end] != 0x3F, bytes[end] != 0x23 {
+                guard bytes[end] < 0x80 else { return nil }
+                if bytes[end] == 0x40 { start = end + 1 }
+                end += 1
+            }
+            var key = [UInt8]()
+            key.reserveCapacity(end - start + 4)
+            var hasPort = false
+            var inBrackets = false
+            for byte in bytes[start..<end] {
+                if byte == 0x5B { inBrackets = true } else if byte == 0x5D { inBrackets = false }
+                if byte == 0x3A, !inBrackets { hasPort = true }
+                key.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+            }
+            if !hasPort { key.append(contentsOf: (isHTTPS ? ":443" : ":80").utf8) }
+            return String(decoding: key, as: UTF8.self)
+        } ?? nil
+    }
+
+    /// `hostKey` of any URL, through Foundation's string search.
+    static func unicodeHostKey(_ url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return "" }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
         let rest = url[schemeEnd.upperBound...]

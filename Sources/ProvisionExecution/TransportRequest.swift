@@ -22,7 +22,7 @@ public struct ByteRange: Hashable, Sendable, CustomStringConvertible {
 
 /// One request as the transport carries it out: the URL fetched and, for a read of a remote
 /// archive, which bytes of which version of it.
-struct TransportRequest {
+struct TransportRequest: Sendable {
     /// The request results are reported for.
     var request: FetchRequest
     /// The URL actually fetched (may hold keys; never printed).

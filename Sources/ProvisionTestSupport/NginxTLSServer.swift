@@ -5,10 +5,11 @@ import Glibc
 import Darwin
 #endif
 
-/// A real HTTPS server for tests: the system's nginx on 127.0.0.1 with HTTP/2 on, serving
-/// directories, with a certificate signed by a throwaway CA made with the `openssl` tool; or,
-/// with `tls: false`, the same nginx speaking plain HTTP/1.1. Static files are served as nginx
-/// serves them: with an ETag, and byte ranges (206 with Content-Range) for a Range header.
+/// A real HTTPS server for tests: the system's nginx on 127.0.0.1 with HTTP/2 on (or, with
+/// `http2: false`, HTTPS with HTTP/1.1 only), serving directories, with a certificate signed by a
+/// throwaway CA made with the `openssl` tool; or, with `tls: false`, the same nginx speaking plain
+/// HTTP/1.1. Static files are served as nginx serves them: with an ETag, and byte ranges (206 with
+/// Content-Range) for a Range header.
 ///
 /// Everything (keys, certificates, configuration, pid, logs, temporary files) lives in one
 /// temporary directory; nginx runs in the foreground as one process of the current user
@@ -50,13 +51,15 @@ public final class NginxTLSServer: Sendable {
 
     /// Creates the CA and certificate (with `tls`), writes the configuration and starts nginx
     /// serving each `(prefix, directory)`: a request for `prefix + path` gets `directory/path`.
-    public init(serving locations: [(prefix: String, directory: URL)], tls: Bool = true) throws {
+    /// With `http2` false an HTTPS server offers only HTTP/1.1 (ALPN `http/1.1`), as many tile
+    /// hosts still do.
+    public init(serving locations: [(prefix: String, directory: URL)], tls: Bool = true, http2: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         port = try Self.freePort()
         self.tls = tls
         if tls { try makeCertificates() }
-        try writeConfiguration(locations)
+        try writeConfiguration(locations, http2: http2)
         process.executableURL = try Self.tool("nginx", in: ["/usr/sbin", "/usr/local/sbin", "/usr/bin"])
         process.arguments = ["-p", directory.path + "/", "-c", directory.appendingPathComponent("nginx.conf").path,
                              "-e", directory.appendingPathComponent("error.log").path,
@@ -110,13 +113,13 @@ public final class NginxTLSServer: Sendable {
         try run(openssl, ["rehash", caDirectory.path])
     }
 
-    private func writeConfiguration(_ locations: [(prefix: String, directory: URL)]) throws {
+    private func writeConfiguration(_ locations: [(prefix: String, directory: URL)], http2: Bool) throws {
         let dir = directory.path
         let served = locations.map { location in
             "        location \(location.prefix) { alias \(location.directory.standardizedFileURL.path)/; }"
         }.joined(separator: "\n")
         let listen = tls
-            ? "        listen 127.0.0.1:\(port) ssl http2;\n        ssl_certificate \(dir)/server.pem;\n"
+            ? "        listen 127.0.0.1:\(port) ssl\(http2 ? " http2" : "");\n        ssl_certificate \(dir)/server.pem;\n"
                 + "        ssl_certificate_key \(dir)/server.key;"
             : "        listen 127.0.0.1:\(port);"
         let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]

@@ -81,6 +81,22 @@ final class FlowControlTests: XCTestCase {
         XCTAssertEqual(HTTPFetcher.hostKey("https://[::1]:9/x"), "[::1]:9")
     }
 
+    func testTheByteWiseHostKeyAgreesWithTheStringOne() {
+        let urls = [
+            "https://Tiles.Example.com/a/b.pbf?x=1", "HTTPS://A.B:8443", "http://a.b?q=1", "http://a.b#frag",
+            "https://user@host.example/x", "https://u:p@[2001:db8::1]:8080/x", "https://[::1]", "http://host:",
+            "ftp://x.example/y", "https:/x", "no-scheme.example/x", "", "https://", "https://@/", "httpS://a@b@c:1/d",
+            "https://a.example/ü", "https://ex\u{e4}mple.com/x", "https://x.example:/y", "Https://x.example/?y=://z",
+        ]
+        for url in urls {
+            let unicode = HTTPFetcher.unicodeHostKey(url)
+            if let ascii = HTTPFetcher.asciiHostKey(url) { XCTAssertEqual(ascii, unicode, url) }
+            XCTAssertEqual(HTTPFetcher.hostKey(url), unicode, url)
+        }
+        XCTAssertNil(HTTPFetcher.asciiHostKey("https://ex\u{e4}mple.com/x"), "a non-ASCII host takes the string path")
+        XCTAssertNotNil(HTTPFetcher.asciiHostKey("https://a.example/ü"), "non-ASCII past the authority does not matter")
+    }
+
     func testSecretsAreRedactedFromURLsAndMessages() {
         XCTAssertEqual(URLRedaction.redact("https://api.example.com/s.json?access_token=pk.SECRET&v=2"),
                        "https://api.example.com/s.json?access_token=REDACTED&v=2")

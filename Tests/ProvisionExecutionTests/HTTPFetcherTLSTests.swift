@@ -74,14 +74,70 @@ final class HTTPFetcherTLSTests: XCTestCase {
         XCTAssertTrue(why.contains("/nonexistent/corporate-ca.pem (SSL_CERT_FILE)"), why)
     }
 
-    func testHTTP2IsNegotiatedAndAFewConnectionsCarryEveryStream() throws {
-        let fetcher = try makeFetcher(TLSTrust(caFile: nginx.caFile.path, caDirectory: nil), concurrency: 16)
+    /// Fetches every tile with `concurrency` in flight, checks that each arrived and was served
+    /// over `proto`, and returns how many connections nginx saw.
+    private func connectionsFetchingEveryTile(concurrency: Int, over proto: String) throws -> Int {
+        let fetcher = try makeFetcher(TLSTrust(caFile: nginx.caFile.path, caDirectory: nil), concurrency: concurrency)
         let results = fetch(fetcher, (0..<tileCount).map(request))
         XCTAssertEqual(results.filter { (try? $0.1.get()) != nil }.count, tileCount)
         let logged = nginx.requests
         XCTAssertEqual(logged.count, tileCount)
-        XCTAssertEqual(Set(logged.map(\.proto)), ["HTTP/2.0"])
-        let connections = Set(logged.map(\.connection)).count
-        XCTAssertLessThanOrEqual(connections, 2, "\(tileCount) requests, 16 in flight, multiplexed on \(connections) connections")
+        XCTAssertEqual(Set(logged.map(\.proto)), [proto])
+        return Set(logged.map(\.connection)).count
+    }
+
+    func testHTTP2IsNegotiatedAndOneConnectionCarriesEveryStream() throws {
+        let connections = try connectionsFetchingEveryTile(concurrency: 16, over: "HTTP/2.0")
+        // RFC 9113 §9.1: one connection per host and port; the 16 requests in flight are its streams.
+        XCTAssertEqual(connections, 1, "\(tileCount) requests, 16 in flight, multiplexed on \(connections) connections")
+    }
+
+    func testEveryBodyIsCheckedAndReportedOnceWhileStreamsKeepArriving() throws {
+        // Valid tiles, HTML pages and damaged tiles interleaved on one multiplexed connection: each
+        // answer is checked beside the transfers and comes back once, with its own request.
+        let pages = FileManager.default.temporaryDirectory.appendingPathComponent("tls-pages-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: pages) }
+        try FileManager.default.createDirectory(at: pages, withIntermediateDirectories: true)
+        try Data("<html><body>maintenance</body></html>".utf8).write(to: pages.appendingPathComponent("page.pbf"))
+        try VectorTileEncoder.realistic().prefix(5_000).write(to: pages.appendingPathComponent("cut.pbf"))
+        nginx.stop()
+        nginx = try NginxTLSServer(serving: [("/tiles/", tiles), ("/bad/", pages)])
+        var requests: [FetchRequest] = []
+        var tilesByURL: [String: Data] = [:]
+        for index in 0..<tileCount {
+            switch index % 10 {
+            case 3: requests.append(FetchRequest(url: "\(nginx.baseURL)/bad/page.pbf?\(index)", kind: .tile))
+            case 7: requests.append(FetchRequest(url: "\(nginx.baseURL)/bad/cut.pbf?\(index)", kind: .tile))
+            default:
+                requests.append(request(index))
+                tilesByURL[request(index).url] = Fixtures.tile(layers: ["water"], seed: index)
+            }
+        }
+        let fetcher = try makeFetcher(TLSTrust(caFile: nginx.caFile.path, caDirectory: nil), concurrency: 16)
+        let results = fetch(fetcher, requests)
+        XCTAssertEqual(results.count, tileCount)
+        XCTAssertEqual(Set(results.map(\.0.url)), Set(requests.map(\.url)), "every request answered once")
+        for (request, result) in results {
+            if request.url.contains("/bad/page.pbf") {
+                guard case .failure(.invalidBody(let why)) = result else { return XCTFail("\(request.url): \(result)") }
+                XCTAssertTrue(why.contains("HTML"), why)
+            } else if request.url.contains("/bad/cut.pbf") {
+                guard case .failure(.invalidBody(let why)) = result else { return XCTFail("\(request.url): \(result)") }
+                XCTAssertTrue(why.contains("vector tile"), why)
+            } else {
+                XCTAssertEqual(try result.get().data, tilesByURL[request.url], request.url)
+            }
+        }
+        XCTAssertEqual(fetcher.retryCount, 0, "a body that fails its check is not fetched again")
+        XCTAssertEqual(Set(nginx.requests.map(\.connection)).count, 1)
+    }
+
+    func testAnHTTP1HostOverTLSGetsParallelConnections() throws {
+        nginx.stop()
+        nginx = try NginxTLSServer(serving: [("/tiles/", tiles)], http2: false)
+        let connections = try connectionsFetchingEveryTile(concurrency: 8, over: "HTTP/1.1")
+        // Without multiplexing each request in flight needs a connection of its own: more than one
+        // (waiting to share the first would serialise the host), never more than perHost.
+        XCTAssertTrue((2...8).contains(connections), "\(tileCount) requests, 8 in flight, on \(connections) connections")
     }
 }

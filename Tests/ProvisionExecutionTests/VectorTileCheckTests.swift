@@ -113,4 +113,28 @@ final class VectorTileCheckTests: XCTestCase {
         refuses(tile([MVT.Feature(geometry: [MVT.command(1, count: 1), 2])]), .tile, containing: "MoveTo")
         accepts(tile([MVT.Feature(type: 1, geometry: [MVT.command(1, count: 2), 2, 2, 4, 4])]), .tile)
     }
+
+    func testLongCommandsOfMixedVarintWidthsAreCountedExactly() {
+        // Parameters of one to five bytes, in runs around the eight-byte words the walk skips at
+        // once: a command whose points are all there passes, one point more runs past the stream.
+        let widths: [UInt32] = [1, 1 << 7, 1 << 14, 1 << 21, 1 << 28]
+        for points in [1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 64, 100] {
+            for pattern in 0..<4 {
+                // Mostly one-byte values (as real deltas are), with wider ones at varying places.
+                let parameters = (0..<(2 * points)).map { index -> UInt32 in
+                    let mix = (index * (pattern + 2) + points) % 9
+                    return mix < 5 ? UInt32(index % 100) : widths[mix - 4] + UInt32(pattern)
+                }
+                let line = [MVT.command(1, count: 1), 5, 5, MVT.command(2, count: UInt32(points))] + parameters
+                accepts(tile([MVT.Feature(type: 2, geometry: line)]), .tile)
+                accepts(tile([MVT.Feature(type: 3, geometry: line + [MVT.command(7, count: 1)])]), .tile)
+                let short = [MVT.command(1, count: 1), 5, 5, MVT.command(2, count: UInt32(points + 1))] + parameters
+                refuses(tile([MVT.Feature(type: 2, geometry: short)]), .tile,
+                        containing: "command LineTo of \(points + 1) points runs past the stream")
+                // Counted one point short, the surplus parameters are read as commands.
+                let long = [MVT.command(1, count: 1), 5, 5, MVT.command(2, count: UInt32(points))] + parameters + [1 << 14, 9]
+                refuses(tile([MVT.Feature(type: 2, geometry: long)]), .tile, containing: "command id 0")
+            }
+        }
+    }
 }
