@@ -266,6 +266,8 @@ struct WorkList: IteratorProtocol {
     let shouldStop: @Sendable () -> Bool
     private var groupIndex = -1
     private var tiles: SortedUnion<TileCover>.Iterator?
+    /// The current group's URL template, split once (it is expanded for every tile).
+    private var template: TileURLTemplate.Compiled?
     private var position = 0
     private var left = 0
 
@@ -282,12 +284,16 @@ struct WorkList: IteratorProtocol {
                 position += 1
                 guard missing[groupIndex].contains(position - 1) else { continue }
                 left -= 1
-                return groups[groupIndex].tileSet.request(for: tile)
+                let tileSet = groups[groupIndex].tileSet
+                return tileSet.request(for: tile, template: template ?? TileURLTemplate.Compiled(tileSet.urlTemplate))
             }
             groupIndex += 1
             guard groupIndex < groups.count else { return nil }
             left = missing[groupIndex].count
             tiles = left > 0 ? groups[groupIndex].tiles.makeIterator() : nil
+            if left > 0, template?.template != groups[groupIndex].tileSet.urlTemplate {
+                template = TileURLTemplate.Compiled(groups[groupIndex].tileSet.urlTemplate)
+            }
             position = 0
         }
     }

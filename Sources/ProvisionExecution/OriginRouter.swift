@@ -7,7 +7,8 @@ import ProvisionModel
 /// no route does, the request URL the HTTP fetcher's `rewrite` maps it to
 /// (`https://api.mapbox.com/styles/v1/…`, with its key), so a mirror or caching proxy of an
 /// API works under either prefix; a match on the canonical URL wins. Local origins (directories,
-/// archives) are read inline on the calling thread; HTTP requests, rewritten to a mirror base or
+/// archives) are read on the calling thread and their bodies verified on worker threads, the
+/// answers delivered in request order (`OrderedPool`); HTTP requests, rewritten to a mirror base or
 /// left as they are when no route matches, go through one `HTTPFetcher`. Every body passes the
 /// `Verifier`, and every body but a tile is scrubbed of the job's secrets, before it is delivered.
 public final class OriginRouter: Fetcher, RetryCounting {
@@ -36,6 +37,9 @@ public final class OriginRouter: Fetcher, RetryCounting {
     public let missingTiles: MissingTilePolicy
     /// The secrets removed from every document before it is delivered (see `URLSecrets.scrub`).
     public let secrets: URLSecrets
+    /// How many threads verify bodies read from local origins (see `OrderedPool`): one per
+    /// processor, at most four.
+    public var localWorkers = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     /// Creates a router; with `http` nil, requests that need the network fail as `.unsupported`.
     /// `verifier` and `missingTiles` default to the HTTP fetcher's (else `Verifier()` and `.fail`).
@@ -96,9 +100,13 @@ public final class OriginRouter: Fetcher, RetryCounting {
                 deliver(request, result.flatMap { self.scrubbed($0, kind: request.kind) }
                     .mapError { self.secrets.redacted($0) })
             }
-            var network = NetworkRequests(base: requests) { request in
-                self.serveLocally(request, onResult: onResult)
+            let verifier = self.verifier, missingTiles = self.missingTiles
+            let pool = OrderedPool<LocalRead, LocalRead.Answer>(workers: localWorkers) { read in
+                (read.request, OriginRouter.answer(read.request, read.bytes, verifier: verifier, missingTiles: missingTiles))
             }
+            defer { pool.close() }
+            var network = NetworkRequests(base: requests, pool: pool, read: { self.readLocally($0) },
+                                          deliver: { onResult($0.request, $0.result) })
             if let http {
                 http.fetchAll(&network, transportURL: { self.transportURL(for: $0.url) }, onResult: onResult)
             } else {
@@ -130,40 +138,58 @@ public final class OriginRouter: Fetcher, RetryCounting {
         }
     }
 
-    /// Serves `request` from a local origin and reports it; false when it needs the network.
-    private func serveLocally(_ request: FetchRequest,
-                              onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) -> Bool {
-        let read: Result<Data, FetchFailure>
+    /// Reads `request` from its local origin; nil when it needs the network.
+    private func readLocally(_ request: FetchRequest) -> LocalRead? {
         let resolved = resolve(request.url)
         var routed = request
         routed.url = resolved.url
         switch resolved.route {
         case .directory(let prefix, let directory)?:
-            read = DirectoryOrigin(prefix: prefix, directory: directory).read(routed)
+            return LocalRead(request: request, bytes: DirectoryOrigin(prefix: prefix, directory: directory).read(routed))
         case .archive(let prefix, let archive)?:
-            read = ArchiveOrigin(prefix: prefix, archive: archive).read(routed)
+            return LocalRead(request: request, bytes: ArchiveOrigin(prefix: prefix, archive: archive).read(routed))
         case .http?, nil:
-            return false
+            return nil
         }
-        if case .failure(.notFound) = read, request.kind == .tile, missingTiles == .skip {
-            onResult(request, .success(.missingTile))
-            return true
-        }
-        let result = read.flatMap { verifier.verifiedBody($0, kind: request.kind) }
-        onResult(request, result.mapError(\.redacted))
-        return true
+    }
+
+    /// What a local origin's answer `bytes` to `request` delivers: the verified body, or why not
+    /// (a tile the origin lacks is a missing tile when the job allows that).
+    static func answer(_ request: FetchRequest, _ bytes: Result<Data, FetchFailure>, verifier: Verifier,
+                       missingTiles: MissingTilePolicy) -> Result<FetchedBody, FetchFailure> {
+        if case .failure(.notFound) = bytes, request.kind == .tile, missingTiles == .skip { return .success(.missingTile) }
+        return bytes.flatMap { verifier.verifiedBody($0, kind: request.kind) }.mapError(\.redacted)
     }
 }
 
-/// The requests of an iterator that need the network; the others are served as a side effect.
+/// A request a local origin answered, with its bytes as read (not yet verified).
+struct LocalRead: Sendable {
+    var request: FetchRequest
+    var bytes: Result<Data, FetchFailure>
+
+    /// The verified answer, as `fetchAll` delivers it.
+    typealias Answer = (request: FetchRequest, result: Result<FetchedBody, FetchFailure>)
+}
+
+/// The requests of an iterator that need the network. The others are read from their local
+/// origin as a side effect and verified in `pool`, whose answers are delivered in order, all of
+/// them before a network request or the end is returned.
 private struct NetworkRequests<Base: IteratorProtocol>: IteratorProtocol where Base.Element == FetchRequest {
     var base: Base
-    let serveLocally: (FetchRequest) -> Bool
+    let pool: OrderedPool<LocalRead, LocalRead.Answer>
+    let read: (FetchRequest) -> LocalRead?
+    let deliver: (LocalRead.Answer) -> Void
 
     mutating func next() -> FetchRequest? {
         while let request = base.next() {
-            if !serveLocally(request) { return request }
+            guard let local = read(request) else {
+                pool.drain(deliver)
+                return request
+            }
+            pool.add(local, deliver: deliver)
+            pool.deliverReady(deliver)
         }
+        pool.drain(deliver)
         return nil
     }
 }
