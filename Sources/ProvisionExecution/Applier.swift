@@ -59,7 +59,7 @@ public final class Applier {
             .map { FetchRequest(url: $0.url, kind: $0.kind) }
 
         let groups = CanonicalAssembler.canonicalOrder(plan.tileGroups)
-        let missing = try missingTiles(groups, refetch: Set(plan.refetchTemplates))
+        let (missing, groupCounts) = try missingTiles(groups, refetch: Set(plan.refetchTemplates))
         let total = resourceRequests.count + missing.reduce(0) { $0 + $1.count }
         outcome.plannedResources = resourceRequests.count
         outcome.plannedTiles = total - resourceRequests.count
@@ -79,7 +79,8 @@ public final class Applier {
         let limits = CanonicalAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
         let assembler = builder.map {
             CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
-                               downloads: streams ? missing : groups.map { _ in TileBits() }, limits: limits, shard: shardTiles)
+                               downloads: streams ? missing : groups.map { _ in TileBits() }, limits: limits, shard: shardTiles,
+                               groupCounts: groupCounts)
         }
         if let assembler, streams {
             try assembler.begin()
@@ -135,18 +136,22 @@ public final class Applier {
 
     /// Per group (canonical order), the positions of the tiles to download: those of the shard's
     /// share (every tile without a shard) the store lacks, or all of them for a template in
-    /// `refetch` (its TileJSON changed upstream). A bit a tile, not a list of ids.
-    private func missingTiles(_ groups: [TileGroup], refetch: Set<String>) throws -> [TileBits] {
+    /// `refetch` (its TileJSON changed upstream). A bit a tile, not a list of ids. With a shard,
+    /// also each group's distinct tile count (counted on the way).
+    private func missingTiles(_ groups: [TileGroup], refetch: Set<String>) throws -> ([TileBits], [Int]?) {
         var missing: [TileBits] = []
+        var counts: [Int] = []
         var base = 0
         for group in groups {
             var bits = TileBits()
             let all = refetch.contains(group.tileSet.urlTemplate)
             let note = { (position: Int, isStored: Bool) in if !isStored || all { bits.insert(position) } }
             if let shardTiles {
-                base += try group.forEachTile(inOrdinals: shardTiles, base: base, store: store) { position, _, isStored in
+                let count = try group.forEachTile(inOrdinals: shardTiles, base: base, store: store) { position, _, isStored in
                     note(position, isStored)
                 }
+                counts.append(count)
+                base += count
             } else {
                 // Every tile: no distinct count (a second walk of a merged cover) is needed.
                 var position = 0
@@ -157,7 +162,7 @@ public final class Applier {
             }
             missing.append(bits)
         }
-        return missing
+        return (missing, shardTiles == nil ? nil : counts)
     }
 
     /// Runs one download and adds its statistics to the outcome; progress counts on from `progress`.

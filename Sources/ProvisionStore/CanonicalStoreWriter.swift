@@ -154,13 +154,6 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         }
     }
 
-    /// Runs a prepared insert with `values`.
-    private func run(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws {
-        statement.reset()
-        try statement.bind(values)
-        while try statement.step() {}
-    }
-
     /// The values of the content columns, in the order of the insert statements, with the
     /// row's times stamped for this build (`StoredContent.stamped(at:)`).
     private func values(_ content: StoredContent) -> [SQLiteValue] {
@@ -189,7 +182,14 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     }
 
     public func linkTiles(_ ids: [Int64], toRegion region: Int64) throws {
-        for id in ids { try run(tileLink, [.int(region), .int(id)]) }
+        // Bound one by one (no array per link): an apply links every tile it writes, at its end.
+        let link = tileLink
+        for id in ids {
+            link.reset()
+            try link.bind(.int(region), at: 1)
+            try link.bind(.int(id), at: 2)
+            while try link.step() {}
+        }
     }
 
     public func commit() throws {
