@@ -28,15 +28,17 @@ public enum Zlib {
     public static func inflate(_ data: Data, framing: ZlibFraming = .zlib,
                                limit: Int = defaultInflateLimit) throws(CodecError) -> Data {
         guard data.count <= Int(UInt32.max) else { throw .inputTooLarge(data.count) }
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
+        return try withStream { stream throws(CodecError) in
+            let started = provision_inflate_init2(stream, framing.windowBits)
+            guard started == Z_OK else { throw .unavailable("inflateInit2", started) }
+            defer { inflateEnd(stream) }
+            return try inflate(data, framing: framing, limit: limit, stream: stream)
         }
-        let started = provision_inflate_init2(stream, framing.windowBits)
-        guard started == Z_OK else { throw .unavailable("inflateInit2", started) }
-        defer { inflateEnd(stream) }
+    }
+
+    /// `inflate(_:framing:limit:)` on a stream started for `framing`.
+    private static func inflate(_ data: Data, framing: ZlibFraming, limit: Int,
+                                stream: UnsafeMutablePointer<z_stream>) throws(CodecError) -> Data {
         // The most a DEFLATE stream can expand is about 1032 to 1: no hint may reserve more.
         let ceiling = min(limit, data.count &* 1032 &+ 64)
         // 258 bytes beyond the stated size: zlib decodes the last 258 output bytes of a buffer
@@ -73,12 +75,8 @@ public enum Zlib {
         case Z_OK, Z_BUF_ERROR:
             if produced > limit { throw .tooLarge(framing, limit: limit) }
             throw .truncated(framing)
-        case Z_NEED_DICT:
-            throw .corrupt(framing, "the stream needs a preset dictionary")
-        case Z_MEM_ERROR:
-            throw .unavailable("inflate", status)
         default:
-            throw .corrupt(framing, stream.pointee.msg.map { String(cString: $0) } ?? "zlib code \(status)")
+            throw inflateError(status, framing: framing, stream: stream)
         }
         guard produced > 0 else { return Data() }
         if capacity - produced > 1024, let fitted = realloc(buffer, produced) { buffer = fitted }
@@ -108,12 +106,12 @@ public enum Zlib {
     /// a gzip header carries no name and a zero time, so equal input gives equal bytes).
     static func deflate(_ data: Data, framing: ZlibFraming) throws(CodecError) -> Data {
         guard data.count <= Int(UInt32.max) else { throw .inputTooLarge(data.count) }
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-        }
+        return try withStream { stream throws(CodecError) in try deflate(data, framing: framing, stream: stream) }
+    }
+
+    /// `deflate(_:framing:)` on a fresh stream.
+    private static func deflate(_ data: Data, framing: ZlibFraming,
+                                stream: UnsafeMutablePointer<z_stream>) throws(CodecError) -> Data {
         let bits: Int32 = framing == .gzip ? ZlibFraming.gzip.windowBits : ZlibFraming.zlib.windowBits
         let started = provision_deflate_init2(stream, Z_DEFAULT_COMPRESSION, bits)
         guard started == Z_OK else { throw .unavailable("deflateInit2", started) }
@@ -134,5 +132,26 @@ public enum Zlib {
         guard status == Z_STREAM_END else { throw .unavailable("deflate", status) }
         output.count = produced
         return output
+    }
+
+    /// Runs `body` with a zeroed `z_stream` at a fixed address (zlib keeps a pointer back to it).
+    private static func withStream<T>(_ body: (UnsafeMutablePointer<z_stream>) throws(CodecError) -> T) throws(CodecError) -> T {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer {
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+        }
+        return try body(stream)
+    }
+
+    /// The error an `inflate` call that returned `status` (not `Z_OK`, `Z_BUF_ERROR` or
+    /// `Z_STREAM_END`) stands for: zlib's message when it has one.
+    static func inflateError(_ status: Int32, framing: ZlibFraming, stream: UnsafeMutablePointer<z_stream>) -> CodecError {
+        switch status {
+        case Z_NEED_DICT: return .corrupt(framing, "the stream needs a preset dictionary")
+        case Z_MEM_ERROR: return .unavailable("inflate", status)
+        default: return .corrupt(framing, stream.pointee.msg.map { String(cString: $0) } ?? "zlib code \(status)")
+        }
     }
 }

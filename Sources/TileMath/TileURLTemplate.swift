@@ -6,7 +6,7 @@ public enum TileURLTemplate {
     /// The template with the tile tokens replaced for the stored (post-TMS) tile `tile`; other
     /// tokens (`{s}`, `{a-c}`) are kept literally, as MapLibre does.
     public static func expand(_ template: String, tile: TileID, pixelRatio: Int) -> String {
-        Compiled(template).expand(tile: tile, pixelRatio: pixelRatio)
+        replaceTokens(template) { Compiled.Piece(token: $0)?.value(tile: tile, pixelRatio: pixelRatio) }
     }
 
     /// A template split once into literal text and tile tokens, for expanding it for many tiles.
@@ -20,6 +20,34 @@ public enum TileURLTemplate {
         enum Piece: Sendable, Equatable {
             case literal(String)
             case z, x, y, quadkey, bbox, prefix, ratio
+
+            /// The tile token named `token` (`{z}` is named `z`); nil for any other name.
+            init?(token: String) {
+                switch token {
+                case "z": self = .z
+                case "x": self = .x
+                case "y": self = .y
+                case "quadkey": self = .quadkey
+                case "bbox-epsg-3857": self = .bbox
+                case "prefix": self = .prefix
+                case "ratio": self = .ratio
+                default: return nil
+                }
+            }
+
+            /// The text this piece stands for in the URL of `tile`.
+            func value(tile: TileID, pixelRatio: Int) -> String {
+                switch self {
+                case .literal(let text): return text
+                case .z: return String(tile.z)
+                case .x: return String(tile.x)
+                case .y: return String(tile.y)
+                case .quadkey: return TileTokens.quadkey(tile)
+                case .bbox: return TileTokens.bboxEPSG3857(tile)
+                case .prefix: return TileTokens.prefix(tile)
+                case .ratio: return pixelRatio > 1 ? "@2x" : ""
+                }
+            }
         }
 
         /// The template this was compiled from.
@@ -32,20 +60,10 @@ public enum TileURLTemplate {
             self.template = template
             var pieces: [Piece] = []
             var text = String.UnicodeScalarView()
-            TileURLTemplate.scan(template) { scalars, token in
-                let piece: Piece?
-                switch token {
-                case "z"?: piece = .z
-                case "x"?: piece = .x
-                case "y"?: piece = .y
-                case "quadkey"?: piece = .quadkey
-                case "bbox-epsg-3857"?: piece = .bbox
-                case "prefix"?: piece = .prefix
-                case "ratio"?: piece = .ratio
-                default: piece = nil
-                }
-                guard let piece else {
-                    text.append(contentsOf: scalars)
+            let chars = Array(template.unicodeScalars)
+            TileURLTemplate.scan(chars) { range, token in
+                guard let piece = token.flatMap(Piece.init(token:)) else {
+                    text.append(contentsOf: chars[range])
                     return
                 }
                 if !text.isEmpty { pieces.append(.literal(String(text))) }
@@ -65,15 +83,10 @@ public enum TileURLTemplate {
             var result = ""
             result.reserveCapacity(literalCount + 24)
             for piece in pieces {
-                switch piece {
-                case .literal(let text): result.append(text)
-                case .z: result.append(String(tile.z))
-                case .x: result.append(String(tile.x))
-                case .y: result.append(String(tile.y))
-                case .quadkey: result.append(TileTokens.quadkey(tile))
-                case .bbox: result.append(TileTokens.bboxEPSG3857(tile))
-                case .prefix: result.append(TileTokens.prefix(tile))
-                case .ratio: if pixelRatio > 1 { result.append("@2x") }
+                if case .literal(let text) = piece {
+                    result.append(text)
+                } else {
+                    result.append(piece.value(tile: tile, pixelRatio: pixelRatio))
                 }
             }
             return result
@@ -92,21 +105,21 @@ public enum TileURLTemplate {
     /// the token is kept literally, so `{s}` and `{a-c}` survive untouched (MapLibre does not
     /// support subdomain tokens).
     public static func replaceTokens(_ template: String, _ lookup: (String) -> String?) -> String {
+        let chars = Array(template.unicodeScalars)
         var result = String.UnicodeScalarView()
-        scan(template) { scalars, token in
+        scan(chars) { range, token in
             if let token, let value = lookup(token) {
                 result.append(contentsOf: value.unicodeScalars)
             } else {
-                result.append(contentsOf: scalars)
+                for index in range { result.append(chars[index]) }
             }
         }
         return String(result)
     }
 
-    /// Walks `template` in order, handing `piece` each run of literal scalars (token nil) and
-    /// each `{name}` token (its scalars, braces included, and its name).
-    static func scan(_ template: String, _ piece: (ArraySlice<Unicode.Scalar>, String?) -> Void) {
-        let chars = Array(template.unicodeScalars)
+    /// Walks the scalars of a template in order, handing `piece` the range of each run of
+    /// literal scalars (token nil) and of each `{name}` token (braces included) with its name.
+    static func scan(_ chars: [Unicode.Scalar], _ piece: (Range<Int>, String?) -> Void) {
         var i = 0
         var literalStart = 0
         while i < chars.count {
@@ -117,15 +130,15 @@ public enum TileURLTemplate {
             var j = i + 1
             while j < chars.count && chars[j] != "{" && chars[j] != "}" { j += 1 }
             if j < chars.count && chars[j] == "}" {
-                if literalStart < i { piece(chars[literalStart..<i], nil) }
-                piece(chars[i...j], String(String.UnicodeScalarView(chars[(i + 1)..<j])))
+                if literalStart < i { piece(literalStart..<i, nil) }
+                piece(i..<(j + 1), String(String.UnicodeScalarView(chars[(i + 1)..<j])))
                 i = j + 1
                 literalStart = i
             } else {
                 i = j
             }
         }
-        if literalStart < chars.count { piece(chars[literalStart...], nil) }
+        if literalStart < chars.count { piece(literalStart..<chars.count, nil) }
     }
 
     /// The lower-case hex digits.
