@@ -459,6 +459,16 @@ def main():
     s.add_argument("--fs-kind", default="one file system")
     s.add_argument("--quick", action="store_true")
     s.add_argument("--json", required=True)
+    x = sub.add_parser("export")
+    x.add_argument("--work", required=True)
+    x.add_argument("--fs", required=True)
+    x.add_argument("--cache", required=True)
+    x.add_argument("--provision", required=True)
+    x.add_argument("--python", required=True)
+    x.add_argument("--pmtiles-convert", default="")
+    x.add_argument("--fs-kind", default="one file system")
+    x.add_argument("--quick", action="store_true")
+    x.add_argument("--json", required=True)
     r = sub.add_parser("report")
     r.add_argument("parts", nargs="+")
     r.add_argument("--json", required=True)
@@ -471,6 +481,9 @@ def main():
     elif args.command == "scale":
         from scale import run_scale
         result = run_scale(args)
+    elif args.command == "export":
+        from export import run_export
+        result = run_export(args)
     else:
         from report import merge_and_print
         merge_and_print(args.parts, args.json)

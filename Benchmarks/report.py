@@ -190,7 +190,42 @@ def scale_table(scale):
     return lines
 
 
-def targets(peers, plans, scale=None):
+def export_table(export):
+    """The export part: provision's PMTiles and MBTiles exports against the pmtiles converter and sqlite3."""
+    st = export.get("store", {})
+    lines = [
+        f"A store of {st.get('tiles', 0):,} distinct tiles ({st.get('bytes', 0) / 1e9:.2f} GB offline.db) exported "
+        f"into {export.get('filesystem', 'one file system')}; ×: provision's tiles/s ÷ the peer's",
+        "",
+        "| case | tiles | seconds | CPU s | tiles/s | peak RSS MB | output MB | × |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+
+    def row(label, e, peer=None, name="", tiles=None):
+        if not e:
+            return
+        if e.get("rc", 0) != 0 or e.get("timedOut"):
+            lines.append(f"| {label} | failed (exit {e.get('rc')}{', timed out' if e.get('timedOut') else ''}) | | | | | | |")
+            return
+        ratio = ""
+        if peer and peer.get("rc", 0) == 0 and peer.get("seconds"):
+            ratio = f"×{peer['seconds'] / e['seconds']:.2f} {name}"
+        t = e.get("tiles", 0) if tiles is None else tiles
+        lines.append(f"| {label} | {t:,} | {e['seconds']:.1f} | {e.get('cpuSeconds', 0):.1f} | {t / e['seconds']:,.0f} "
+                     f"| {e.get('peakRSSMB', 0):.0f} "
+                     f"| {e.get('bytes', 0) / 1e6:,.0f} | {ratio} |")
+
+    pm, conv = export.get("provisionPMTiles"), export.get("pmtilesConvert")
+    mb, raw = export.get("provisionMBTiles"), export.get("sqlite3")
+    row("pmtiles-convert (PyPI `pmtiles`) from provision's MBTiles", conv,
+        tiles=(conv or {}).get("header", {}).get("tiles"))
+    row("**provision export --format pmtiles**", pm, conv, "pmtiles-convert", tiles=(pm or {}).get("header", {}).get("tiles"))
+    row("sqlite3 shell: the rows as stored into an MBTiles `tiles` table (the limit)", raw, tiles=(raw or {}).get("rows"))
+    row("**provision export --format mbtiles**", mb, raw, "sqlite3", tiles=(mb or {}).get("rows"))
+    return lines
+
+
+def targets(peers, plans, scale=None, export=None):
     """The targets of issue 5, each with what was measured."""
     rows = []
 
@@ -246,6 +281,11 @@ def targets(peers, plans, scale=None):
     if p10.get("seconds") is not None and p10.get("rc") == 0:
         add(f"plan of {p10['tiles']:,} tiles < 10 s (issue 12)", p10["seconds"], p10["seconds"] < 10,
             f"{p10['seconds']:.2f} s")
+    for key, name in [("provisionPMTiles", "PMTiles"), ("provisionMBTiles", "MBTiles")]:
+        e = (export or {}).get(key, {})
+        if e.get("rc") == 0 and e.get("peakRSSMB"):
+            add(f"{name} export of {e['tiles']:,} tiles: peak RSS ≤ 150 MB", e["peakRSSMB"], e["peakRSSMB"] <= 150,
+                f"{e['peakRSSMB']:.0f} MB")
     mg = scale.get("merge", {})
     if "byteIdentical" in mg:
         add("merge of 4 shards byte-identical to one apply (issue 12)", mg["byteIdentical"], mg["byteIdentical"],
@@ -257,7 +297,7 @@ def merge_and_print(parts, out_path):
     doc = {"schemaVersion": 1, "kind": "benchmark", "machine": {
         "cpus": os.cpu_count(), "system": platform.platform(), "python": platform.python_version()},
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    peers = plans = scale = None
+    peers = plans = scale = export = None
     for path in parts:
         if not os.path.exists(path):
             continue
@@ -266,13 +306,16 @@ def merge_and_print(parts, out_path):
         if part.get("part") == "scale":
             scale = part
             doc["scale"] = part
+        elif part.get("part") == "export":
+            export = part
+            doc["export"] = part
         elif "tools" in part:
             peers = part
             doc["peers"] = part
         else:
             plans = part
             doc["plans"] = part
-    doc["targets"] = targets(peers, plans, scale)
+    doc["targets"] = targets(peers, plans, scale, export)
     lines = []
     if peers:
         lines += ["## Downloads", ""] + peers_table(peers) + [""]
@@ -280,6 +323,8 @@ def merge_and_print(parts, out_path):
         lines += ["## Plans", ""] + plans_table(plans) + [""]
     if scale:
         lines += ["## Scale", ""] + scale_table(scale) + [""]
+    if export:
+        lines += ["## Export", ""] + export_table(export) + [""]
     if doc["targets"]:
         lines += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
         lines += [f"| {t['target']} | {t['shown']} | {'yes' if t['met'] else 'NO'} |" for t in doc["targets"]]

@@ -34,6 +34,11 @@ struct ApplyCommand {
         console.out(arguments.options.format == .json ? result.report.json.serialized(.prettySorted) + "\n" : result.report.text)
         if let number = stops.receivedSignal { return number == SIGTERM ? .terminated : .interrupted }
         let outcome = result.outcome
+        if let stop = outcome.stopMessage, outcome.stopIsTemporary {
+            progress.error(ProvisionError(.partial, "\(stop); what was verified before is kept: run apply again to "
+                                          + "read the archive anew"), lines: Self.failureLines(outcome))
+            return .partial
+        }
         if let stop = outcome.stopMessage {
             let packs = result.refusedPacks
             let names = packs.map { "'\($0)'" }.joined(separator: ", ")

@@ -73,7 +73,33 @@ public struct PlanArguments: Equatable, Sendable {
     public var refresh = false
     public var repair = false
     public var shard: ShardRequest?
+    /// `--html`, `--svg`, `--zoom`: the coverage picture.
+    public var coverage = CoverageArguments()
+    /// `--html-url`: where CI publishes the `--html` file, for the Markdown summary's link.
+    public var htmlURL: String?
     public var options = CommonOptions()
+}
+
+/// `--html FILE`, `--svg FILE --zoom Z`: where the coverage picture goes.
+public struct CoverageArguments: Equatable, Sendable {
+    /// `--html FILE`: the page of every zoom.
+    public var html: String?
+    /// `--svg FILE`: the picture of `zoom`.
+    public var svg: String?
+    /// The zoom `--svg` draws.
+    public var zoom: Int?
+
+    /// The pictures asked for (none by default).
+    public init(html: String? = nil, svg: String? = nil, zoom: Int? = nil) {
+        self.html = html
+        self.svg = svg
+        self.zoom = zoom
+    }
+
+    /// The files to write, with the flag naming each.
+    public var outputs: [(flag: String, path: String)] {
+        (html.map { [("--html", $0)] } ?? []) + (svg.map { [("--svg", $0)] } ?? [])
+    }
 }
 
 /// `provision apply JOB|PLAN`.
@@ -92,6 +118,8 @@ public struct AuditArguments: Equatable, Sendable {
     public var store: String?
     public var verify = false
     public var manifest: String?
+    /// `--html`, `--svg`, `--zoom`: the coverage picture.
+    public var coverage = CoverageArguments()
     public var options = CommonOptions()
 }
 
@@ -104,6 +132,17 @@ public struct MergeArguments: Equatable, Sendable {
     public var options = CommonOptions()
 }
 
+/// `provision export --format F --out PATH`.
+public struct ExportArguments: Equatable, Sendable {
+    public var store: String?
+    /// `mbtiles`, `pmtiles` or `bundle`.
+    public var format: String
+    public var region: String?
+    public var source: String?
+    public var out: String
+    public var options = CommonOptions()
+}
+
 /// A parsed command line.
 public enum Invocation: Equatable, Sendable {
     case help(topic: String?)
@@ -113,6 +152,7 @@ public enum Invocation: Equatable, Sendable {
     case apply(ApplyArguments)
     case audit(AuditArguments)
     case merge(MergeArguments)
+    case export(ExportArguments)
 }
 
 /// A command-line usage error, with the command whose help applies.
@@ -147,7 +187,8 @@ public enum ArgumentParser {
             return .plan(PlanArguments(job: parsed.positionals[0], store: parsed.values["--store"],
                                        detailedExitCode: parsed.flags.contains("--detailed-exitcode"), out: parsed.values["--out"],
                                        refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
-                                       shard: try shardRequest(parsed), options: common))
+                                       shard: try shardRequest(parsed), coverage: try coverage(parsed),
+                                       htmlURL: parsed.values["--html-url"], options: common))
         case "apply":
             return .apply(ApplyArguments(job: parsed.positionals[0], store: parsed.values["--store"], report: parsed.values["--report"],
                                          refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
@@ -160,9 +201,22 @@ public enum ArgumentParser {
                 throw UsageError(message: "--store \(store) is the input \(input); merge into another directory", command: "merge")
             }
             return .merge(MergeArguments(stores: parsed.positionals, store: store, options: common))
+        case "export":
+            guard let format = parsed.values["--format"] else {
+                throw UsageError(message: "export needs --format mbtiles, pmtiles or bundle", command: "export")
+            }
+            guard let out = parsed.values["--out"] else {
+                throw UsageError(message: "export needs --out FILE or DIR: where to write", command: "export")
+            }
+            if format == "bundle", parsed.values["--source"] != nil {
+                throw UsageError(message: "--source goes with --format mbtiles or pmtiles; a bundle holds every source of its styles",
+                                 command: "export")
+            }
+            return .export(ExportArguments(store: parsed.values["--store"], format: format, region: parsed.values["--region"],
+                                           source: parsed.values["--source"], out: out, options: parsed.common))
         default:
             return .audit(AuditArguments(store: parsed.values["--store"], verify: parsed.flags.contains("--verify"),
-                                         manifest: parsed.values["--manifest"], options: common))
+                                         manifest: parsed.values["--manifest"], coverage: try coverage(parsed), options: common))
         }
     }
 
@@ -219,14 +273,33 @@ public enum ArgumentParser {
         if parsed.values["--out"] != nil, parsed.positionals.first == "-" {
             throw fail("--out needs the job in a file, not on standard input: a saved plan records the job file's path")
         }
-        // An output never overwrites an input: the job (or saved plan) file.
-        for flag in ["--out", "--report"] {
-            guard let output = parsed.values[flag], let job = parsed.positionals.first, job != "-" else { continue }
-            if samePath(output, job) {
+        // An output never overwrites an input (the job or saved plan file, the --manifest job)
+        // nor another output.
+        let outputs = ["--out", "--report", "--html", "--svg"].compactMap { flag in parsed.values[flag].map { (flag, $0) } }
+        for (i, (flag, output)) in outputs.enumerated() {
+            if let job = parsed.positionals.first, job != "-", samePath(output, job) {
                 throw fail("\(flag) \(output) would overwrite the job file \(job); write it elsewhere")
+            }
+            if let manifest = parsed.values["--manifest"], manifest != "-", samePath(output, manifest) {
+                throw fail("\(flag) \(output) would overwrite the --manifest job \(manifest); write it elsewhere")
+            }
+            if let other = outputs[..<i].first(where: { samePath($0.1, output) }) {
+                throw fail("\(flag) \(output) is also \(other.0); give each output its own file")
             }
         }
         return parsed
+    }
+
+    /// `--html FILE`, `--svg FILE` and `--zoom Z` (a whole number from 0 to 22), checked.
+    static func coverage(_ parsed: ParsedArguments) throws(UsageError) -> CoverageArguments {
+        var zoom: Int?
+        if let text = parsed.values["--zoom"] {
+            guard let value = Int(text), (0...22).contains(value) else {
+                throw UsageError(message: "--zoom must be a whole number from 0 to 22, not '\(text)'", command: parsed.command)
+            }
+            zoom = value
+        }
+        return CoverageArguments(html: parsed.values["--html"], svg: parsed.values["--svg"], zoom: zoom)
     }
 
     /// `--shard I/N|auto` and `--shard-count N`, checked.

@@ -11,8 +11,13 @@ struct AuditCommand {
     let context: RunContext
 
     func run() throws(ProvisionError) -> ExitCode {
-        let document = try AuditRun(store: arguments.store, verify: arguments.verify, manifest: arguments.manifest,
-                                    context: context, progress: progress).run()
+        try arguments.coverage.checkWritable()
+        var run = AuditRun(store: arguments.store, verify: arguments.verify, manifest: arguments.manifest,
+                           context: context, progress: progress)
+        run.coverage = arguments.coverage.requests
+        run.outputs = arguments.coverage.outputs
+        let (document, maps) = try run.audit()
+        try arguments.coverage.write(maps, progress: progress)
         console.out(arguments.options.format == .json ? document.json.serialized(.prettySorted) + "\n" : document.text)
         return document.isOK ? .success : .failure
     }

@@ -1,7 +1,7 @@
 /// The commands, declared once: the parser, `--help` and the README's option tables read these.
 public enum Commands {
     /// Every command, in the order the overview lists them.
-    public static let all: [CommandSpec] = [validate, plan, apply, audit, merge]
+    public static let all: [CommandSpec] = [validate, plan, apply, audit, merge, export]
 
     /// The command named `name`.
     public static func named(_ name: String) -> CommandSpec? {
@@ -21,6 +21,21 @@ public enum Commands {
         OptionSpec(name: "--shard-count", value: .text(placeholder: "N"),
                    help: "N for --shard auto where the engine does not say it (Kubernetes).", requires: ["--shard"], example: "4"),
     ]
+
+    /// `--html FILE`, `--svg FILE`, `--zoom Z`: the coverage picture of a plan or an audit.
+    static func coverageOptions(states: String) -> [OptionSpec] {
+        [
+            OptionSpec(name: "--html", value: .text(placeholder: "FILE"),
+                       help: "Also write the coverage picture: one self-contained HTML page (inline SVG and CSS, nothing "
+                           + "fetched, works from file://) with each region's outline and, per zoom, its tiles as cells: "
+                           + "\(states). docs/coverage.md documents its markup.", example: "coverage.html"),
+            OptionSpec(name: "--svg", value: .text(placeholder: "FILE"),
+                       help: "Also write the picture of one zoom (--zoom) as an SVG file.", requires: ["--zoom"],
+                       example: "coverage.svg"),
+            OptionSpec(name: "--zoom", value: .text(placeholder: "Z"), help: "The zoom --svg draws, 0–22.",
+                       requires: ["--svg"], example: "14"),
+        ]
+    }
 
     /// `provision validate JOB…`.
     public static let validate = CommandSpec(
@@ -59,12 +74,16 @@ public enum Commands {
             OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
                        help: "Save the plan; 'provision apply FILE' carries out exactly that plan, and refuses "
                            + "(exit 1) if the job file or the store changed since."),
+        ] + coverageOptions(states: "present, to add, to remove, shared") + [
+            OptionSpec(name: "--html-url", value: .text(placeholder: "URL"),
+                       help: "Where CI publishes the --html file: the Markdown summary (--format markdown) links to it.",
+                       requires: ["--html"], example: "https://ci.example.com/artifacts/coverage.html"),
         ] + shardOptions + CommandSpec.common(format: OutputFormat.allCases.map(\.rawValue)),
         exitCodes: [(.success, "ok (with --detailed-exitcode: no changes)"), (.changesPresent, "changes present (--detailed-exitcode)"),
                     (.usage, "usage, or a key or token missing from the environment"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
                     (.missingInput, "missing job file or origin archive"), (.upstreamUnavailable, "an origin is unavailable"),
-                    (.cannotWriteStore, "the store path is not a directory, or --out cannot be written"),
+                    (.cannotWriteStore, "the store path is not a directory, or --out, --html or --svg cannot be written"),
                     (.failure, "other errors")])
 
     /// `provision apply JOB|PLAN`.
@@ -117,12 +136,15 @@ public enum Commands {
             OptionSpec(name: "--verify", value: .flag,
                        help: "Re-read every tile and resource: inflate it, check it is plausible for its kind (MVT, "
                            + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
-                           + "with the lock's."),
+                           + "with the lock's; for style packs with glyphs \"used\", also check that every label of "
+                           + "every tile has its glyph ranges stored."),
             OptionSpec(name: "--manifest", value: .text(placeholder: "JOB"),
                        help: "Also plan JOB against the store and report every difference."),
-        ] + CommandSpec.common(),
+        ] + coverageOptions(states: "present, missing (where the lock expects a tile the store lacks), shared")
+            + CommandSpec.common(),
         exitCodes: [(.success, "the store is whole"), (.failure, "something is missing or broken"), (.usage, "usage"),
-                    (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file")])
+                    (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file"),
+                    (.cannotWriteStore, "--html or --svg cannot be written")])
 
     /// `provision merge STORE… --store OUT`.
     public static let merge = CommandSpec(
@@ -156,4 +178,40 @@ public enum Commands {
                     (.invalidJob, "not the finished shards of one apply, or a file is not a MapLibre offline database"),
                     (.missingInput, "an input does not exist, or (merging database files) --store holds no offline.db"),
                     (.cannotWriteStore, "--store cannot be written, or another run holds it")])
+
+    /// `provision export --format mbtiles|pmtiles|bundle --out FILE|DIR`.
+    public static let export = CommandSpec(
+        name: "export", positionals: .none,
+        summary: "Write the store's tiles as MBTiles or PMTiles, or a bundle apps and web pages open offline.",
+        discussion: """
+        Reads the store (never changes it) and writes, under a temporary name renamed into place:
+        an MBTiles 1.3 archive ('tiles' a view over deduplicated 'map' and 'images' tables, TMS
+        rows, metadata with name, format, bounds, center, zooms, attribution and the TileJSON's
+        vector_layers), a PMTiles v3 archive (Hilbert order, deduplicated and run-length tiles,
+        gzip directories with leaves, vector tiles gzip-compressed), or, with --format bundle, a
+        directory: each style pack's style with its sources read from pmtiles:// archives and
+        its sprites and glyphs from relative paths, one PMTiles archive a source, the sprites and
+        glyph ranges, and a README.txt saying how MapLibre GL JS, Android and iOS load it. The
+        same store gives the same bytes. A store with several sources needs --source NAME, or
+        --out DIR for one archive a source; 'provision audit' lists the names. Bounds and center
+        are the exported regions' extent clamped to the stored tiles.
+        """,
+        options: [
+            OptionSpec(name: "--store", value: .text(placeholder: "DIR"), help: "The store directory (default: ./store)."),
+            OptionSpec(name: "--format", value: .choice(placeholder: "FORMAT", choices: ["mbtiles", "pmtiles", "bundle"]),
+                       help: "What to write: mbtiles, pmtiles or bundle (a directory). Required."),
+            OptionSpec(name: "--region", value: .text(placeholder: "ID"),
+                       help: "Only the tiles of this job region (its id in the lock), and in a bundle only its style packs."),
+            OptionSpec(name: "--source", value: .text(placeholder: "NAME"),
+                       help: "Only this source: a style source name, or the name audit lists for a region's tileset. "
+                           + "Not with --format bundle.", example: "streets"),
+            OptionSpec(name: "--out", value: .text(placeholder: "FILE|DIR"),
+                       help: "Where to write (required): a file, or a directory that gets one archive a source "
+                           + "(NAME.mbtiles, NAME.pmtiles); the bundle's directory, replaced when it holds an earlier bundle."),
+        ] + CommandSpec.common(),
+        exitCodes: [(.success, "exported"), (.failure, "other errors"),
+                    (.usage, "usage, several sources but no --source or --out DIR, an unknown source or region"),
+                    (.invalidJob, "the store holds no tiles to export, or a tile that does not inflate"),
+                    (.missingInput, "no store there"),
+                    (.cannotWriteStore, "--out cannot be written (no such directory, a full disk, not a bundle)")])
 }

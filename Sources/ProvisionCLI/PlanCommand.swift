@@ -13,11 +13,15 @@ struct PlanCommand {
 
     func run() throws(ProvisionError) -> ExitCode {
         if let out = arguments.out { try checkWritableOutput(out, flag: "--out") }
+        try arguments.coverage.checkWritable()
         var run = PlanRun(job: arguments.job, store: arguments.store, refresh: arguments.refresh, repair: arguments.repair,
                           context: context, progress: progress)
-        run.outputs = arguments.out.map { [("--out", $0)] } ?? []
+        run.outputs = (arguments.out.map { [("--out", $0)] } ?? []) + arguments.coverage.outputs
         run.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
         let (plan, session) = try run.run()
+        // The pictures are drawn before anything is written, so a --zoom the plan lacks writes nothing.
+        var maps: [CoverageMap] = []
+        for options in arguments.coverage.requests { maps.append(try session.coverage(of: plan, options: options)) }
         if let out = arguments.out {
             let saved = PlanRun.saved(plan, session: session, jobPath: arguments.job)
             do {
@@ -28,10 +32,14 @@ struct PlanCommand {
             progress.event("plan-saved", JSONObject([("path", .string(out))]),
                            text: "Saved the plan to \(out); run 'provision apply \(out)' to carry it out.")
         }
+        try arguments.coverage.write(maps, progress: progress)
         let document = session.document(plan)
         switch arguments.options.format {
         case .json: console.out(document.json.serialized(.prettySorted) + "\n")
-        case .markdown: console.out(PlanRenderer.markdown(document))
+        case .markdown:
+            let file = arguments.coverage.html ?? arguments.coverage.svg
+            let line = maps.first.flatMap { map in file.map { CoverageRenderer.markdownLine(map, file: $0, url: arguments.htmlURL) } }
+            console.out(PlanRenderer.markdown(document, coverage: line))
         case .text: console.out(PlanRenderer.text(document))
         }
         return arguments.detailedExitCode && plan.hasChanges ? .changesPresent : .success

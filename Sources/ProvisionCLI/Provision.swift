@@ -42,6 +42,8 @@ public enum Provision {
                 return try AuditCommand(arguments: arguments, console: console, progress: progress, context: try context()).run().rawValue
             case .merge(let arguments):
                 return try MergeCommand(arguments: arguments, console: console, progress: progress).run().rawValue
+            case .export(let arguments):
+                return try ExportCommand(arguments: arguments, console: console, progress: progress).run().rawValue
             }
         } catch {
             progress.finish()
@@ -83,6 +85,7 @@ extension Invocation {
         case .apply(let arguments): return arguments.options
         case .audit(let arguments): return arguments.options
         case .merge(let arguments): return arguments.options
+        case .export(let arguments): return arguments.options
         }
     }
 }

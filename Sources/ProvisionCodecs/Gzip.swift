@@ -82,4 +82,33 @@ public enum Gzip {
         guard offset < end else { return nil }
         return offset..<end
     }
+
+    /// One gzip member of `payload` made from `zlib`, a zlib stream whose inflated bytes are
+    /// `payload`, around the same deflate data; nil when `zlib` is not a plain zlib stream (a
+    /// preset dictionary, another method, too short).
+    ///
+    /// Why: an export to PMTiles or MBTiles states gzip tile compression, and the offline
+    /// database holds most vector tiles as zlib streams. Rewrapping the deflate data costs one
+    /// CRC-32 pass where compressing the payload again would cost far more CPU for the same
+    /// bytes. The header is the one `compress` writes (no name, time zero, Unix), so the same
+    /// stream always gives the same member.
+    public static func member(fromZlib zlib: Data, payload: Data) -> Data? {
+        guard zlib.count >= 6 else { return nil }
+        let start = zlib.startIndex
+        let cmf = zlib[start], flg = zlib[start + 1]
+        // Method 8 (deflate) with a window of at most 32 KiB, a valid check, no preset dictionary.
+        guard cmf & 0x0F == 8, cmf >> 4 <= 7, (UInt16(cmf) << 8 | UInt16(flg)) % 31 == 0, flg & 0x20 == 0 else {
+            return nil
+        }
+        let crc = Zlib.crc32(payload)
+        let size = UInt32(truncatingIfNeeded: payload.count)
+        var out = Data(capacity: zlib.count + 12)
+        out.append(contentsOf: [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3])
+        out.append(zlib[(start + 2)..<(zlib.endIndex - 4)])
+        for value in [crc, size] {
+            out.append(contentsOf: [UInt8(truncatingIfNeeded: value), UInt8(truncatingIfNeeded: value >> 8),
+                                    UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 24)])
+        }
+        return out
+    }
 }

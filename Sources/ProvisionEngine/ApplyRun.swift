@@ -69,7 +69,13 @@ public struct ApplyRun {
             build = held
             try recoverStore(held)
         }
-        let (outcome, lock) = try execute(plan, session: session, build: held)
+        if request.shard != nil, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
+            throw ProvisionError(.usage, "--shard cannot split style pack '\(pack.id)': its \"glyphs\": \"used\" ranges come "
+                                 + "from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
+                                 + "or \"all\" for a sharded apply")
+        }
+        let (outcome, lock, applied) = try execute(plan, session: session, build: held)
+        plan = applied
         let report = ApplyReport(plan: session.document(plan), outcome: outcome, planSeconds: planSeconds, lock: lock)
         progress.event("apply-finished", JSONObject([
             ("status", .string(report.status)), ("downloaded", .int(outcome.downloaded)), ("failed", .int(outcome.failed)),
@@ -80,7 +86,8 @@ public struct ApplyRun {
 
     /// Downloads and writes: the applier stages into `offline.db` and streams the canonical file
     /// that replaces it; then the lock is written.
-    private func execute(_ plan: Plan, session: PlanSession, build: StoreBuild) throws(ProvisionError) -> (ApplyOutcome, LockDocument) {
+    private func execute(_ plan: Plan, session: PlanSession, build: StoreBuild) throws(ProvisionError)
+        -> (ApplyOutcome, LockDocument, Plan) {
         let database: OfflineDatabase
         do {
             database = try build.openStaging(epoch: plan.epoch)
@@ -102,6 +109,7 @@ public struct ApplyRun {
         }
         applier.onFailure = { url, reason in progress.failure(url: url, reason: reason) }
         applier.onPhase = { phase in progress.phase(phase) }
+        applier.resolveGlyphs = { plan, store, all in try GlyphResolution.resolve(plan, store: store, all: all) }
         applier.onProgress = { p in progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed) }
         do {
             // A plan that changes nothing leaves every byte of the store as it is (a shard's store
@@ -109,6 +117,8 @@ public struct ApplyRun {
             let writes = plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty || share != nil
             let builder = writes ? try build.beginCanonical(epoch: plan.epoch) : nil
             let outcome = try applier.apply(plan, building: builder)
+            var plan = plan
+            plan.resolveGlyphs(outcome.glyphResources)
             progress.finish()
             if writes { progress.phase("flush") } else if session.lock == nil { progress.phase("digest") }
             let content = try build.finish(epoch: plan.epoch, unchanged: writes ? nil : session.lock?.content)
@@ -117,7 +127,7 @@ public struct ApplyRun {
             var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             lock.shard = share
             try build.writeLock(lock.fileBytes)
-            return (outcome, lock)
+            return (outcome, lock, plan)
         } catch {
             progress.finish()
             build.abandon()

@@ -12,6 +12,10 @@ public struct AuditRun {
     public var verify = false
     /// `--manifest`: also plan this job against the store.
     public var manifest: String?
+    /// `--html`, `--svg --zoom`: the coverage pictures to draw of the store, one map each.
+    public var coverage: [CoverageOptions] = []
+    /// Files the command will write (`--html`, `--svg`): refused when they are the store's.
+    public var outputs: [(flag: String, path: String)] = []
     public var context: RunContext
     public var progress: ProgressSink
 
@@ -26,8 +30,14 @@ public struct AuditRun {
     /// Audits the store; missing input (no store, no manifest) and unreadable stores are errors,
     /// what is wrong with the store is in the document.
     public func run() throws(ProvisionError) -> AuditDocument {
+        try audit().document
+    }
+
+    /// Audits the store and draws the coverage pictures `coverage` asks for, in that order.
+    public func audit() throws(ProvisionError) -> (document: AuditDocument, coverage: [CoverageMap]) {
         let input = try manifest.map { path throws(ProvisionError) in try JobInput.load(path) }
         let path = StorePath(option: store, job: input?.job)
+        try PlanSession.checkOutputs(outputs, store: path)
         guard path.hasDatabase else {
             throw ProvisionError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
         }
@@ -39,6 +49,11 @@ public struct AuditRun {
             doc = AuditDocument(store: path.display, summary: try database.summary(), integrity: try database.integrityCheck(),
                                 lock: lock, unexpectedFiles: path.unexpectedFiles())
             doc.lockProblem = lockProblem
+            doc.sources = ((try? ExportCatalog(database: database, lock: lock))?.sources ?? []).map { source in
+                AuditDocument.Source(name: source.name, template: source.set.urlTemplate, pixelRatio: source.set.pixelRatio,
+                                     tiles: source.set.tileCount,
+                                     styleSources: source.styleSources.map { "\($0.pack): \($0.source)" })
+            }
             doc.interrupted = path.isInterrupted
             if verify { doc.verification = try Self.verify(database, lock: lock, now: context.now) }
         } catch {
@@ -48,9 +63,11 @@ public struct AuditRun {
             let session = try PlanSession(input: input, storeOption: path.url.path, context: context)
             doc.manifestDifferences = AuditDocument.differences(try session.plan(progress: progress).plan)
         }
+        var maps: [CoverageMap] = []
+        for options in coverage { maps.append(try Self.coverage(doc, path: path, lock: lock, options: options)) }
         progress.event("audit-finished", JSONObject([("whole", .bool(doc.isOK)), ("regions", .int(doc.regions.count)),
                                                     ("tiles", .int(doc.tileCount))]), text: nil)
-        return doc
+        return (doc, maps)
     }
 
     /// Re-reads every row: inflates it, checks it is plausible for its kind and that its chunk
@@ -60,6 +77,9 @@ public struct AuditRun {
         let damage = try StoreRepair.damage(in: database, lockChunks: lock?.chunks ?? [], check: Verifier.rowCheck())
         let expired = try database.expiredCounts(before: now)
         let matches = try lock.map { "sha256:" + (try database.contentDigest().digest) == $0.contentDigest }
-        return AuditDocument.Verification(damage: damage, expired: expired.resources + expired.tiles, digestMatchesLock: matches)
+        var verification = AuditDocument.Verification(damage: damage, expired: expired.resources + expired.tiles,
+                                                      digestMatchesLock: matches)
+        verification.glyphs = try GlyphAudit.check(database, lock: lock)
+        return verification
     }
 }

@@ -36,6 +36,11 @@ public struct PlanRun {
         let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
         try session.checkOutputs(outputs)
         var plan = try session.plan(refresh: refresh, progress: progress).plan
+        if let shard, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
+            throw ProvisionError(.usage, "--shard \(shard) cannot split style pack '\(pack.id)': its \"glyphs\": \"used\" ranges "
+                                 + "come from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
+                                 + "or \"all\" for a sharded apply")
+        }
         if let shard {
             let database = try session.openForReading()
             defer { try? database?.close() }

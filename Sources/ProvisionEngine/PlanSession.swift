@@ -84,8 +84,11 @@ public final class PlanSession {
                 settings: input.job.download, rewrite: { url in credentials.requestURL(url) },
                 now: { epoch }, trust: TLSTrust(environment: context.environment)))
             fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
+            try fetcher.openRemoteArchives()
         } catch let error as StoreError {
             throw ProvisionError(.missingInput, "cannot open an origin archive: \(describe(error))", cause: "\(error)")
+        } catch let error as ArchiveOpenError {
+            throw ProvisionError(error)
         } catch {
             throw ProvisionError(.failure, "cannot set up downloads: \(error)")
         }
@@ -172,6 +175,11 @@ public final class PlanSession {
     /// Refuses an output (`--out`, `--report`) that would overwrite a file of the store (its
     /// database, its lock, the directory itself): a usage error, found before any work.
     public func checkOutputs(_ outputs: [(flag: String, path: String)]) throws(ProvisionError) {
+        try Self.checkOutputs(outputs, store: store)
+    }
+
+    /// Refuses an output that would overwrite a file of `store`: a usage error.
+    static func checkOutputs(_ outputs: [(flag: String, path: String)], store: StorePath) throws(ProvisionError) {
         let protected = [store.url, store.databaseURL, store.lockURL].map { $0.standardizedFileURL.resolvingSymlinksInPath() }
         for (flag, path) in outputs {
             let url = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath()

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionExecution
 import ProvisionModel
 import ProvisionPlanning
 import ProvisionStore
@@ -48,6 +49,18 @@ public struct ProvisionError: Error, Sendable {
         case .unavailable: kind = .upstreamUnavailable
         }
         self.init(kind, error.message, diagnostics: error.diagnostics)
+    }
+
+    /// An origin archive that cannot be opened: missing (66), not a usable archive (65), or a
+    /// server that cannot serve it (69).
+    init(_ error: ArchiveOpenError) {
+        let kind: Kind
+        switch error.kind {
+        case .missing: kind = .missingInput
+        case .invalid: kind = .invalidJob
+        case .unavailable: kind = .upstreamUnavailable
+        }
+        self.init(kind, "cannot open an origin archive: \(error.message)")
     }
 
     /// A store failure, with `context` (`cannot open the store at X`) unless the store's own

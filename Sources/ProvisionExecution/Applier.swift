@@ -31,6 +31,10 @@ public final class Applier {
     /// Polled before each new request: once it returns true no further download starts, the
     /// ones in flight finish and are written, and the apply links what it has and returns.
     public var shouldStop: @Sendable () -> Bool = { false }
+    /// For plans with `"glyphs": "used"` rows: called once the tiles are in the staging store
+    /// with the plan and the store, returns the glyph resources each row's labels need (by row
+    /// key; every such row when `all`, as after a refresh). Nil: rows keep the resources planned.
+    public var resolveGlyphs: ((Plan, StoreInventory, _ all: Bool) throws -> [String: [ResourceRef]])?
 
     /// An applier staging into `store` and downloading through `fetcher`.
     public init(store: StagingStore, fetcher: Fetcher, configuration: Downloader.Configuration = Downloader.Configuration()) {
@@ -44,6 +48,7 @@ public final class Applier {
     /// do not stop the apply: they leave their regions incomplete, which the outcome reports.
     /// Store errors are thrown.
     public func apply(_ plan: Plan, building builder: CanonicalStoreBuilder?) throws -> ApplyOutcome {
+        var plan = plan
         let started = Date()
         var outcome = ApplyOutcome()
 
@@ -73,25 +78,45 @@ public final class Applier {
         let halted = outcome.stopMessage != nil, stop = shouldStop
         let tiles = WorkList(groups: groups, missing: missing, shouldStop: { halted || stop() })
         // Streaming into the canonical file needs the staging store final before the walk reads
-        // it; a refresh rewrites staged rows afterwards, so then the file is assembled once the
-        // downloads are done, all from the staging store.
-        let streams = plan.refresh == nil
+        // it; a refresh rewrites staged rows afterwards, and the glyph ranges of "used" rows are
+        // known only once their tiles are stored (resources come first in the file), so then the
+        // file is assembled once the downloads are done, all from the staging store.
+        let glyphScan = builder != nil && resolveGlyphs != nil
+            && (plan.regions.contains(where: \.glyphsAtApply)
+                || (plan.refresh != nil && plan.stylePacks.contains { $0.glyphDemand != nil }))
+        let streams = plan.refresh == nil && !glyphScan
         let limits = CanonicalAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
-        let assembler = builder.map {
-            CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
-                               downloads: streams ? missing : groups.map { _ in TileBits() }, limits: limits, shard: shardTiles,
-                               groupCounts: groupCounts)
-        }
-        if let assembler, streams {
-            try assembler.begin()
-            let failures = assembler.failures
+        var assembler: CanonicalAssembler?
+        if let builder, streams {
+            let streaming = CanonicalAssembler(builder: builder, staging: store, plan: plan, groups: groups, downloads: missing,
+                                               limits: limits, shard: shardTiles, groupCounts: groupCounts)
+            assembler = streaming
+            try streaming.begin()
+            let failures = streaming.failures
             try download(tiles, into: &outcome, progress: &done, onFailure: { failures.note($0) },
-                         sink: Self.handedToWriter { items in try assembler.receive(items) })
+                         sink: Self.handedToWriter { items in try streaming.receive(items) })
         } else {
             try download(tiles, into: &outcome, progress: &done, sink: writeToStore)
             if let refresh = plan.refresh {
                 onPhase?("refresh")
                 try revalidate(before: refresh.before, outcome: &outcome)
+            }
+            if glyphScan, let resolveGlyphs, outcome.stopMessage == nil, !shouldStop() {
+                onPhase?("glyphs")
+                let found = try resolveGlyphs(plan, store, plan.refresh != nil)
+                plan.resolveGlyphs(found)
+                outcome.glyphResources = found
+                let refs = Set(found.values.flatMap { $0 })
+                let stored = try store.storedResources(among: refs.map(\.url))
+                let requests = refs.filter { !stored.contains($0.url) }.sorted().map { FetchRequest(url: $0.url, kind: $0.kind) }
+                outcome.plannedResources += requests.count
+                done.requested += requests.count
+                try download(requests.makeIterator(), into: &outcome, progress: &done, sink: writeToStore)
+            }
+            assembler = builder.map {
+                CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
+                                   downloads: groups.map { _ in TileBits() }, limits: limits, shard: shardTiles,
+                                   groupCounts: groupCounts)
             }
             try assembler?.begin()
         }
@@ -111,6 +136,11 @@ public final class Applier {
                 outcome.regionRows[region.key] = Int64(index + 1)
                 onRegion?(region.key, summary.linkedTiles[index],
                           region.zoomChanges.reduce(0) { $0 + $1.counts.add + $1.counts.keep }, !summary.incomplete[index])
+            }
+            // A row whose glyph ranges were left to this apply and not found (it stopped first)
+            // lacks them: it is not complete, so the next plan reads its tiles and fetches them.
+            for region in plan.regions where region.glyphsAtApply && !outcome.incompleteRegions.contains(region.key) {
+                outcome.incompleteRegions.append(region.key)
             }
         }
         outcome.seconds = Date().timeIntervalSince(started)
@@ -195,6 +225,7 @@ public final class Applier {
         if outcome.stopMessage == nil {
             outcome.stopMessage = stats.stopMessage
             outcome.stopURL = stats.stoppedBy?.url
+            if case .changed? = stats.stoppedBy?.failure { outcome.stopIsTemporary = true }
         }
         record(stats, into: &outcome)
     }

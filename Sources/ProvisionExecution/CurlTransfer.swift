@@ -12,16 +12,20 @@ final class CurlTransfer {
     /// The libcurl easy handle.
     let handle: UnsafeMutableRawPointer
     /// The request being fetched, with its attempt number (1-based).
-    var request: FetchRequest?
+    var transport: TransportRequest?
     var attempt = 0
+    /// The request being fetched.
+    var request: FetchRequest? { transport?.request }
     /// The `host:port` the transfer counts against for the per-host cap.
     var host = ""
     /// The URL actually fetched (the transport URL; may hold secrets, never printed).
     var url = ""
     /// The bytes received so far.
     var body = Data()
-    /// Set by the write callback when the body would exceed `maxBytes`.
+    /// Set by the write callback when the body would exceed `maxBytes` (or the range asked for).
     var overflowed = false
+    /// The most body bytes this attempt accepts: `maxBytes`, or the length of the range asked for.
+    var bodyLimit = 0
     /// The If-None-Match / If-Modified-Since headers of the current request, if any.
     private var conditionalHeaders: UnsafeMutablePointer<curl_slist>?
     let maxBytes: Int
@@ -89,15 +93,28 @@ final class CurlTransfer {
         provision_curl_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, me)
     }
 
-    /// Prepares the handle for a new attempt at `request` on `url`.
-    func prepare(_ request: FetchRequest, url: String, attempt: Int) {
-        self.request = request
+    /// Prepares the handle for a new attempt at `transport`.
+    func prepare(_ transport: TransportRequest, attempt: Int) {
+        let request = transport.request
+        self.transport = transport
         self.attempt = attempt
-        self.url = url
+        self.url = transport.url
         body = Data()
         overflowed = false
         errorBuffer[0] = 0
         provision_curl_easy_setopt_string(handle, CURLOPT_URL, url)
+        // A range is asked for as stored (no Accept-Encoding: a range of a gzip encoding is a range
+        // of other bytes), and at most its length is accepted, so a server that ignores the Range
+        // header and sends the whole archive is cut off after that many bytes.
+        if let range = transport.range {
+            provision_curl_easy_setopt_string(handle, CURLOPT_RANGE, "\(range.offset)-\(range.last)")
+            provision_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, nil)
+            bodyLimit = Int(clamping: min(UInt64(maxBytes), range.count))
+        } else {
+            provision_curl_easy_setopt_string(handle, CURLOPT_RANGE, nil)
+            provision_curl_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "gzip")
+            bodyLimit = maxBytes
+        }
         // Revalidation headers; a reused handle must not keep the previous request's.
         if let conditionalHeaders { curl_slist_free_all(conditionalHeaders) }
         conditionalHeaders = nil
@@ -131,6 +148,9 @@ final class CurlTransfer {
 
     /// Interprets libcurl's result code, the status and the headers of the finished transfer.
     func outcome(_ code: CURLcode, now: Int64) -> Outcome {
+        if let range = transport?.range, overflowed || code == CURLE_FILESIZE_EXCEEDED {
+            return .failure(rangeOverflow(range), retryAfter: nil)
+        }
         if overflowed || code == CURLE_FILESIZE_EXCEEDED {
             return .failure(.invalidBody("response larger than \(maxBytes) bytes"), retryAfter: nil)
         }
@@ -152,6 +172,11 @@ final class CurlTransfer {
         var status = 0
         provision_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         guard (200..<300).contains(status) || (status == 304 && request?.isConditional == true) else {
+            if status == 404, let archive = transport?.archive, archive.size != nil {
+                // The archive answered before: it is gone now, not the tile missing.
+                return .failure(.changed("the PMTiles archive \(archive.displayURL) answers HTTP 404 now, after it was read"),
+                                retryAfter: nil)
+            }
             if status == 404 { return .failure(.notFound, retryAfter: nil) }
             var retryAfter: TimeInterval?
             if status == 429 || status == 503 {
@@ -182,8 +207,58 @@ final class CurlTransfer {
                                      cacheControl: headerLines("Cache-Control"), expires: header("Expires"), now: now,
                                      date: header("Date"))
         if status == 304 { return .notModified(fields) }
+        if let range = transport?.range { return rangeOutcome(range, status: status, fields: fields) }
         if status == 204 { return .noContent(fields) }
         return .body(body, fields, contentType: header("Content-Type"))
+    }
+
+    /// A range answer: 206 with a `Content-Range` for exactly the bytes asked for (fewer only where
+    /// the object ends), from the archive version pinned by the first answer.
+    private func rangeOutcome(_ range: ByteRange, status: Int, fields: HTTPCacheFields) -> Outcome {
+        let target = URLRedaction.redact(url)
+        guard status == 206 else {
+            return .failure(.unsupported("\(target) answered a range request with HTTP \(status) instead of 206 Partial "
+                                         + "Content: the server does not serve byte ranges"), retryAfter: nil)
+        }
+        guard let text = header("Content-Range"), let served = Self.contentRange(text) else {
+            return .failure(.invalidBody("\(target) answered \(range) with a missing or unreadable Content-Range "
+                                         + "\"\(header("Content-Range") ?? "")\""), retryAfter: nil)
+        }
+        if let archive = transport?.archive,
+           let changed = archive.check(etag: header("ETag"), lastModified: header("Last-Modified"), size: served.size) {
+            return .failure(changed, retryAfter: nil)
+        }
+        let wholeEnd = min(range.last, served.size &- 1)
+        guard served.first == range.offset, served.last == wholeEnd, UInt64(body.count) == wholeEnd &- range.offset &+ 1 else {
+            return .failure(.transport("\(target) answered \(range) with bytes \(served.first)-\(served.last)/\(served.size) "
+                                       + "and \(body.count) bytes of body"), retryAfter: nil)
+        }
+        return .body(body, fields, contentType: header("Content-Type"))
+    }
+
+    /// Why a range answer ran past the length asked for: a server that ignores `Range`, or one
+    /// that sends more than it says.
+    private func rangeOverflow(_ range: ByteRange) -> FetchFailure {
+        var status = 0
+        provision_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        let target = URLRedaction.redact(url)
+        if status == 200 {
+            return .unsupported("\(target) answered a range request with HTTP 200 and the whole object: the server "
+                                + "does not serve byte ranges")
+        }
+        return .invalidBody("\(target) sent more than the \(range.count) bytes of \(range) (HTTP \(status))")
+    }
+
+    /// `bytes FIRST-LAST/SIZE` of a `Content-Range` header; nil for any other form (`*` sizes too).
+    static func contentRange(_ text: String) -> (first: UInt64, last: UInt64, size: UInt64)? {
+        let value = text.trimmingCharacters(in: .whitespaces)
+        guard value.lowercased().hasPrefix("bytes ") else { return nil }
+        let parts = value.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let size = UInt64(parts[1]) else { return nil }
+        let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = UInt64(bounds[0]), let last = UInt64(bounds[1]),
+              first <= last, last < size else { return nil }
+        return (first, last, size)
     }
 
     /// libcurl's name for `code` with the detail of its error buffer.
@@ -242,7 +317,7 @@ private let curlWriteBody: provision_curl_write_callback = { pointer, size, coun
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
     guard length > 0, let pointer else { return length }
-    if transfer.body.count + length > transfer.maxBytes {
+    if transfer.body.count + length > transfer.bodyLimit {
         transfer.overflowed = true
         return 0
     }

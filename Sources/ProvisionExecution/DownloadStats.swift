@@ -68,6 +68,7 @@ public struct DownloadStats: Equatable, Sendable {
         case .abandoned: return "abandoned"
         case .tls: return "tls"
         case .redirects: return "too-many-redirects"
+        case .changed: return "origin-changed"
         }
     }
 }

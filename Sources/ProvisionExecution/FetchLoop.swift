@@ -8,36 +8,38 @@ import ProvisionModel
 /// rate limiter has a token. A request whose host is full waits in `waiting` while requests to
 /// other hosts are pulled and started, so a slow host never holds more than `perHost` slots.
 /// Retries wait in the same list until their backoff delay has passed, and take a token like any
-/// other start. `waiting` is bounded, so the work list is never materialised.
+/// other start. `waiting` is bounded, so the work list is never materialised. A source may have
+/// nothing to give for now (`TransportPull.later`: a tile waiting for its archive directory);
+/// it is asked again once an answer has been handled.
 struct FetchLoop {
     /// A pulled request that is not in flight: a new one whose host is full, or a retry.
     struct Pending {
-        var request: FetchRequest
-        /// The transport URL, computed once per request.
-        var url: String
+        /// The request with its transport URL (and range), computed once per request.
+        var transport: TransportRequest
         var host: String
         var attempt: Int
         /// Monotonic nanoseconds before which it may not start.
         var due: UInt64
+
+        var request: FetchRequest { transport.request }
     }
 
     let fetcher: HTTPFetcher
-    let transportURL: (FetchRequest) -> String
     let onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void
     private let configuration: HTTPFetcher.Configuration
     private var waiting: [Pending] = []
     private var hostActive: [String: Int] = [:]
     private var limiter: RateLimiter?
     private var exhausted = false
+    /// Whether the source answered `.later` since the last answers were handled.
+    private var deferred = false
     /// Why the run stopped early (a fatal failure), once it has.
     private var stopReason: String?
     private let waitingCap: Int
     private let clock: any MonotonicClock
 
-    init(fetcher: HTTPFetcher, transportURL: @escaping (FetchRequest) -> String,
-         onResult: @escaping (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) {
+    init(fetcher: HTTPFetcher, onResult: @escaping (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) {
         self.fetcher = fetcher
-        self.transportURL = transportURL
         self.onResult = onResult
         self.configuration = fetcher.configuration
         self.limiter = configuration.requestsPerSecond.map { RateLimiter(rate: $0) }
@@ -45,14 +47,16 @@ struct FetchLoop {
         self.clock = configuration.clock
     }
 
-    mutating func run<I: IteratorProtocol>(_ requests: inout I) where I.Element == FetchRequest {
+    mutating func run<S: TransportSource>(_ requests: inout S) {
         while true {
             let now = clock.now
             startWaiting(now: now)
             pull(&requests, now: now)
             if stopReason != nil { abandonWaiting() }
             if fetcher.active.isEmpty {
-                if waiting.isEmpty && (exhausted || stopReason != nil) { return }
+                // A source that has nothing now, with nothing in flight or waiting that could
+                // bring more, has nothing ever (every answer was handled before this pull).
+                if waiting.isEmpty && (exhausted || stopReason != nil || deferred) { return }
                 idle(now: now)
                 continue
             }
@@ -71,6 +75,8 @@ struct FetchLoop {
             pull(&requests, now: refill)
             curl_multi_perform(fetcher.multi, &running)
             for (pending, outcome) in done { handle(pending, outcome) }
+            // An answer may have brought the source more (a directory its tiles waited for).
+            deferred = false
         }
     }
 
@@ -96,16 +102,23 @@ struct FetchLoop {
     }
 
     /// Pulls new requests while a slot and a token are free; parks those whose host is full.
-    private mutating func pull<I: IteratorProtocol>(_ requests: inout I, now: UInt64) where I.Element == FetchRequest {
+    private mutating func pull<S: TransportSource>(_ requests: inout S, now: UInt64) {
         while stopReason == nil, !exhausted, fetcher.active.count < configuration.concurrency,
               waiting.count < waitingCap {
             if limiter?.isAvailable(now: now) == false { return }
-            guard let request = requests.next() else {
+            let transport: TransportRequest
+            switch requests.pull() {
+            case .request(let next):
+                transport = next
+                deferred = false
+            case .later:
+                deferred = true
+                return
+            case .done:
                 exhausted = true
                 return
             }
-            let url = transportURL(request)
-            let pending = Pending(request: request, url: url, host: HTTPFetcher.hostKey(url), attempt: 1, due: 0)
+            let pending = Pending(transport: transport, host: HTTPFetcher.hostKey(transport.url), attempt: 1, due: 0)
             if hasHostRoom(pending.host) {
                 _ = limiter?.take(now: now)
                 start(pending)
@@ -165,10 +178,10 @@ struct FetchLoop {
             }
             transfer = created
         }
-        transfer.prepare(pending.request, url: pending.url, attempt: pending.attempt)
+        transfer.prepare(pending.transport, attempt: pending.attempt)
         transfer.host = pending.host
         guard curl_multi_add_handle(fetcher.multi, transfer.handle) == CURLM_OK else {
-            transfer.request = nil
+            transfer.transport = nil
             fetcher.idle.append(transfer)
             finish(pending, .failure(.transport("curl_multi_add_handle failed")), retryAfter: nil)
             return
@@ -188,10 +201,10 @@ struct FetchLoop {
             curl_multi_remove_handle(fetcher.multi, handle)
             hostActive[transfer.host, default: 1] -= 1
             let outcome = transfer.outcome(code, now: configuration.now())
-            let pending = transfer.request.map {
-                Pending(request: $0, url: transfer.url, host: transfer.host, attempt: transfer.attempt, due: 0)
+            let pending = transfer.transport.map {
+                Pending(transport: $0, host: transfer.host, attempt: transfer.attempt, due: 0)
             }
-            transfer.request = nil
+            transfer.transport = nil
             transfer.body = Data()
             fetcher.idle.append(transfer)
             if let pending { done.append((pending, outcome)) }
@@ -203,6 +216,8 @@ struct FetchLoop {
     private mutating func handle(_ pending: Pending, _ outcome: CurlTransfer.Outcome) {
         let kind = pending.request.kind
         switch outcome {
+        case .body(let data, _, _) where pending.transport.isRaw:
+            finish(pending, .success(FetchedBody(data: data)), retryAfter: nil)
         case .body(let data, let fields, let contentType):
             let verified = fetcher.verifier.verifiedBody(data, kind: kind, contentType: contentType).map { body in
                 var body = body

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 
 /// The structural check of a glyph range PBF (MapLibre's glyphs.proto).
 ///

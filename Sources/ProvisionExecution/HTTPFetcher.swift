@@ -162,13 +162,22 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         transportURL: (FetchRequest) -> String,
         onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void
     ) where I.Element == FetchRequest {
+        withoutActuallyEscaping(transportURL) { transportURL in
+            var source = PlainTransportSource(base: requests, transportURL: transportURL)
+            fetchAll(&source, onResult: onResult)
+            requests = source.base
+        }
+    }
+
+    /// Fetches every request `source` gives, as it gives them; results carry the request. Calls
+    /// from several threads are serialised.
+    func fetchAll<S: TransportSource>(_ source: inout S,
+                                      onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) {
         lock.lock()
         defer { lock.unlock() }
-        withoutActuallyEscaping(transportURL) { transportURL in
-            withoutActuallyEscaping(onResult) { onResult in
-                var loop = FetchLoop(fetcher: self, transportURL: transportURL, onResult: onResult)
-                loop.run(&requests)
-            }
+        withoutActuallyEscaping(onResult) { onResult in
+            var loop = FetchLoop(fetcher: self, onResult: onResult)
+            loop.run(&source)
         }
     }
 }

@@ -9,8 +9,10 @@ import ProvisionModel
 /// API works under either prefix; a match on the canonical URL wins. Local origins (directories,
 /// archives) are read on the calling thread and their bodies verified on worker threads, the
 /// answers delivered in request order (`OrderedPool`); HTTP requests, rewritten to a mirror base or
-/// left as they are when no route matches, go through one `HTTPFetcher`. Every body passes the
-/// `Verifier`, and every body but a tile is scrubbed of the job's secrets, before it is delivered.
+/// left as they are when no route matches, go through one `HTTPFetcher`, and so do the range
+/// requests of remote PMTiles archives (`RemotePMTilesArchive`), whose tiles wait in the router
+/// while a leaf directory they need is read. Every body passes the `Verifier`, and every body
+/// but a tile is scrubbed of the job's secrets, before it is delivered.
 public final class OriginRouter: Fetcher, RetryCounting {
     /// Where requests under a canonical URL prefix are served from.
     public enum Route {
@@ -18,19 +20,24 @@ public final class OriginRouter: Fetcher, RetryCounting {
         case directory(String, URL)
         /// Tiles of an opened archive.
         case archive(String, TileArchive)
+        /// Tiles of a PMTiles archive read over HTTP with range requests.
+        case remoteArchive(String, RemotePMTilesArchive)
         /// Another HTTP(S) base URL; the rest of the canonical URL is appended to it.
         case http(String, String)
 
         /// The canonical URL prefix.
         public var prefix: String {
             switch self {
-            case .directory(let prefix, _), .archive(let prefix, _), .http(let prefix, _): return prefix
+            case .directory(let prefix, _), .archive(let prefix, _), .remoteArchive(let prefix, _), .http(let prefix, _):
+                return prefix
             }
         }
     }
 
     /// The routes, longest prefix first.
     public let routes: [Route]
+    /// The remote PMTiles archives of the routes.
+    let remoteArchives: [RemotePMTilesArchive]
     private let http: HTTPFetcher?
     private let verifier: Verifier
     /// What a tile absent from a local origin means (HTTP 404s follow the HTTP fetcher's setting).
@@ -49,19 +56,41 @@ public final class OriginRouter: Fetcher, RetryCounting {
         self.routes = routes.enumerated()
             .sorted { ($0.element.prefix.count, $1.offset) > ($1.element.prefix.count, $0.offset) }
             .map(\.element)
+        self.remoteArchives = self.routes.compactMap { route in
+            if case .remoteArchive(_, let archive) = route { return archive } else { return nil }
+        }
         self.http = http
         self.verifier = verifier ?? http?.verifier ?? Verifier()
         self.missingTiles = missingTiles ?? http?.configuration.missingTiles ?? .fail
     }
 
-    /// Routes for a job file's origins; `openArchive` opens MBTiles mirrors (the store's reader).
-    public static func routes(for origins: [Origin], openArchive: (URL) throws -> TileArchive) rethrows -> [Route] {
+    /// Routes for a job file's origins; `openArchive` opens MBTiles mirrors (the store's reader),
+    /// local PMTiles archives are opened here, remote ones only by `openRemoteArchives()`.
+    ///
+    /// - Throws: what `openArchive` throws, or `ArchiveOpenError` for a local PMTiles archive.
+    public static func routes(for origins: [Origin], openArchive: (URL) throws -> TileArchive) throws -> [Route] {
         try origins.map { origin in
             switch origin.mirror {
             case .directory(let directory): return .directory(origin.prefix, directory)
             case .mbtiles(let file): return .archive(origin.prefix, try openArchive(file))
+            case .pmtiles(let file): return .archive(origin.prefix, try PMTilesFileArchive(url: file))
+            case .remotePMTiles(let url): return .remoteArchive(origin.prefix, RemotePMTilesArchive(url: url))
             case .http(let base): return .http(origin.prefix, base)
             }
+        }
+    }
+
+
+    /// Reads the header and root directory of every remote PMTiles archive (once), through the
+    /// HTTP fetcher, pinning each archive's version for the rest of the run.
+    ///
+    /// - Throws: `ArchiveOpenError` for the first archive that cannot be opened.
+    public func openRemoteArchives() throws(ArchiveOpenError) {
+        for archive in remoteArchives {
+            guard let http else {
+                throw ArchiveOpenError(.unavailable, "no network transport to read the PMTiles archive \(archive.displayURL)")
+            }
+            try archive.open(using: http)
         }
     }
 
@@ -105,13 +134,24 @@ public final class OriginRouter: Fetcher, RetryCounting {
                 (read.request, OriginRouter.answer(read.request, read.bytes, verifier: verifier, missingTiles: missingTiles))
             }
             defer { pool.close() }
-            var network = NetworkRequests(base: requests, pool: pool, read: { self.readLocally($0) },
-                                          deliver: { onResult($0.request, $0.result) })
+            var network = RoutedRequests(base: requests, router: self, pool: pool, deliver: { onResult($0.request, $0.result) })
             if let http {
-                http.fetchAll(&network, transportURL: { self.transportURL(for: $0.url) }, onResult: onResult)
+                http.fetchAll(&network) { request, result in
+                    if let archive = self.remoteArchives.first(where: { $0.owns(request) }) {
+                        for (tile, failure) in archive.receive(request, result) { onResult(tile, .failure(failure)) }
+                    } else {
+                        onResult(request, result)
+                    }
+                }
             } else {
-                while let request = network.next() {
-                    onResult(request, .failure(.unsupported("no network transport for \(request.url)")))
+                while case .request(let transport) = network.pull() {
+                    onResult(transport.request, .failure(.unsupported("no network transport for \(transport.request.url)")))
+                }
+            }
+            // Tiles still waiting for a directory when the run stopped (after a fatal failure).
+            for archive in remoteArchives {
+                for request in archive.drain() {
+                    onResult(request, .failure(.abandoned("the run stopped before the PMTiles directory of this tile was read")))
                 }
             }
             requests = network.base
@@ -138,23 +178,34 @@ public final class OriginRouter: Fetcher, RetryCounting {
         }
     }
 
-    /// Reads `request` from its local origin; nil when it needs the network.
-    private func readLocally(_ request: FetchRequest) -> LocalRead? {
+    /// What the transport fetches for `request`, or nil when it was answered here: read from a
+    /// local origin or answered by a remote archive's directories (`local` gets the bytes, to be
+    /// verified), or held until the archive directory it needs arrives.
+    fileprivate func transport(for request: FetchRequest, local: (LocalRead) -> Void) -> TransportRequest? {
+        let read: Result<Data, FetchFailure>
         let resolved = resolve(request.url)
         var routed = request
         routed.url = resolved.url
         switch resolved.route {
         case .directory(let prefix, let directory)?:
-            return LocalRead(request: request, bytes: DirectoryOrigin(prefix: prefix, directory: directory).read(routed))
+            read = DirectoryOrigin(prefix: prefix, directory: directory).read(routed)
         case .archive(let prefix, let archive)?:
-            return LocalRead(request: request, bytes: ArchiveOrigin(prefix: prefix, archive: archive).read(routed))
+            read = ArchiveOrigin(prefix: prefix, archive: archive).read(routed)
+        case .remoteArchive(_, let archive)?:
+            switch archive.step(request) {
+            case .fetch(let transport): return transport
+            case .held: return nil
+            case .answer(let answer): read = answer
+            }
         case .http?, nil:
-            return nil
+            return TransportRequest(request: request, url: transportURL(for: request.url))
         }
+        local(LocalRead(request: request, bytes: read))
+        return nil
     }
 
-    /// What a local origin's answer `bytes` to `request` delivers: the verified body, or why not
-    /// (a tile the origin lacks is a missing tile when the job allows that).
+    /// What a local read (or an archive directory) `bytes` gives for `request`: the verified
+    /// body, or an empty tile when the tile is absent and the job allows that, or why not.
     static func answer(_ request: FetchRequest, _ bytes: Result<Data, FetchFailure>, verifier: Verifier,
                        missingTiles: MissingTilePolicy) -> Result<FetchedBody, FetchFailure> {
         if case .failure(.notFound) = bytes, request.kind == .tile, missingTiles == .skip { return .success(.missingTile) }
@@ -171,25 +222,52 @@ struct LocalRead: Sendable {
     typealias Answer = (request: FetchRequest, result: Result<FetchedBody, FetchFailure>)
 }
 
-/// The requests of an iterator that need the network. The others are read from their local
-/// origin as a side effect and verified in `pool`, whose answers are delivered in order, all of
-/// them before a network request or the end is returned.
-private struct NetworkRequests<Base: IteratorProtocol>: IteratorProtocol where Base.Element == FetchRequest {
+/// The transport requests of an iterator's requests: local ones are answered as a side effect
+/// (verified in `pool`, whose answers are delivered in order, all of them before anything is
+/// returned), and tiles of remote archives wait while their leaf directory is read, then come first.
+private struct RoutedRequests<Base: IteratorProtocol>: TransportSource where Base.Element == FetchRequest {
     var base: Base
+    let router: OriginRouter
     let pool: OrderedPool<LocalRead, LocalRead.Answer>
-    let read: (FetchRequest) -> LocalRead?
     let deliver: (LocalRead.Answer) -> Void
+    /// The most tiles held waiting for directories before no more are pulled: tiles pulled after
+    /// a held one and sent ahead of it arrive out of the store's order, which its writer keeps in
+    /// memory (briefly), so how far ahead they may run is kept short.
+    static var heldCap: Int { 256 }
 
-    mutating func next() -> FetchRequest? {
-        while let request = base.next() {
-            guard let local = read(request) else {
-                pool.drain(deliver)
-                return request
+    mutating func pull() -> TransportPull {
+        let pulled = next()
+        pool.drain(deliver)
+        return pulled
+    }
+
+    private mutating func next() -> TransportPull {
+        let archives = router.remoteArchives
+        while true {
+            if let request = Self.released(from: archives) {
+                if let transport = transport(for: request) { return .request(transport) }
+                continue
             }
+            let held = archives.reduce(0) { $0 + $1.heldCount }
+            if held >= Self.heldCap { return .later }
+            guard let request = base.next() else { return held > 0 ? .later : .done }
+            if let transport = transport(for: request) { return .request(transport) }
+        }
+    }
+
+    /// `router.transport(for:)`, its local answers verified in the pool.
+    private func transport(for request: FetchRequest) -> TransportRequest? {
+        router.transport(for: request) { local in
             pool.add(local, deliver: deliver)
             pool.deliverReady(deliver)
         }
-        pool.drain(deliver)
+    }
+
+    /// A tile some archive released (its leaf directory arrived), taken from that archive.
+    private static func released(from archives: [RemotePMTilesArchive]) -> FetchRequest? {
+        for archive in archives {
+            if let request = archive.takeReleased() { return request }
+        }
         return nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 
 /// The structural check of a Mapbox Vector Tile 2.1 that MapLibre's tile parser relies on.
 ///

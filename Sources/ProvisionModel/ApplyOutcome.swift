@@ -53,14 +53,21 @@ public struct ApplyOutcome: Sendable {
     /// Tiles the origin did not have, stored empty under `download.missingTiles: "skip"`
     /// (counted in `downloaded` too).
     public var missingTiles = 0
-    /// Why downloading stopped early (an origin refused with 401/403), without secrets.
+    /// Why downloading stopped early (an origin refused with 401/403, or an archive changed), without secrets.
     public var stopMessage: String?
     /// The canonical URL whose refusal stopped the run, when one did.
     public var stopURL: String?
+    /// Whether the early stop came from an origin that changed under the run (a PMTiles archive
+    /// answering with another ETag or size): the apply is partial and the next one reads the new
+    /// version, where a refusal (401/403) needs the user first.
+    public var stopIsTemporary = false
     /// Whether the apply was stopped (SIGINT/SIGTERM) before every download was started.
     public var stopped = false
     /// Wall-clock seconds the apply took (reports only, never the store).
     public var seconds: Double = 0
+    /// The glyph resources the apply found the labels of `"glyphs": "used"` rows need, by row
+    /// key (rows whose plan left them to the apply; `Plan.resolveGlyphs` adds them to a plan).
+    public var glyphResources: [String: [ResourceRef]] = [:]
 
     public init() {}
 

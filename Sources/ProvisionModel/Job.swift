@@ -67,6 +67,13 @@ public enum GlyphPolicy: String, Equatable, Sendable, CaseIterable {
     /// Skip the CJK ideograph and Hangul ranges the device draws locally: 130 ranges
     /// (MapLibre's include_ideographs = false).
     case ideographsLocal = "ideographs-local"
+    /// Only the ranges the labels of the regions' tiles need, plus `0-255`: decided at apply,
+    /// once the tiles are stored, by evaluating each symbol layer's `text-field` over its features
+    /// (`GlyphDemand`); a layer that cannot be evaluated gets the ranges of `ideographs-local`.
+    case used
+
+    /// The policy whose ranges a font stack gets when `used` cannot tell what its labels need.
+    public static let usedFallback = GlyphPolicy.ideographsLocal
 }
 
 /// An area to hold offline, at a zoom range, drawn with style packs and/or tilesets.
@@ -151,6 +158,10 @@ public enum Mirror: Equatable, Sendable {
     case directory(URL)
     /// An MBTiles archive; tiles are read by z/x/y, non-tile requests fail.
     case mbtiles(URL)
+    /// A PMTiles v3 archive in a local file; tiles are read by z/x/y, non-tile requests fail.
+    case pmtiles(URL)
+    /// A PMTiles v3 archive on an HTTP(S) server, read with range requests; tiles only.
+    case remotePMTiles(String)
     /// Another HTTP(S) base URL; the rest of the URL is appended.
     case http(String)
 }

@@ -98,7 +98,7 @@ struct JobValidator {
                 let names = GlyphPolicy.allCases.map(\.rawValue)
                 let suggestion = value.stringValue.map { Suggestions.didYouMean($0, among: names) } ?? ""
                 collector.report(JSONPointer.appending(pointer, "glyphs"),
-                                 "expected \"all\" or \"ideographs-local\", found \(DiagnosticCollector.found(value))"
+                                 "expected \"all\", \"ideographs-local\" or \"used\", found \(DiagnosticCollector.found(value))"
                                  + suggestion)
             }
         }
@@ -133,7 +133,7 @@ struct JobValidator {
                 ok = false
             }
             guard let mirrorText = collector.string(mirrorValue, at: pointer, nonEmpty: true,
-                                                    expected: "a mirror (a directory, mbtiles:PATH or an http(s) URL)")
+                                                    expected: "a mirror (a directory, mbtiles:PATH, pmtiles:PATH, pmtiles:URL or an http(s) URL)")
             else {
                 ok = false
                 continue
@@ -152,19 +152,50 @@ struct JobValidator {
             return checkURLText(text, at: pointer) ? .http(text) : nil
         }
         if text.hasPrefix("mbtiles:") {
-            let path = String(text.dropFirst("mbtiles:".count))
-            guard !path.isEmpty else {
-                collector.report(pointer,
-                                 "expected mbtiles:PATH with a file path, found \(DiagnosticCollector.quoted(text))")
-                return nil
-            }
-            let url = resolve(path)
-            guard checkExists(url, directory: false, what: "MBTiles file", at: pointer) else { return nil }
+            guard let url = archiveFile(text, scheme: "mbtiles", what: "MBTiles file", at: pointer) else { return nil }
             return .mbtiles(url)
+        }
+        if text.hasPrefix("pmtiles:") {
+            let rest = String(text.dropFirst("pmtiles:".count))
+            if rest.hasPrefix("http://") || rest.hasPrefix("https://") {
+                return remoteArchive(rest, text: text, at: pointer).map(Mirror.remotePMTiles)
+            }
+            guard let url = archiveFile(text, scheme: "pmtiles", what: "PMTiles file", at: pointer) else { return nil }
+            return .pmtiles(url)
         }
         let url = resolve(text)
         guard checkExists(url, directory: true, what: "mirror directory", at: pointer) else { return nil }
         return .directory(url)
+    }
+
+    /// The file of an `mbtiles:PATH` or `pmtiles:PATH` mirror, resolved and checked to exist.
+    private mutating func archiveFile(_ text: String, scheme: String, what: String, at pointer: String) -> URL? {
+        let path = String(text.dropFirst(scheme.count + 1))
+        guard !path.isEmpty else {
+            let urls = scheme == "pmtiles" ? ", pmtiles:http://… or pmtiles:https://…" : ""
+            collector.report(pointer, "expected \(scheme):PATH with a file path\(urls), found \(DiagnosticCollector.quoted(text))")
+            return nil
+        }
+        let url = resolve(path)
+        return checkExists(url, directory: false, what: what, at: pointer) ? url : nil
+    }
+
+    /// The URL of a `pmtiles:http(s)://…` mirror: a host after the scheme, no spaces, and no
+    /// `${NAME}` reference (an archive URL is requested exactly as written, so a key in it would
+    /// be a secret in the job file).
+    private mutating func remoteArchive(_ url: String, text: String, at pointer: String) -> String? {
+        let scheme = url.hasPrefix("https://") ? "https://" : "http://"
+        let host = url.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !host.isEmpty else {
+            collector.report(pointer, "expected pmtiles:\(scheme)HOST/PATH with a host, found \(DiagnosticCollector.quoted(text))")
+            return nil
+        }
+        guard !url.contains("${") else {
+            collector.report(pointer, "expected a PMTiles archive URL without ${NAME} references (it is requested as "
+                             + "written), found \(DiagnosticCollector.quoted(text))")
+            return nil
+        }
+        return checkURLText(url, at: pointer) ? url : nil
     }
 
     mutating func limits(_ value: JSONValue, at pointer: String, job: Bool = false) -> Limits? {

@@ -238,6 +238,10 @@ public struct RegionPlan: Sendable {
     public var resources: ResourceChanges
     /// Estimated bytes of the tiles this row adds that must be downloaded.
     public var estimatedBytes: Int64
+    /// For a row of a `"glyphs": "used"` pack whose tiles are not all stored yet: its glyph
+    /// ranges are determined by the apply once they are, so `resources` lists only those known
+    /// now (`0-255` and the ranges of layers that cannot be evaluated).
+    public var glyphsAtApply = false
 
     public init(regionID: String, name: String, stylePackID: String?, rowID: Int64?, action: PlanAction,
                 definition: Data, description: Data, area: CoverArea, tileSets: [PlannedTileSet],
@@ -335,6 +339,10 @@ public struct StylePackPlan: Equatable, Sendable {
     public var sources: [SourceSummary]
     /// What the style does: every source with what is fetched for it, the font stacks, sprites.
     public var overview: StyleOverview
+    /// Which glyph ranges the pack fetches.
+    public var glyphPolicy: GlyphPolicy = .ideographsLocal
+    /// With `"glyphs": "used"`: the labels whose code points decide the glyph ranges.
+    public var glyphDemand: GlyphDemand?
 
     public init(id: String, styleURL: String, resources: [ResourceRef], missing: [ResourceRef], sources: [SourceSummary],
                 overview: StyleOverview = StyleOverview()) {

@@ -25,22 +25,29 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// More redirects than allowed (a loop, or a chain too long), the text naming where the chain
     /// started. Not retried.
     case redirects(String)
+    /// The object changed while the run was reading it (a remote PMTiles archive answered with
+    /// another ETag or size than its first answer); the text names it. Not retried, and it stops
+    /// the run: a later run, reading the new version from its start, may succeed.
+    case changed(String)
 
     /// Whether another attempt may succeed.
     public var isTransient: Bool {
         switch self {
         case .status(let code): return [408, 429, 500, 502, 503, 504].contains(code)
         case .transport: return true
-        case .invalidBody, .unusableDocument, .notFound, .unsupported, .abandoned, .tls, .redirects: return false
+        case .invalidBody, .unusableDocument, .notFound, .unsupported, .abandoned, .tls, .redirects, .changed: return false
         }
     }
 
     /// Whether the failure dooms the rest of the run: the origin refused the request (HTTP 401
     /// or 403), which almost always means a missing or wrong access token for every request
-    /// alike. Fetchers stop starting new requests after one.
+    /// alike, or an archive changed under the run. Fetchers stop starting new requests after one.
     public var isFatal: Bool {
-        if case .status(let code) = self { return code == 401 || code == 403 }
-        return false
+        switch self {
+        case .status(let code): return code == 401 || code == 403
+        case .changed: return true
+        default: return false
+        }
     }
 
     public var description: String {
@@ -56,6 +63,7 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .abandoned(let why): return "not fetched: \(why)"
         case .tls(let why): return "TLS: \(why)"
         case .redirects(let why): return why
+        case .changed(let why): return why
         }
     }
 }
@@ -100,25 +108,36 @@ public protocol StoreInventory: AnyObject {
     /// Every region row, ordered by row id.
     func regions() throws -> [StoredRegion]
 
-    /// The subset of `keys` already stored (linked to any region, or to none).
-    func storedTiles(among keys: [TileKey]) throws -> Set<TileKey>
+    /// Calls `body` with the stored row (`y` as the store keeps it: counted from the south for a
+    /// TMS source) of every tile of `column` the store holds, ascending; with `region`, only the
+    /// tiles linked to that region row. Tiles linked to no region (a killed apply's) are stored.
+    ///
+    /// Why one column at a time: the store's key index (template, pixel ratio, zoom, x, y) reads
+    /// exactly these rows with one seek, so callers merge a cover (produced column by column in
+    /// the same order) with the store holding one column, however many tiles either side has.
+    func forEachStoredTile(in column: StoredTileColumn, linkedTo region: Int64?, _ body: (_ y: Int) throws -> Void) throws
     /// The subset of `urls` already stored as resources.
     func storedResources(among urls: [String]) throws -> Set<String>
     /// The stored payload of a resource (inflated), or nil.
     func resourceData(url: String) throws -> Data?
 
-    /// The keys of the tiles linked to a region for one template, every zoom and pixel ratio,
-    /// in no particular order: one pass over the region's links (callers group them by zoom).
-    func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey]
     /// Linked tile counts of a region by template and zoom.
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
+    /// How many tile links a region has: a count of its links alone, so a link to a tile row
+    /// that is gone counts here but not in `linkedTileCounts`.
+    func tileLinkCount(region rowID: Int64) throws -> Int
     /// The resource URLs linked to a region, sorted.
     func linkedResources(region rowID: Int64) throws -> [String]
     /// Revalidation requests (with the stored ETag and Last-Modified) for region-linked content
     /// that expired before `now`.
     func expiredRequests(before now: Int64) throws -> [FetchRequest]
-    /// Mean stored payload size of tiles of a template at a zoom, or nil when none is stored.
-    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double?
+    /// Mean stored payload size of the tiles of a template at each of `zooms` that holds any
+    /// (every pixel ratio; empty tiles not counted), by zoom: one pass over the template's rows.
+    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double]
+    /// Up to `limit` tile rows of one template, ratio and zoom whose stored (x, y) comes after
+    /// `after` (all when nil), ascending by x then y.
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow]
 }
 
 /// The changes an apply makes to the store it stages into: rows, links, regions, pruning.
@@ -160,20 +179,21 @@ public struct TileCount: Equatable, Sendable {
     }
 }
 
-extension StoreInventory {
-    /// The keys of the tiles linked to a region for one template, by zoom, each sorted by x, y,
-    /// then pixel ratio.
-    public func linkedTileKeysByZoom(region rowID: Int64, urlTemplate: String) throws -> [Int: [TileKey]] {
-        var byZoom = Dictionary(grouping: try linkedTileKeys(region: rowID, urlTemplate: urlTemplate)) { $0.tile.z }
-        for (z, keys) in byZoom {
-            byZoom[z] = keys.sorted { ($0.tile.x, $0.tile.y, $0.pixelRatio) < ($1.tile.x, $1.tile.y, $1.pixelRatio) }
-        }
-        return byZoom
-    }
+/// The stored rows of one tile column that a `StoreInventory` is asked for: a template, pixel
+/// ratio, zoom and column, and a range of rows as the store keeps them.
+public struct StoredTileColumn: Equatable, Sendable {
+    public var urlTemplate: String
+    public var pixelRatio: Int
+    public var zoom: Int
+    public var x: Int
+    /// The stored rows asked for (`y` as stored: counted from the south for a TMS source).
+    public var rows: Range<Int>
 
-    /// The tiles linked to a region for one template and zoom, sorted by x then y (a tile
-    /// linked at two pixel ratios appears twice).
-    public func linkedTiles(region rowID: Int64, urlTemplate: String, zoom: Int) throws -> [TileID] {
-        try (linkedTileKeysByZoom(region: rowID, urlTemplate: urlTemplate)[zoom] ?? []).map(\.tile)
+    public init(urlTemplate: String, pixelRatio: Int, zoom: Int, x: Int, rows: Range<Int>) {
+        self.urlTemplate = urlTemplate
+        self.pixelRatio = pixelRatio
+        self.zoom = zoom
+        self.x = x
+        self.rows = rows
     }
 }

@@ -96,26 +96,22 @@ extension TileGroup {
             return count
         }
         // The ordinals follow the stored walk (a TMS column from the south); positions follow
-        // the ascending order.
-        var inside: [(position: Int, tile: TileID)] = []
+        // the ascending order. A column's tiles inside the range are contiguous in both.
         var ordinal = base, columnStart = 0
-        forEachColumn { column in
-            for (j, tile) in column.enumerated() {
-                if range.contains(ordinal) {
-                    inside.append((columnStart + (tileSet.isTMS ? column.count - 1 - j : j), tile))
-                }
-                ordinal += 1
+        try forEachColumn { column in
+            defer {
+                ordinal += column.count
+                columnStart += column.count
             }
-            columnStart += column.count
-        }
-        inside.sort { $0.position < $1.position }
-        var start = 0
-        while start < inside.count {
-            let batch = inside[start..<min(start + Self.lookupBatch, inside.count)]
-            let keys = batch.map { tileSet.key(for: $0.tile) }
-            let stored = try store?.storedTiles(among: keys) ?? []
-            for (entry, key) in zip(batch, keys) { try body(entry.position, entry.tile, stored.contains(key)) }
-            start += Self.lookupBatch
+            let lower = max(range.lowerBound - ordinal, 0), upper = min(range.upperBound - ordinal, column.count)
+            guard lower < upper else { return }
+            let walked = lower..<upper
+            let ascending = tileSet.isTMS ? (column.count - walked.upperBound)..<(column.count - walked.lowerBound) : walked
+            let tiles = tileSet.isTMS ? Array(column[walked].reversed()) : Array(column[walked])
+            let stored = try store.map { try tileSet.storedFlags(tiles, in: $0) } ?? tiles.map { _ in false }
+            for (offset, tile) in tiles.enumerated() {
+                try body(columnStart + ascending.lowerBound + offset, tile, stored[offset])
+            }
         }
         return count
     }

@@ -54,10 +54,6 @@ public struct StoredResourceRow: Sendable {
 /// and writing (`StoreWriter`) it, the applier reads its rows back in key order so the canonical
 /// file can be assembled from them.
 public protocol StagingStore: StoreInventory, StoreWriter {
-    /// Up to `limit` tile rows of one template, ratio and zoom whose stored (x, y) comes after
-    /// `after` (all when nil), ascending by x then y.
-    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
-        -> [StoredTileRow]
     /// The stored ones of `urls`, ascending by URL (byte order).
     func resourceRows(urls: [String]) throws -> [StoredResourceRow]
     /// How many tile and resource rows the store holds.

@@ -29,9 +29,6 @@ public struct TileGroup: Sendable {
         self.bounds = bounds ?? areas.map { _ in tileSet.bounds }
     }
 
-    /// How many keys are looked up in the store at once.
-    public static let lookupBatch = 2_048
-
     /// The cover of each member row, in `areas` order: its area clipped to its bounds.
     public var covers: [TileCover] {
         areas.indices.map { cover(at: $0) }
@@ -48,24 +45,21 @@ public struct TileGroup: Sendable {
     }
 
     /// Calls `body` with each tile of the group (ascending, each once) and whether the store
-    /// already holds it (under any region, or as an unlinked row a killed apply left).
+    /// already holds it (under any region, or as an unlinked row a killed apply left). The store
+    /// is read a column at a time, merged with the column of the covers' union.
     public func forEachTile(store: StoreInventory?, _ body: (TileID, Bool) throws -> Void) throws {
-        var batch: [TileID] = []
-        batch.reserveCapacity(Self.lookupBatch)
+        guard let store else {
+            for tile in tiles { try body(tile, false) }
+            return
+        }
+        var column: [TileID] = []
         func flush() throws {
-            guard !batch.isEmpty else { return }
-            if let store {
-                let keys = batch.map { tileSet.key(for: $0) }
-                let stored = try store.storedTiles(among: keys)
-                for (tile, key) in zip(batch, keys) { try body(tile, stored.contains(key)) }
-            } else {
-                for tile in batch { try body(tile, false) }
-            }
-            batch.removeAll(keepingCapacity: true)
+            for (tile, isStored) in zip(column, try tileSet.storedFlags(column, in: store)) { try body(tile, isStored) }
+            column.removeAll(keepingCapacity: true)
         }
         for tile in tiles {
-            batch.append(tile)
-            if batch.count == Self.lookupBatch { try flush() }
+            if let first = column.first, first.x != tile.x { try flush() }
+            column.append(tile)
         }
         try flush()
     }

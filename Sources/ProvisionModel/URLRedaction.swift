@@ -84,6 +84,7 @@ extension FetchFailure {
         case .abandoned(let text): return .abandoned(URLRedaction.redact(text))
         case .tls(let text): return .tls(URLRedaction.redact(text))
         case .redirects(let text): return .redirects(URLRedaction.redact(text))
+        case .changed(let text): return .changed(URLRedaction.redact(text))
         case .status, .notFound: return self
         }
     }
@@ -98,6 +99,7 @@ extension URLSecrets {
         case .unusableDocument(let text): return .unusableDocument(redact(text))
         case .unsupported(let text): return .unsupported(redact(text))
         case .abandoned(let text): return .abandoned(redact(text))
+        case .changed(let text): return .changed(redact(text))
         case let other: return other
         }
     }

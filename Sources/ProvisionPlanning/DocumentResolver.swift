@@ -85,7 +85,20 @@ public struct DocumentResolver {
         for pack in job.stylePacks {
             guard let resolved = resolvedStyles[pack.id] else { continue }
             notes += resolved.notes
-            packs[pack.id] = try resolvePack(pack, style: resolved, tileJSONs: tileJSONs)
+            var resolvedPack = try resolvePack(pack, style: resolved, tileJSONs: tileJSONs)
+            if pack.glyphs == .used, let template = resolved.glyphsTemplate, let body = styles[pack.style] {
+                let style = try parse(body.data, url: pack.style, of: "style pack '\(pack.id)'")
+                var tiles: [String: GlyphDemandBuilder.SourceTiles] = [:]
+                for (source, summary) in zip(resolvedPack.tileSources, resolvedPack.summaries) where source.type == .vector {
+                    tiles[summary.name] = GlyphDemandBuilder.SourceTiles(urlTemplate: source.template, maxZoom: source.maxZoom)
+                }
+                let outcome = GlyphDemandBuilder.build(style: style, template: template, sources: tiles,
+                                                       subject: "stylePack '\(pack.id)'")
+                resolvedPack.glyphDemand = outcome.demand
+                resolvedPack.resources = Array(Set(resolvedPack.resources + outcome.knownResources)).sorted()
+                notes += outcome.notes
+            }
+            packs[pack.id] = resolvedPack
         }
         var regionTilesets: [String: ResolvedTilesets] = [:]
         for region in job.regions where !region.tilesets.isEmpty {

@@ -28,10 +28,12 @@ public enum GlyphRanges {
     /// With `.ideographsLocal` a range is skipped when its first code point is one the device
     /// draws itself (MapLibre's `allowsFixedWidthGlyphGeneration`, tested on the range start
     /// only): ranges 78–159 (CJK Unified Ideographs) and 172–215 (Hangul Syllables), leaving 130.
+    /// With `.used` only `0-255` is known before the labels are read (`GlyphScan` adds the rest).
     public static func ranges(for policy: GlyphPolicy) -> [GlyphRange] {
         switch policy {
         case .all: return all
         case .ideographsLocal: return all.filter { !allowsFixedWidthGlyphGeneration($0.start) }
+        case .used: return [GlyphRange(start: 0)]
         }
     }
 

@@ -7,10 +7,10 @@ import TileMath
 extension Planner {
     /// Gives each desired row the stored region it continues: the row the lock recorded for its
     /// key first, else one with the same definition and description. A matched row whose
-    /// definition or description changed becomes an update, with a note on what devices do.
-    /// Returns the stored rows claimed and those notes.
-    static func matchStoredRegions(_ rows: inout [RegionPlan], stored storedRegions: [StoredRegion], input: PlanInput,
-                                   store: StoreInventory?) throws -> (claimed: Set<Int64>, notes: [PlanNote]) {
+    /// definition or description changed becomes an update. Returns the stored rows claimed and
+    /// the updated rows that get a note on what devices do (made once their tiles are counted).
+    static func matchStoredRegions(_ rows: inout [RegionPlan], stored storedRegions: [StoredRegion], input: PlanInput)
+        -> (claimed: Set<Int64>, noted: [(row: Int, definitionChanged: Bool)]) {
         var claimed = Set<Int64>()
         let byID = Dictionary(uniqueKeysWithValues: storedRegions.map { ($0.rowID, $0) })
         var matches: [Int: StoredRegion] = [:]
@@ -29,19 +29,17 @@ extension Planner {
                 claimed.insert(stored.rowID)
             }
         }
-        var notes: [PlanNote] = []
+        var noted: [(row: Int, definitionChanged: Bool)] = []
         for (i, match) in matches.sorted(by: { $0.key < $1.key }) {
             rows[i].rowID = match.rowID
             rows[i].action = .keep
             let definitionChanged = match.definition != rows[i].definition
             if definitionChanged || (match.description ?? Data()) != rows[i].description {
                 rows[i].action = .update
-                notes.append(secondRegionNote(rows[i], definitionChanged: definitionChanged,
-                                              storedTiles: try store?.linkedTileCounts(region: match.rowID)
-                                                  .reduce(0) { $0 + $1.count } ?? 0))
+                noted.append((i, definitionChanged))
             }
         }
-        return (claimed, notes)
+        return (claimed, noted)
     }
 
     /// The stored regions no desired row claimed: the apply removes them.
@@ -63,13 +61,20 @@ extension Planner {
     /// limit cap, and sets each row's byte estimate.
     static func countDownloads(_ rows: inout [RegionPlan], input: PlanInput, store: StoreInventory?,
                                refetch: Set<String>) throws -> (tiles: Int, bytes: Int64) {
-        var meanSizes: [String: Double] = [:]
+        // Mean sizes are read once per template, for all the zooms the rows want of it.
+        var wantedZooms: [String: ClosedRange<Int>] = [:]
+        for set in rows.flatMap(\.tileSets) {
+            let zooms = wantedZooms[set.urlTemplate] ?? set.zooms
+            wantedZooms[set.urlTemplate] = min(zooms.lowerBound, set.zooms.lowerBound)...max(zooms.upperBound, set.zooms.upperBound)
+        }
+        var meanSizes: [String: (zooms: ClosedRange<Int>, sizes: [Int: Double])] = [:]
         func meanSize(_ template: String, _ z: Int) throws -> Double {
-            let key = "\(z) \(template)"
-            if let cached = meanSizes[key] { return cached }
-            let size = try store?.meanTileSize(urlTemplate: template, zoom: z) ?? Double(input.assumedTileBytes)
-            meanSizes[key] = size
-            return size
+            let assumed = Double(input.assumedTileBytes)
+            if let cached = meanSizes[template], cached.zooms.contains(z) { return cached.sizes[z] ?? assumed }
+            let zooms = wantedZooms[template].flatMap { $0.contains(z) ? $0 : nil } ?? z...z
+            let sizes = try store?.meanTileSizes(urlTemplate: template, zooms: zooms) ?? [:]
+            meanSizes[template] = (zooms, sizes)
+            return sizes[z] ?? assumed
         }
         var toDownload = 0
         var bytes: Int64 = 0
@@ -122,6 +127,11 @@ extension Planner {
         if group.areas.count == 1 && addedByOnlyRow == 0 {
             // The one row wanting these tiles already links every one of them: all stored.
             return (group.cover(at: 0).count, 0)
+        }
+        if group.areas.count == 1, let store {
+            // One cover: its count is arithmetic, and the store is asked how many it holds.
+            let cover = group.cover(at: 0)
+            return (cover.count, cover.count - (try group.tileSet.storedCount(of: cover, in: store)))
         }
         var inGroup = 0
         var missing = 0

@@ -14,6 +14,8 @@ public struct ResolvedPack: Sendable {
     public var summaries: [SourceSummary]
     /// What the style does, for the plan's views.
     public var overview: StyleOverview
+    /// With `"glyphs": "used"`: the label layers whose code points decide the glyph ranges.
+    public var glyphDemand: GlyphDemand?
 
     public init(pack: StylePack, resources: [ResourceRef], tileSources: [TileSource], summaries: [SourceSummary],
                 overview: StyleOverview = StyleOverview()) {
@@ -109,15 +111,7 @@ public enum Planner {
         var (rows, overzoomNotes) = try desiredRows(input)
         try checkTileLimit(rows, job: input.job)
         let storedRegions = try store?.regions() ?? []
-        let (claimed, regionNotes) = try matchStoredRegions(&rows, stored: storedRegions, input: input, store: store)
-        for i in rows.indices {
-            try diffTiles(&rows[i], store: store)
-            try diffResources(&rows[i], store: store)
-            if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
-                rows[i].action = .update
-            }
-        }
-        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
+        let (claimed, noted) = matchStoredRegions(&rows, stored: storedRegions, input: input)
 
         // Tiles of a source whose TileJSON changed upstream are all fetched again, so the store
         // never mixes tiles of two versions of a source (a resumed apply included: the lock keeps
@@ -128,24 +122,51 @@ public enum Planner {
             return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
         }
         let refetch = refetchTemplates(drift: drift, input: input)
+        var linkedTiles = [Int](repeating: 0, count: rows.count)
+        for i in rows.indices {
+            linkedTiles[i] = try diffTiles(&rows[i], store: store)
+            try planGlyphs(&rows[i], input: input, store: store, refetch: refetch)
+            try diffResources(&rows[i], store: store)
+            if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
+                rows[i].action = .update
+            }
+        }
+        let regionNotes = noted.map {
+            secondRegionNote(rows[$0.row], definitionChanged: $0.definitionChanged, storedTiles: linkedTiles[$0.row])
+        }
+        let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
         let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch)
 
         var packPlans: [StylePackPlan] = []
         for pack in input.job.stylePacks {
             guard let resolved = input.packs[pack.id] else { continue }
             let stored = try store?.storedResources(among: resolved.resources.map(\.url)) ?? []
-            packPlans.append(StylePackPlan(id: pack.id, styleURL: pack.style, resources: resolved.resources,
-                                           missing: resolved.resources.filter { !stored.contains($0.url) },
-                                           sources: resolved.summaries, overview: resolved.overview))
+            var packPlan = StylePackPlan(id: pack.id, styleURL: pack.style, resources: resolved.resources,
+                                         missing: resolved.resources.filter { !stored.contains($0.url) },
+                                         sources: resolved.summaries, overview: resolved.overview)
+            packPlan.glyphPolicy = pack.glyphs
+            packPlan.glyphDemand = resolved.glyphDemand
+            packPlans.append(packPlan)
+        }
+        // The glyph ranges found in stored tiles belong to the pack's resources too.
+        for row in rows where !row.glyphsAtApply {
+            guard let p = packPlans.firstIndex(where: { $0.id == row.stylePackID && $0.glyphDemand != nil }) else { continue }
+            let extra = row.resources.wanted.filter { $0.kind == .glyphs && !packPlans[p].resources.contains($0) }
+            guard !extra.isEmpty else { continue }
+            let stored = try store?.storedResources(among: extra.map(\.url)) ?? []
+            packPlans[p].resources = Array(Set(packPlans[p].resources + extra)).sorted()
+            packPlans[p].missing = Array(Set(packPlans[p].missing + extra.filter { !stored.contains($0.url) })).sorted()
         }
 
         var plan = Plan(jobName: input.job.name, jobDigest: input.jobDigest, epoch: input.epoch,
                         regions: rows, removedRegions: removed, stylePacks: packPlans,
                         documents: input.documents, assumedTileBytes: input.assumedTileBytes)
+        plan.countsArePrecise = !rows.contains(where: \.glyphsAtApply)
         plan.tilesToDownload = downloads.tiles
         plan.bytesToDownload = downloads.bytes
         plan.drift = drift
         plan.notes = input.notes + sourceNotes(input) + overzoomNotes + latitudeNotes(input.job) + regionNotes
+            + glyphNotes(rows)
         plan.refetchTemplates = refetch.sorted()
         return plan
     }
@@ -279,56 +300,55 @@ public enum Planner {
 
     // MARK: - Tile diff
 
-    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?) throws {
-        var changes: [ZoomChange] = []
+    /// Counts per tile set and zoom the tiles a row adds, keeps and removes, and returns how many
+    /// tiles the row's stored region links (0 for a new row).
+    ///
+    /// Why counts, not lists: the tiles kept are the cover's tiles linked to the row, counted
+    /// from the store one column at a time; the rest follows by arithmetic (added = cover − kept,
+    /// removed = linked − kept, links at another pixel ratio, as after a pack went from 1x to 2x,
+    /// included), so no list of the row's links or of the cover is held. The links are counted
+    /// by template and zoom (a join over every link) only when some link is not a kept tile: when
+    /// the kept tiles add up to the row's links, as when a region only grows, nothing is removed.
+    @discardableResult
+    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?) throws -> Int {
+        guard let rowID = row.rowID, let store else {
+            row.zoomChanges = row.tileSets.flatMap { set in
+                set.zooms.map { z in
+                    ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
+                               counts: ChangeCounts(add: set.cover(of: row.area, zoom: z).count))
+                }
+            }
+            return 0
+        }
+        var kept: [(set: PlannedTileSet, zoom: Int, cover: Int, keep: Int)] = []
         for set in row.tileSets {
-            let linkedByZoom = try row.rowID.flatMap { rowID in
-                try store?.linkedTileKeysByZoom(region: rowID, urlTemplate: set.urlTemplate)
-            } ?? [:]
             for z in set.zooms {
-                guard row.rowID != nil, store != nil else {
-                    changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z,
-                                              counts: ChangeCounts(add: set.cover(of: row.area, zoom: z).count)))
-                    continue
-                }
-                // Links at another pixel ratio (a pack that went from 1x to 2x) are removals.
-                let keys = linkedByZoom[z] ?? []
-                var linked = keys.filter { $0.pixelRatio == set.pixelRatio }.map(\.tile)
-                if set.isTMS {
-                    linked = linked.map { TileID(z: $0.z, x: $0.x, y: $0.tmsY) }.sorted()
-                }
-                var counts = mergeCounts(desired: set.cover(of: row.area, zoom: z), linked: linked)
-                counts.remove += keys.count - linked.count
-                changes.append(ZoomChange(urlTemplate: set.urlTemplate, zoom: z, counts: counts))
+                let cover = set.cover(of: row.area, zoom: z)
+                kept.append((set, z, cover.count, try set.storedCount(of: cover, in: store, linkedTo: rowID)))
             }
         }
-        row.zoomChanges = changes
-        if let rowID = row.rowID, let store {
+        let keptTotal = kept.reduce(0) { $0 + $1.keep }
+        let keptOnce = Set(kept.map { "\($0.zoom) \($0.set.pixelRatio) \($0.set.urlTemplate)" }).count == kept.count
+        let linked: [String: Int]
+        let linkedTotal: Int
+        if keptOnce, try store.tileLinkCount(region: rowID) == keptTotal {
+            // Every link is a tile kept (a link to a missing tile row would be counted above but
+            // not kept): no removals, no stale zooms.
+            linked = Dictionary(kept.map { ("\($0.zoom) \($0.set.urlTemplate)", $0.keep) }, uniquingKeysWith: +)
+            row.staleTileCounts = []
+            linkedTotal = keptTotal
+        } else {
+            let counts = try store.linkedTileCounts(region: rowID)
+            linked = Dictionary(counts.map { ("\($0.zoom) \($0.urlTemplate)", $0.count) }, uniquingKeysWith: +)
             let wanted = Set(row.tileSets.flatMap { set in set.zooms.map { "\($0) \(set.urlTemplate)" } })
-            row.staleTileCounts = try store.linkedTileCounts(region: rowID).filter {
-                !wanted.contains("\($0.zoom) \($0.urlTemplate)")
-            }
+            row.staleTileCounts = counts.filter { !wanted.contains("\($0.zoom) \($0.urlTemplate)") }
+            linkedTotal = counts.reduce(0) { $0 + $1.count }
         }
-    }
-
-    /// Counts desired-only, linked-only and common tiles of two ascending sequences.
-    static func mergeCounts<D: Sequence>(desired: D, linked: [TileID]) -> ChangeCounts where D.Element == TileID {
-        var counts = ChangeCounts()
-        var l = 0
-        for tile in desired {
-            while l < linked.count && linked[l] < tile {
-                counts.remove += 1
-                l += 1
-            }
-            if l < linked.count && linked[l] == tile {
-                counts.keep += 1
-                l += 1
-            } else {
-                counts.add += 1
-            }
+        row.zoomChanges = kept.map {
+            ZoomChange(urlTemplate: $0.set.urlTemplate, zoom: $0.zoom, counts: ChangeCounts(
+                add: $0.cover - $0.keep, remove: (linked["\($0.zoom) \($0.set.urlTemplate)"] ?? 0) - $0.keep, keep: $0.keep))
         }
-        counts.remove += linked.count - l
-        return counts
+        return linkedTotal
     }
 
     static func diffResources(_ row: inout RegionPlan, store: StoreInventory?) throws {

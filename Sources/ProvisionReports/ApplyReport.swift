@@ -106,7 +106,8 @@ public struct ApplyReport: Equatable, Sendable {
                 parts.append("\(grouped(o.missingTiles)) missing upstream (stored empty, download.missingTiles: skip)")
             }
             if o.notAttempted > 0 {
-                let why = o.stopMessage != nil ? "stopped when an origin refused access" : "stopped"
+                let why = o.stopMessage == nil ? "stopped"
+                    : o.stopIsTemporary ? "stopped when an origin archive changed" : "stopped when an origin refused access"
                 parts.append("\(grouped(o.notAttempted)) not attempted (\(why))")
             }
             text = "\(plural(o.planned, "download")) planned (\(plural(o.plannedResources, "resource")), "
@@ -167,6 +168,8 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
     public var isComplete: Bool
     public var missingTiles: Int
     public var stopMessage: String?
+    /// Whether the early stop was an origin archive changing under the run (see `ApplyOutcome`).
+    public var stopIsTemporary: Bool
     public var revalidated: Int
     public var refreshed: Int
 
@@ -195,6 +198,7 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
         isComplete = o.isComplete
         missingTiles = o.missingTiles
         stopMessage = o.stopMessage
+        stopIsTemporary = o.stopIsTemporary
         revalidated = o.revalidated
         refreshed = o.refreshed
     }

@@ -4,7 +4,7 @@ import ProvisionModel
 /// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.
 public struct AuditDocument: Equatable, Sendable {
     /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// One region row of the store.
     public struct Region: Equatable, Sendable {
@@ -43,6 +43,25 @@ public struct AuditDocument: Equatable, Sendable {
         }
     }
 
+    /// One tileset of the store (a tile template and pixel ratio), with the name `export --source` takes.
+    public struct Source: Equatable, Sendable {
+        public var name: String
+        public var template: String
+        public var pixelRatio: Int
+        /// Tiles with content.
+        public var tiles: Int
+        /// The style sources drawing from it, as `pack: source`; empty for a region's extra tileset.
+        public var styleSources: [String]
+
+        public init(name: String, template: String, pixelRatio: Int, tiles: Int, styleSources: [String]) {
+            self.name = name
+            self.template = template
+            self.pixelRatio = pixelRatio
+            self.tiles = tiles
+            self.styleSources = styleSources
+        }
+    }
+
     public var store: String
     public var hasLock: Bool
     public var integrity: [String]
@@ -60,6 +79,8 @@ public struct AuditDocument: Equatable, Sendable {
     public var lockProblem: String?
     /// Whether an apply left its work unfinished (its new database or its owner file is still there).
     public var interrupted = false
+    /// The store's tilesets, by name.
+    public var sources: [Source] = []
     /// The result of `--verify`, when asked for.
     public var verification: Verification?
     /// Differences from a job (`--manifest`), one sentence each; nil when not asked for.
@@ -80,6 +101,9 @@ public struct AuditDocument: Equatable, Sendable {
         /// counted corrupt (rows valid for their kind but not the ones the build wrote).
         public var differingChunks = 0
         public var differingRows = 0
+        /// For `"glyphs": "used"` packs: whether every label's glyph ranges are stored; nil
+        /// when the lock records no such pack.
+        public var glyphs: GlyphCheck?
 
         public init(checked: Int, corrupt: [String], corruptCount: Int, expired: Int, digestMatchesLock: Bool?) {
             self.checked = checked
@@ -87,6 +111,25 @@ public struct AuditDocument: Equatable, Sendable {
             self.corruptCount = corruptCount
             self.expired = expired
             self.digestMatchesLock = digestMatchesLock
+        }
+    }
+
+    /// What `audit --verify` found checking the labels of `"glyphs": "used"` region rows.
+    public struct GlyphCheck: Equatable, Sendable {
+        /// Region rows checked.
+        public var regions = 0
+        /// Vector tiles whose labels were read.
+        public var tilesRead = 0
+        /// What is missing or could not be checked, one sentence each (first 20).
+        public var problems: [String] = []
+        public var problemCount = 0
+
+        public init() {}
+
+        /// Records a problem (keeping the first 20 sentences).
+        public mutating func note(_ problem: String) {
+            problemCount += 1
+            if problems.count < 20 { problems.append(problem) }
         }
     }
 
@@ -147,6 +190,12 @@ public struct AuditDocument: Equatable, Sendable {
                            + "'apply --repair' fetches them again")
             }
             if v.digestMatchesLock == false { out.append("the content digest differs from the one the lock recorded") }
+            if let g = v.glyphs {
+                out += g.problems.map { "glyphs: \($0)" }
+                if g.problemCount > g.problems.count {
+                    out.append("glyphs: … and \(plural(g.problemCount - g.problems.count, "more glyph problem"))")
+                }
+            }
             if orphanTiles + orphanResources > 0 {
                 let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
                 out.append("\(orphans.text) \(orphans.isSingular ? "is" : "are") orphaned (linked to no region)")
@@ -189,10 +238,18 @@ public struct AuditDocument: Equatable, Sendable {
                                   "present": .int(region.presentResources)],
                 ]
             }),
+            "sources": .array(sources.map { source in
+                ["name": .string(source.name), "template": .string(source.template), "pixelRatio": .int(source.pixelRatio),
+                 "tiles": .int(source.tiles), "styleSources": .array(source.styleSources.map { .string($0) })]
+            }),
             "verification": verification.map { v in
                 ["checked": .int(v.checked), "corrupt": .int(v.corruptCount), "corruptRows": .array(v.corrupt.map { .string($0) }),
                  "expired": .int(v.expired), "digestMatchesLock": v.digestMatchesLock.map { .bool($0) } ?? .null,
-                 "differingChunks": .int(v.differingChunks), "differingRows": .int(v.differingRows)]
+                 "differingChunks": .int(v.differingChunks), "differingRows": .int(v.differingRows),
+                 "glyphs": v.glyphs.map { g in
+                     ["regions": .int(g.regions), "tilesRead": .int(g.tilesRead), "missing": .int(g.problemCount),
+                      "problems": .array(g.problems.map { .string($0) })]
+                 } ?? .null]
             } ?? .null,
             "manifestDifferences": manifestDifferences.map { .array($0.map { .string($0) }) } ?? .null,
             "problems": .array(problems.map { .string($0) }),
@@ -218,6 +275,14 @@ public struct AuditDocument: Equatable, Sendable {
             let resources = region.expectedResources.map { grouped($0) } ?? "?"
             out += "    resources \(grouped(region.presentResources))/\(resources)\n"
         }
+        if !sources.isEmpty {
+            out += "\nSources (the names 'export --source' takes):\n"
+            for source in sources {
+                let drawn = source.styleSources.isEmpty ? "a region's tileset" : source.styleSources.joined(separator: ", ")
+                out += "    \(source.name): \(plural(source.tiles, "tile")), \(source.template)"
+                    + "\(source.pixelRatio > 1 ? " @\(source.pixelRatio)x" : "") (\(drawn))\n"
+            }
+        }
         if orphanTiles + orphanResources > 0 {
             let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
             out += "\n\(orphans.text) \(orphans.isSingular ? "belongs" : "belong") to no region (ambient).\n"
@@ -225,6 +290,10 @@ public struct AuditDocument: Equatable, Sendable {
         if let v = verification {
             out += "\nVerified \(plural(v.checked, "row")): \(grouped(v.corruptCount)) corrupt, \(grouped(v.expired)) expired"
             out += v.digestMatchesLock.map { $0 ? ", content digest matches the lock.\n" : ", content digest DIFFERS from the lock.\n" } ?? ".\n"
+            if let g = v.glyphs {
+                out += "Labels of \(plural(g.tilesRead, "tile")) in \(plural(g.regions, "region")) with glyphs \"used\": "
+                out += g.problemCount == 0 ? "every glyph range stored.\n" : "\(plural(g.problemCount, "problem")).\n"
+            }
         }
         let problems = self.problems
         out += problems.isEmpty ? "\nOK: the store is whole.\n"

@@ -23,8 +23,11 @@ extension LockDocument {
             for source in pack.sources {
                 if let url = source.tileJSONURL, let body = plan.documents[url] { digests[url] = "sha256:" + SHA256.hex(body.data) }
             }
-            return PackEntry(id: pack.id, style: pack.styleURL, styleDigest: plan.documents[pack.styleURL].map { "sha256:" + SHA256.hex($0.data) },
-                             sources: pack.sources, tileJSONDigests: digests)
+            var entry = PackEntry(id: pack.id, style: pack.styleURL,
+                                  styleDigest: plan.documents[pack.styleURL].map { "sha256:" + SHA256.hex($0.data) },
+                                  sources: pack.sources, tileJSONDigests: digests)
+            entry.glyphs = pack.glyphPolicy == .used ? .used : nil
+            return entry
         }
         self.init(jobName: plan.jobName, jobDigest: plan.jobDigest, epoch: epoch, stylePacks: packs, regions: regions,
                   tileCount: content.tileCount, resourceCount: content.resourceCount, byteCount: content.byteCount,

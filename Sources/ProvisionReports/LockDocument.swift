@@ -7,7 +7,7 @@ import TileMath
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
     /// Bumped on every change to the lock's shape.
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     /// A region row as the lock records it.
     public struct RegionEntry: Equatable, Sendable {
@@ -46,6 +46,9 @@ public struct LockDocument: Equatable, Sendable {
         public var sources: [SourceSummary]
         /// sha256 of each TileJSON by URL.
         public var tileJSONDigests: [String: String]
+        /// `used` when the pack's glyph ranges came from its labels (`audit --verify` then checks
+        /// every label's ranges are stored); nil for the other policies (not recorded).
+        public var glyphs: GlyphPolicy?
 
         public init(id: String, style: String, styleDigest: String?, sources: [SourceSummary], tileJSONDigests: [String: String]) {
             self.id = id
@@ -123,7 +126,7 @@ public struct LockDocument: Equatable, Sendable {
             "job": ["name": .string(jobName), "digest": .string(jobDigest)],
             "epoch": .int(Int(epoch)),
             "stylePacks": .array(stylePacks.map { pack in
-                [
+                var object: JSONValue = [
                     "id": .string(pack.id),
                     "style": .string(pack.style),
                     "styleDigest": pack.styleDigest.map { .string($0) } ?? .null,
@@ -136,6 +139,11 @@ public struct LockDocument: Equatable, Sendable {
                         return json
                     }),
                 ]
+                if let glyphs = pack.glyphs, case .object(var members) = object {
+                    members["glyphs"] = .string(glyphs.rawValue)
+                    object = .object(members)
+                }
+                return object
             }),
             "regions": .array(regions.map { region in
                 var tiles = JSONObject()
@@ -227,8 +235,10 @@ public struct LockDocument: Equatable, Sendable {
                                      scheme: s["scheme"]?.stringValue ?? "xyz", minZoom: s["minzoom"]?.intValue ?? 0,
                                      maxZoom: s["maxzoom"]?.intValue ?? 22, tileSize: s["tileSize"]?.intValue ?? 512)
             }
-            return PackEntry(id: id, style: style, styleDigest: pack["styleDigest"]?.stringValue, sources: sources,
-                             tileJSONDigests: digests)
+            var entry = PackEntry(id: id, style: style, styleDigest: pack["styleDigest"]?.stringValue, sources: sources,
+                                  tileJSONDigests: digests)
+            entry.glyphs = pack["glyphs"]?.stringValue.flatMap(GlyphPolicy.init(rawValue:))
+            return entry
         }
         regions = (json["regions"]?.arrayValue ?? []).compactMap { r in
             guard let key = r["key"]?.stringValue, let id = r["id"]?.stringValue,

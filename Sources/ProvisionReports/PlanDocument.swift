@@ -5,7 +5,7 @@ import ProvisionModel
 /// text and Markdown views are rendered from, so the three cannot drift.
 public struct PlanDocument: Equatable, Sendable {
     /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     public struct Region: Equatable, Sendable {
         public var key: String
@@ -18,6 +18,8 @@ public struct PlanDocument: Equatable, Sendable {
         public var zooms: [ZoomChange]
         public var resources: ChangeCounts
         public var estimatedBytes: Int64
+        /// Whether its glyph ranges (`"glyphs": "used"`) are determined at apply.
+        public var glyphsAtApply = false
     }
 
     public var jobName: String
@@ -47,7 +49,7 @@ public struct PlanDocument: Equatable, Sendable {
         regions = plan.regions.map {
             Region(key: $0.key, id: $0.regionID, name: $0.name, stylePack: $0.stylePackID, action: $0.action,
                    rowID: $0.rowID, tiles: $0.totals, zooms: $0.zoomChanges, resources: $0.resources.counts,
-                   estimatedBytes: $0.estimatedBytes)
+                   estimatedBytes: $0.estimatedBytes, glyphsAtApply: $0.glyphsAtApply)
         }
         removedRegions = plan.removedRegions
         stylePacks = plan.stylePacks
@@ -117,6 +119,7 @@ public struct PlanDocument: Equatable, Sendable {
                     }),
                     "resources": counts(region.resources),
                     "estimatedBytes": .int(Int(region.estimatedBytes)),
+                    "glyphsAtApply": .bool(region.glyphsAtApply),
                 ]
             }),
             "removedRegions": .array(removedRegions.map {
@@ -135,10 +138,17 @@ public struct PlanDocument: Equatable, Sendable {
                         ["fonts": .array($0.map { .string($0) }), "glyphRanges": .int(pack.overview.glyphRangesPerStack)]
                     }),
                     "glyphs": pack.overview.glyphsTemplate.map { .string($0) } ?? .null,
+                    "glyphPolicy": .string(pack.glyphPolicy.rawValue),
+                    "glyphsAtApply": .bool(glyphsAtApply(pack: pack.id)),
                     "sprites": .array(pack.overview.sprites.map { .string($0) }),
                 ]
             }),
         ]
+    }
+
+    /// Whether a region row of pack `id` has its glyph ranges determined at apply.
+    public func glyphsAtApply(pack id: String) -> Bool {
+        regions.contains { $0.stylePack == id && $0.glyphsAtApply }
     }
 
     func kindCounts(_ refs: [ResourceRef]) -> [(key: String, value: Int)] {

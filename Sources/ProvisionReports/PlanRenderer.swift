@@ -48,7 +48,7 @@ public enum PlanRenderer {
                 let zooms = zoomsText(source.zooms)
                 out += zooms.isEmpty ? "\n" : ", \(zooms)\n"
             }
-            out += "    fonts: \(fontsText(pack.overview))\n"
+            out += "    fonts: \(fontsText(pack, doc: doc))\n"
         }
         let tiles = doc.tileTotals, resources = doc.resourceTotals
         out += "\nPlan: \(plural(tiles.add, "tile")) to add, \(grouped(tiles.remove)) to remove, \(grouped(tiles.keep)) to keep; "
@@ -59,8 +59,9 @@ public enum PlanRenderer {
         return out
     }
 
-    /// A compact Markdown summary for pull-request comments.
-    public static func markdown(_ doc: PlanDocument) -> String {
+    /// A compact Markdown summary for pull-request comments; `coverage` is a line about the
+    /// coverage picture (`CoverageRenderer.markdownLine`), placed after the totals.
+    public static func markdown(_ doc: PlanDocument, coverage: String? = nil) -> String {
         var out = "### provision plan: \(doc.jobName)\n\n"
         out += "| | region | style pack | tiles + | tiles − | tiles = | est. download |\n"
         out += "|---|---|---|--:|--:|--:|--:|\n"
@@ -80,6 +81,7 @@ public enum PlanRenderer {
             let used = tiles.add + tiles.keep
             out += "Limits: \(grouped(used)) of \(plural(maxTiles, "tile")) (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
         }
+        if let coverage { out += coverage + "\n" }
         for pack in doc.stylePacks where pack.overview != StyleOverview() {
             out += "\n<details><summary>style pack \(pack.id): \(plural(pack.overview.sources.count, "source")), "
             out += "\(plural(pack.overview.fontStacks.count, "font stack"))</summary>\n\n"
@@ -88,7 +90,7 @@ public enum PlanRenderer {
                 let cells = [source.name, source.type, fetchText(source, pack: pack, code: true), zoomsText(source.zooms)]
                 out += "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n"
             }
-            out += "\nFonts: \(fontsText(pack.overview)).\n\n</details>\n"
+            out += "\nFonts: \(fontsText(pack, doc: doc)).\n\n</details>\n"
         }
         if !doc.notes.isEmpty {
             out += "\n<details><summary>\(plural(doc.notes.count, "note"))</summary>\n\n"
@@ -124,6 +126,20 @@ public enum PlanRenderer {
         guard let first = zooms.first else { return "" }
         if zooms.allSatisfy({ $0.zooms == first.zooms }) { return text(first.zooms) }
         return zooms.map { "\($0.region) \(text($0.zooms))" }.joined(separator: ", ")
+    }
+
+    /// The font stacks and the glyph ranges fetched: per stack, or for `"glyphs": "used"` in
+    /// all, and whether the apply determines them.
+    static func fontsText(_ pack: StylePackPlan, doc: PlanDocument) -> String {
+        guard pack.glyphPolicy == .used, pack.overview.glyphsTemplate != nil, !pack.overview.fontStacks.isEmpty else {
+            return fontsText(pack.overview)
+        }
+        let ranges = pack.resources.filter { $0.kind == .glyphs }.count
+        let how = doc.glyphsAtApply(pack: pack.id)
+            ? "glyphs \"used\": determined at apply from the labels of the tiles (\(plural(ranges, "glyph range")) known now)"
+            : "glyphs \"used\": \(plural(ranges, "glyph range")) the labels of the stored tiles need"
+        return "\(plural(pack.overview.fontStacks.count, "stack")), \(how): "
+            + pack.overview.fontStacks.map { $0.joined(separator: ", ") }.joined(separator: "; ")
     }
 
     /// The font stacks and how many glyph ranges each fetches.

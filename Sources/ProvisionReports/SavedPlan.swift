@@ -10,7 +10,7 @@ import TileMath
 /// since, as Terraform refuses a stale plan.
 public struct SavedPlan: Sendable {
     /// Bumped on every change to the file's shape.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
     /// The `kind` that tells a saved plan from a job file.
     public static let kind = "saved-plan"
 
@@ -57,7 +57,9 @@ public struct SavedPlan: Sendable {
                 ["id": .string(pack.id), "style": .string(pack.styleURL),
                  "resources": .array(pack.resources.map(Self.refJSON)),
                  "missing": .array(pack.missing.map(Self.refJSON)),
-                 "sources": .array(pack.sources.map(sourceJSON))]
+                 "sources": .array(pack.sources.map(sourceJSON)),
+                 "glyphs": .string(pack.glyphPolicy.rawValue),
+                 "glyphDemand": pack.glyphDemand?.json ?? .null]
             }),
             "refetchTemplates": .array(plan.refetchTemplates.map { .string($0) }),
             "refresh": plan.refresh.map { ["before": .int(Int($0.before)), "resources": .int($0.resources), "tiles": .int($0.tiles)] } ?? .null,
@@ -99,6 +101,7 @@ public struct SavedPlan: Sendable {
                 "remove": .array(region.resources.remove.map { .string($0) }),
             ],
             "estimatedBytes": .int(Int(region.estimatedBytes)),
+            "glyphsAtApply": .bool(region.glyphsAtApply),
         ]
     }
 
@@ -214,11 +217,13 @@ public struct SavedPlan: Sendable {
             wanted: try refs(r["resources"]?["wanted"], "\(p)/resources/wanted"),
             add: try refs(r["resources"]?["add"], "\(p)/resources/add"),
             remove: (r["resources"]?["remove"]?.arrayValue ?? []).compactMap(\.stringValue))
-        return RegionPlan(
+        var row = RegionPlan(
             regionID: id, name: name, stylePackID: r["stylePack"]?.stringValue,
             rowID: r["rowId"]?.intValue.map(Int64.init), action: action, definition: Data(definition.utf8),
             description: description, area: area, tileSets: tileSets, zoomChanges: zoomChanges,
             staleTileCounts: stale, resources: resources, estimatedBytes: Int64(r["estimatedBytes"]?.intValue ?? 0))
+        row.glyphsAtApply = r["glyphsAtApply"] == .bool(true)
+        return row
     }
 
     /// One planned tile set at `pointer`.
@@ -252,8 +257,14 @@ public struct SavedPlan: Sendable {
                                  scheme: s["scheme"]?.stringValue ?? "xyz", minZoom: s["minzoom"]?.intValue ?? 0,
                                  maxZoom: s["maxzoom"]?.intValue ?? 22, tileSize: s["tileSize"]?.intValue ?? 512)
         }
-        return StylePackPlan(id: id, styleURL: style, resources: try refs(pack["resources"], "\(pointer)/resources"),
-                             missing: try refs(pack["missing"], "\(pointer)/missing"), sources: sources)
+        var plan = StylePackPlan(id: id, styleURL: style, resources: try refs(pack["resources"], "\(pointer)/resources"),
+                                 missing: try refs(pack["missing"], "\(pointer)/missing"), sources: sources)
+        plan.glyphPolicy = pack["glyphs"]?.stringValue.flatMap(GlyphPolicy.init(rawValue:)) ?? .ideographsLocal
+        if let demand = pack["glyphDemand"], demand != .null {
+            guard let read = GlyphDemand(json: demand) else { throw fail("\(pointer)/glyphDemand", "expected a glyph demand") }
+            plan.glyphDemand = read
+        }
+        return plan
     }
 
     static func area(from json: JSONValue) -> CoverArea? {

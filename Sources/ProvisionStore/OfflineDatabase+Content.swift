@@ -110,49 +110,36 @@ extension OfflineDatabase {
         }
     }
 
-    /// The subset of `keys` stored as tiles (empty "no content" tiles included).
+    /// Calls `body` with the stored `y` of every tile of `column` (empty "no content" tiles
+    /// included), ascending; with `region`, only the tiles linked to that region row.
     ///
-    /// Why range queries: planners and appliers ask in batches of neighbouring tiles (one
-    /// template, ratio and zoom, sorted by column). One query over the batch's rectangle reads
-    /// the unique index once instead of probing it per key; a sparse batch falls back to probes.
-    public func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> {
-        guard !keys.isEmpty else { return [] }
-        return try db.inTransaction(.deferred) {
-            var found = Set<TileKey>()
-            let groups = Dictionary(grouping: keys) { GroupKey(template: $0.urlTemplate, ratio: $0.pixelRatio, z: $0.tile.z) }
-            for (group, members) in groups {
-                let xs = members.map(\.tile.x), ys = members.map(\.tile.y)
-                guard let minX = xs.min(), let maxX = xs.max(), let minY = ys.min(), let maxY = ys.max() else { continue }
-                let area = (maxX - minX + 1) * (maxY - minY + 1)
-                if members.count >= 16 && area <= members.count * 4 {
-                    var stored = Set<TileID>()
-                    for tile in try db.query(OfflineDatabase.tilesInRectangleSQL, [
-                        .text(group.template), .int(Int64(group.ratio)), .int(Int64(group.z)),
-                        .int(Int64(minX)), .int(Int64(maxX)), .int(Int64(minY)), .int(Int64(maxY)),
-                    ], { TileID(z: group.z, x: Int($0.int64(0)), y: Int($0.int64(1))) }) {
-                        stored.insert(tile)
-                    }
-                    for key in members where stored.contains(key.tile) { found.insert(key) }
-                } else {
-                    for key in members where try db.queryFirst(OfflineDatabase.tileIDSQL, OfflineDatabase.keyValues(key),
-                                                               { _ in true }) != nil {
-                        found.insert(key)
-                    }
-                }
-            }
-            return found
+    /// Why this SQL: the unique key index (url_template, pixel_ratio, z, x, y) holds the row id,
+    /// so one seek and a scan of the column's rows answer it without touching the table, and the
+    /// link test is one probe of region_tiles' (region_id, tile_id) index per row
+    /// (`OfflineDatabaseContentTests` checks the query plans).
+    public func forEachStoredTile(in column: StoredTileColumn, linkedTo region: Int64?,
+                                  _ body: (_ y: Int) throws -> Void) throws {
+        guard !column.rows.isEmpty else { return }
+        var values: [SQLiteValue] = [
+            .text(column.urlTemplate), .int(Int64(column.pixelRatio)), .int(Int64(column.zoom)), .int(Int64(column.x)),
+            .int(Int64(column.rows.lowerBound)), .int(Int64(column.rows.upperBound)),
+        ]
+        if let region { values.append(.int(region)) }
+        try step(region == nil ? OfflineDatabase.storedColumnSQL : OfflineDatabase.linkedColumnSQL, values) { row in
+            try body(Int(row.int64(0)))
         }
     }
 
-    private struct GroupKey: Hashable {
-        var template: String
-        var ratio: Int
-        var z: Int
-    }
-
-    private static let tilesInRectangleSQL = """
-        SELECT x, y FROM tiles
-        WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x BETWEEN ?4 AND ?5 AND y BETWEEN ?6 AND ?7
+    static let storedColumnSQL = """
+        SELECT y FROM tiles
+        WHERE url_template = ?1 AND pixel_ratio = ?2 AND z = ?3 AND x = ?4 AND y >= ?5 AND y < ?6
+        ORDER BY y
+        """
+    static let linkedColumnSQL = """
+        SELECT t.y FROM tiles t
+        WHERE t.url_template = ?1 AND t.pixel_ratio = ?2 AND t.z = ?3 AND t.x = ?4 AND t.y >= ?5 AND t.y < ?6
+          AND EXISTS (SELECT 1 FROM region_tiles rt WHERE rt.region_id = ?7 AND rt.tile_id = t.id)
+        ORDER BY t.y
         """
 
     /// The subset of `urls` stored as resources.
@@ -193,11 +180,21 @@ extension OfflineDatabase {
         return compressed ? try RowCompression.inflate(data) : data
     }
 
-    /// Mean stored (possibly compressed) payload size of tiles of a template at a zoom; empty
-    /// (NULL) tiles are not counted.
-    public func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
-        try db.queryFirst("SELECT avg(length(data)) FROM tiles WHERE url_template = ?1 AND z = ?2",
-                          [.text(urlTemplate), .int(Int64(zoom))]) { $0.isNull(0) ? nil : $0.double(0) } ?? nil
+    /// Mean stored (possibly compressed) payload size of the tiles of a template at each of
+    /// `zooms` that holds any, by zoom; empty (NULL) tiles are not counted.
+    ///
+    /// Why one pass summed here and not `avg()` per zoom: the key index leads with the pixel
+    /// ratio, so a query per zoom reads every index entry of the template again; one pass reads
+    /// each row of the template's zooms once. The sums are exact integers, so each mean equals
+    /// SQLite's `avg(length(data))` to the bit.
+    public func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double] {
+        var totals: [Int: (bytes: Int64, count: Int64)] = [:]
+        let sql = "SELECT z, length(data) FROM tiles WHERE url_template = ?1 AND z BETWEEN ?2 AND ?3 AND data IS NOT NULL"
+        try step(sql, [.text(urlTemplate), .int(Int64(zooms.lowerBound)), .int(Int64(zooms.upperBound))]) { row in
+            totals[Int(row.int64(0)), default: (0, 0)].bytes += row.int64(1)
+            totals[Int(row.int64(0)), default: (0, 0)].count += 1
+        }
+        return totals.mapValues { Double($0.bytes) / Double($0.count) }
     }
 
     /// Deletes tiles and resources that no region links to, in one transaction.

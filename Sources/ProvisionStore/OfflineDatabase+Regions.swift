@@ -94,16 +94,13 @@ extension OfflineDatabase {
         }
     }
 
-    /// The keys of the tiles linked to a region for one template (every zoom and ratio), unsorted.
-    public func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
-        try db.query("""
-            SELECT t.z, t.x, t.y, t.pixel_ratio FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
-            WHERE rt.region_id = ?1 AND t.url_template = ?2
-            """, [.int(rowID), .text(urlTemplate)]) {
-            TileKey(urlTemplate: urlTemplate, pixelRatio: Int($0.int64(3)),
-                    tile: TileID(z: Int($0.int64(0)), x: Int($0.int64(1)), y: Int($0.int64(2))))
-        }
+    /// How many tile links a region has (one to a tile row that is gone included): a count of
+    /// the region's entries in the (region_id, tile_id) index, without reading the tiles.
+    public func tileLinkCount(region rowID: Int64) throws -> Int {
+        Int(try db.queryFirst(OfflineDatabase.tileLinkCountSQL, [.int(rowID)]) { $0.int64(0) } ?? 0)
     }
+
+    static let tileLinkCountSQL = "SELECT count(*) FROM region_tiles WHERE region_id = ?1"
 
     /// Linked tile counts of a region by template and zoom, sorted by template then zoom.
     public func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
@@ -121,5 +118,22 @@ extension OfflineDatabase {
             SELECT r.url FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
             WHERE rr.region_id = ?1 ORDER BY r.url
             """, [.int(rowID)]) { $0.text(0) }
+    }
+}
+
+extension OfflineDatabase {
+    /// Calls `body` with each tile linked to a region for one template: its stored key, its
+    /// payload as stored (nil for a tile with no content) and whether that is zlib-compressed.
+    /// Rows are stepped one at a time, so memory does not grow with the region.
+    public func forEachLinkedTilePayload(region rowID: Int64, urlTemplate: String,
+                                         _ body: (TileKey, Data?, Bool) throws -> Void) throws {
+        try step("""
+            SELECT t.z, t.x, t.y, t.pixel_ratio, t.data, t.compressed FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+            WHERE rt.region_id = ?1 AND t.url_template = ?2
+            """, [.int(rowID), .text(urlTemplate)]) { row in
+            let key = TileKey(urlTemplate: urlTemplate, pixelRatio: Int(row.int64(3)),
+                              tile: TileID(z: Int(row.int64(0)), x: Int(row.int64(1)), y: Int(row.int64(2))))
+            try body(key, row.optionalData(4), row.int64(5) != 0)
+        }
     }
 }

@@ -67,7 +67,7 @@ extension OfflineDatabase {
 
     /// Steps the cached statement of `sql` with `values` bound, calling `body` at each row; the
     /// statement is reset afterwards, also when `body` throws.
-    private func step(_ sql: String, _ values: [SQLiteValue], _ body: (SQLiteStatement) throws -> Void) throws {
+    func step(_ sql: String, _ values: [SQLiteValue], _ body: (SQLiteStatement) throws -> Void) throws {
         let statement = try db.prepare(sql)
         defer { statement.reset() }
         try statement.bind(values)

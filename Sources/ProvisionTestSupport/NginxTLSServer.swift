@@ -6,7 +6,9 @@ import Darwin
 #endif
 
 /// A real HTTPS server for tests: the system's nginx on 127.0.0.1 with HTTP/2 on, serving
-/// directories, with a certificate signed by a throwaway CA made with the `openssl` tool.
+/// directories, with a certificate signed by a throwaway CA made with the `openssl` tool; or,
+/// with `tls: false`, the same nginx speaking plain HTTP/1.1. Static files are served as nginx
+/// serves them: with an ETag, and byte ranges (206 with Content-Range) for a Range header.
 ///
 /// Everything (keys, certificates, configuration, pid, logs, temporary files) lives in one
 /// temporary directory; nginx runs in the foreground as one process of the current user
@@ -15,8 +17,10 @@ import Darwin
 public final class NginxTLSServer: Sendable {
     /// The port nginx listens on.
     public let port: Int
-    /// `https://127.0.0.1:<port>`, without a trailing slash.
-    public var baseURL: String { "https://127.0.0.1:\(port)" }
+    /// Whether it speaks HTTPS (else plain HTTP).
+    public let tls: Bool
+    /// `https://127.0.0.1:<port>` (`http://` without TLS), without a trailing slash.
+    public var baseURL: String { "\(tls ? "https" : "http")://127.0.0.1:\(port)" }
     /// The directory holding everything the server uses.
     public let directory: URL
     /// The PEM file of the CA that signed the server's certificate.
@@ -44,13 +48,14 @@ public final class NginxTLSServer: Sendable {
         public var description: String
     }
 
-    /// Creates the CA and certificate, writes the configuration and starts nginx serving each
-    /// `(prefix, directory)`: a request for `prefix + path` gets `directory/path`.
-    public init(serving locations: [(prefix: String, directory: URL)]) throws {
+    /// Creates the CA and certificate (with `tls`), writes the configuration and starts nginx
+    /// serving each `(prefix, directory)`: a request for `prefix + path` gets `directory/path`.
+    public init(serving locations: [(prefix: String, directory: URL)], tls: Bool = true) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         port = try Self.freePort()
-        try makeCertificates()
+        self.tls = tls
+        if tls { try makeCertificates() }
         try writeConfiguration(locations)
         process.executableURL = try Self.tool("nginx", in: ["/usr/sbin", "/usr/local/sbin", "/usr/bin"])
         process.arguments = ["-p", directory.path + "/", "-c", directory.appendingPathComponent("nginx.conf").path,
@@ -110,6 +115,10 @@ public final class NginxTLSServer: Sendable {
         let served = locations.map { location in
             "        location \(location.prefix) { alias \(location.directory.standardizedFileURL.path)/; }"
         }.joined(separator: "\n")
+        let listen = tls
+            ? "        listen 127.0.0.1:\(port) ssl http2;\n        ssl_certificate \(dir)/server.pem;\n"
+                + "        ssl_certificate_key \(dir)/server.key;"
+            : "        listen 127.0.0.1:\(port);"
         let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
             .map { "    \($0)_temp_path \(dir)/tmp/\($0);" }.joined(separator: "\n")
         let configuration = """
@@ -125,9 +134,7 @@ public final class NginxTLSServer: Sendable {
                 keepalive_requests 100000;
                 http2_max_concurrent_streams 128;
                 server {
-                    listen 127.0.0.1:\(port) ssl http2;
-                    ssl_certificate \(dir)/server.pem;
-                    ssl_certificate_key \(dir)/server.key;
+            \(listen)
             \(served)
                 }
             }

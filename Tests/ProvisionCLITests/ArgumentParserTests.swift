@@ -152,6 +152,10 @@ final class ArgumentParserTests: XCTestCase {
                 }
                 if spec.positionals != .none { arguments.append("job.json") }
                 if spec.name == "merge" && option.name != "--store" { arguments += ["--store", "out"] }  // required
+                if spec.name == "export" {  // required, and --source goes with an archive format
+                    if option.name != "--format" { arguments += ["--format", "pmtiles"] }
+                    if option.name != "--out" { arguments += ["--out", "out"] }
+                }
                 XCTAssertNoThrow(try ArgumentParser.parse(arguments), "\(arguments)")
             }
         }

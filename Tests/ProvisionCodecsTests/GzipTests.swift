@@ -96,3 +96,34 @@ final class GzipTests: XCTestCase {
         XCTAssertNil(Gzip.zlibStream(fromGzip: pythonGzip + pythonGzip, payload: payload + payload), "two members")
     }
 }
+
+/// Rewrapping a zlib stream (as the offline database stores tiles) as a gzip member.
+final class GzipMemberTests: XCTestCase {
+    /// The member has the zlib stream's deflate data, so it is byte for byte what compressing the
+    /// payload again at the same level gives, and it inflates to the payload.
+    func testAZlibStreamBecomesTheGzipMemberOfItsPayload() throws {
+        for payload in [Data("tile".utf8), randomBytes(70_000), Data(repeating: 7, count: 300_000)] {
+            let zlib = try Zlib.deflate(payload)
+            let member = try XCTUnwrap(Gzip.member(fromZlib: zlib, payload: payload))
+            XCTAssertEqual(member, try Gzip.compress(payload), "\(payload.count) bytes")
+            XCTAssertEqual(try Gzip.inflate(member), payload)
+            XCTAssertEqual(member.dropFirst(10).dropLast(8), zlib.dropFirst(2).dropLast(4), "the same deflate data")
+        }
+    }
+
+    /// Python's `zlib.compress(b'gzip payload\n')` rewrapped is what gzip inflates, as gzip's own
+    /// CRC and size say (`Gzip.inflate` checks both).
+    func testARewrappedStreamOfAnotherWriterInflates() throws {
+        let python = Data(hex: "789c4bafca2c502848acccc94f4ce1020023cd04cf")
+        let member = try XCTUnwrap(Gzip.member(fromZlib: python, payload: Data("gzip payload\n".utf8)))
+        XCTAssertEqual(try Gzip.inflate(member), Data("gzip payload\n".utf8))
+    }
+
+    func testStreamsThatAreNotPlainZlibAreRefused() {
+        let payload = Data("x".utf8)
+        XCTAssertNil(Gzip.member(fromZlib: Data([0x78, 0x9c]), payload: payload), "too short")
+        XCTAssertNil(Gzip.member(fromZlib: Data([0x78, 0xbb, 0, 0, 0, 0, 0, 1]), payload: payload), "preset dictionary")
+        XCTAssertNil(Gzip.member(fromZlib: Data([0x79, 0x9c, 0, 0, 0, 0, 0, 1]), payload: payload), "not deflate")
+        XCTAssertNil(Gzip.member(fromZlib: Data([0x78, 0x9d, 0, 0, 0, 0, 0, 1]), payload: payload), "bad header check")
+    }
+}

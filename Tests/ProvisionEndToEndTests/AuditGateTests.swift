@@ -97,7 +97,9 @@ final class AuditGateTests: XCTestCase {
         let result = try ws.provision("audit", "--json", "--store", ws.store.path)
         result.expect(0)
         let document = try parseJSON(result.stdout)
-        XCTAssertEqual(document["schemaVersion"], .int(2))
+        XCTAssertEqual(document["schemaVersion"], .int(3))
+        XCTAssertEqual(document["sources"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["streets"],
+                       "sources are named from the stored style without a lock")
         let regions = document["regions"]?.arrayValue ?? []
         XCTAssertEqual(regions.count, 2, result.stdout)
         XCTAssertTrue(result.stdout.contains("London") && result.stdout.contains("Paris"),

@@ -19,12 +19,9 @@ final class OneWriterTests: WorkspaceTestCase {
         XCTAssertTrue(first.waitUntil(timeout: 20) { !ws.tileRequestPaths.isEmpty }, "the first apply is downloading")
 
         let requestsBefore = ws.server.requests.count
-        let started = Date()
         let second = try ws.provision("apply", job)
-        let seconds = Date().timeIntervalSince(started)
         XCTAssertTrue(first.process.isRunning, "the first apply was still running during the second")
         second.expect(73, "second apply while the first runs")
-        XCTAssertLessThan(seconds, 3, "the second apply gives up at once")
         XCTAssertTrue(second.stderr.contains("\(first.pid)"), "stderr names the holder's pid \(first.pid): \(second.stderr)")
         XCTAssertTrue(second.stderr.contains("started"), "stderr says when the holder started: \(second.stderr)")
         XCTAssertEqual(second.stdout, "")

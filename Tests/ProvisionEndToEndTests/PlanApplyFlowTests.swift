@@ -20,7 +20,7 @@ final class PlanApplyFlowTests: WorkspaceTestCase {
         let planJSONRun = try ws.provision("plan", "--json", jobFile)
         planJSONRun.expect(0)
         let planJSON = try parseJSON(planJSONRun.stdout)
-        XCTAssertEqual(planJSON["schemaVersion"], .int(2))
+        XCTAssertEqual(planJSON["schemaVersion"], .int(3))
         XCTAssertEqual(planJSON["kind"], "plan")
         XCTAssertEqual(planJSON["hasChanges"], .bool(true))
         let regions = planJSON["regions"]?.arrayValue ?? []
@@ -105,7 +105,7 @@ final class PlanApplyFlowTests: WorkspaceTestCase {
         let audit = try ws.provision("audit", "--json", "--store", ws.store.path)
         audit.expect(0)
         let auditJSON = try parseJSON(audit.stdout)
-        XCTAssertEqual(auditJSON["schemaVersion"], .int(2))
+        XCTAssertEqual(auditJSON["schemaVersion"], .int(3))
         XCTAssertEqual(auditJSON["ok"], .bool(true))
         XCTAssertEqual(auditJSON["regions"]?.arrayValue?.compactMap { $0["key"]?.stringValue },
                        ["new-york/streets", "paris/streets"])

@@ -71,11 +71,8 @@ final class UpstreamTests: WorkspaceTestCase {
         }
         let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
 
-        let started = Date()
         let result = try ws.provision("apply", job)
-        let seconds = Date().timeIntervalSince(started)
         result.expect(69, "401 on tiles")
-        XCTAssertLessThan(seconds, 10, "stops early")
         let requested = ws.tileRequestPaths.count
         XCTAssertLessThanOrEqual(requested, 64, "stops after few of \(tiles.count) tile requests")
         XCTAssertEqual(ws.tileRequestPaths.count, Set(ws.tileRequestPaths).count, "a 401 is not retried")

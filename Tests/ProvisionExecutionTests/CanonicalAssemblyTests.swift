@@ -94,9 +94,11 @@ final class CanonicalAssemblyTests: XCTestCase {
         XCTAssertEqual(try file.linkedResources(region: 2), [Self.styleURL])
         XCTAssertEqual(try file.regions().map(\.definition), [Data(#"{"id":"west"}"#.utf8), Data(#"{"id":"east"}"#.utf8)])
         // Ids are positions in key order, TMS rows stored with y from the south.
-        let keys = try file.linkedTileKeys(region: 1, urlTemplate: Self.tms.urlTemplate)
-            + file.linkedTileKeys(region: 2, urlTemplate: Self.xyz.urlTemplate)
-        XCTAssertTrue(keys.contains(Self.tms.key(for: TileID(z: 4, x: 7, y: 7))))
+        let flipped = Self.tms.key(for: TileID(z: 4, x: 7, y: 7)).tile
+        var rows: [Int] = []
+        try file.forEachStoredTile(in: StoredTileColumn(urlTemplate: Self.tms.urlTemplate, pixelRatio: Self.tms.pixelRatio,
+                                                        zoom: 4, x: 7, rows: 0..<16), linkedTo: 1) { rows.append($0) }
+        XCTAssertTrue(rows.contains(flipped.y), "\(rows)")
         let order = try tilesOutOfKeyOrder(root.appendingPathComponent("in-order/offline.db.canonical"))
         XCTAssertEqual(order.misplaced, 0)
         XCTAssertEqual(order.tiles, Int64(digest.tileCount))

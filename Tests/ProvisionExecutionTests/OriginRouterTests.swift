@@ -221,7 +221,7 @@ final class OriginRouterTests: XCTestCase {
     func testRoutesFromJobOrigins() throws {
         let archive = MemoryArchive([:])
         var opened: [URL] = []
-        let routes = OriginRouter.routes(for: [
+        let routes = try OriginRouter.routes(for: [
             Origin(prefix: "https://a/", mirror: .directory(directory)),
             Origin(prefix: "https://b/", mirror: .mbtiles(URL(fileURLWithPath: "/tmp/b.mbtiles"))),
             Origin(prefix: "https://c/", mirror: .http("http://127.0.0.1:1/")),

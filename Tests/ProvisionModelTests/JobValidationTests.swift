@@ -189,7 +189,7 @@ private let cases: [InvalidCase] = [
     InvalidCase("pixel ratio 4", [("/stylePacks/0/pixelRatio", 4)],
                 [("/stylePacks/0/pixelRatio", "expected 1, 2 or 3, found 4")]),
     InvalidCase("glyphs misspelled", [("/stylePacks/0/glyphs", "al")],
-                [("/stylePacks/0/glyphs", "expected \"all\" or \"ideographs-local\", found the string \"al\"; "
+                [("/stylePacks/0/glyphs", "expected \"all\", \"ideographs-local\" or \"used\", found the string \"al\"; "
                   + "did you mean \"all\"?")]),
     InvalidCase("style pack key misspelled", [("/stylePacks/0/pixelratio", 2)],
                 [("/stylePacks/0/pixelratio", "unknown key \"pixelratio\"; did you mean \"pixelRatio\"?")]),

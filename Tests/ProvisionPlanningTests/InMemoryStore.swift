@@ -10,11 +10,10 @@ import TileMath
 /// - links are sets (`INSERT OR IGNORE`), only stored content can be linked, linking to an
 ///   unknown row throws, deleting a row drops its links (`ON DELETE CASCADE`) and leaves content
 ///   for `pruneOrphans`;
-/// - `linkedTiles` is ordered by x, y, pixel_ratio and keeps one entry per stored key (so a
-///   template linked at two pixel ratios yields each tile twice), text is ordered by UTF-8 bytes
-///   (SQLite's BINARY collation).
+/// - `forEachStoredTile` visits one column's stored rows ascending (with a region, those linked
+///   to it), text is ordered by UTF-8 bytes (SQLite's BINARY collation).
 ///
-/// One difference: `meanTileSize` averages raw payload sizes, where the database averages the
+/// One difference: `meanTileSizes` averages raw payload sizes, where the database averages the
 /// stored (possibly zlib-compressed) bytes; tests that depend on it use incompressible payloads
 /// or only compare relative sizes.
 final class InMemoryStore: StoreInventory, StoreWriter {
@@ -39,6 +38,8 @@ final class InMemoryStore: StoreInventory, StoreWriter {
     private(set) var resources: [String: (kind: ResourceKind, data: Data)] = [:]
     /// How many times `write` was called, to check that a plan never writes.
     private(set) var writeCount = 0
+    /// How many times `linkedTileCounts` was called (the join a database runs over every link).
+    private(set) var linkedTileCountsReads = 0
 
     init() {}
 
@@ -78,8 +79,13 @@ final class InMemoryStore: StoreInventory, StoreWriter {
 
     // MARK: Content
 
-    func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> {
-        Set(keys.filter { tiles[$0] != nil })
+    func forEachStoredTile(in column: StoredTileColumn, linkedTo region: Int64?, _ body: (_ y: Int) throws -> Void) throws {
+        let keys = region.map { rows[$0]?.tiles ?? [] } ?? Set(tiles.keys)
+        let ys = keys.filter {
+            $0.urlTemplate == column.urlTemplate && $0.pixelRatio == column.pixelRatio && $0.tile.z == column.zoom
+                && $0.tile.x == column.x && column.rows.contains($0.tile.y)
+        }.map(\.tile.y)
+        for y in ys.sorted() { try body(y) }
     }
 
     func storedResources(among urls: [String]) throws -> Set<String> {
@@ -128,12 +134,8 @@ final class InMemoryStore: StoreInventory, StoreWriter {
         rows[rowID]?.resources = row.resources.filter { urls.contains($0) }
     }
 
-    func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
-        guard let row = rows[rowID] else { return [] }
-        return row.tiles.filter { $0.urlTemplate == urlTemplate }.shuffled()  // no order is promised
-    }
-
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount] {
+        linkedTileCountsReads += 1
         guard let row = rows[rowID] else { return [] }
         var counts: [String: TileCount] = [:]
         for key in row.tiles {
@@ -147,15 +149,32 @@ final class InMemoryStore: StoreInventory, StoreWriter {
         }
     }
 
+    func tileLinkCount(region rowID: Int64) throws -> Int {
+        rows[rowID]?.tiles.count ?? 0
+    }
+
     func linkedResources(region rowID: Int64) throws -> [String] {
         guard let row = rows[rowID] else { return [] }
         return row.resources.sorted(by: InMemoryStore.bytesAscending)
     }
 
-    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
-        let sizes = tiles.filter { $0.key.urlTemplate == urlTemplate && $0.key.tile.z == zoom }.map(\.value.count)
-        guard !sizes.isEmpty else { return nil }
-        return Double(sizes.reduce(0, +)) / Double(sizes.count)
+    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double] {
+        let byZoom = Dictionary(grouping: tiles.filter { $0.key.urlTemplate == urlTemplate && zooms.contains($0.key.tile.z) }) {
+            $0.key.tile.z
+        }
+        return byZoom.mapValues { rows in Double(rows.reduce(0) { $0 + $1.value.count }) / Double(rows.count) }
+    }
+
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow] {
+        let keys = tiles.keys.filter { key in
+            key.urlTemplate == urlTemplate && key.pixelRatio == pixelRatio && key.tile.z == zoom
+                && after.map { (key.tile.x, key.tile.y) > ($0.x, $0.y) } ?? true
+        }.sorted { ($0.tile.x, $0.tile.y) < ($1.tile.x, $1.tile.y) }.prefix(limit)
+        return keys.map { key in
+            StoredTileRow(key: key, content: StoredContent(expires: nil, modified: nil, etag: nil, data: tiles[key],
+                                                           compressed: false, accessed: 0, mustRevalidate: false))
+        }
     }
 
     // MARK: Inspection for tests

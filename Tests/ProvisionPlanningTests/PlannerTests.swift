@@ -237,6 +237,30 @@ final class PlannerTests: XCTestCase {
         XCTAssertEqual(again.tilesToAdd, 0)
     }
 
+    func testAGrownRegionIsDiffedWithoutCountingItsLinksByTemplateAndZoom() throws {
+        let store = InMemoryStore()
+        let lock = try Self.apply(try Planner.plan(Self.input([Self.region("berlin", zooms: 2...6)]), store: store), to: store)
+        let counted = store.linkedTileCountsReads
+
+        // Every link is a tile the grown row keeps: the kept tiles add up to the links.
+        let grown = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...8)], lockedRows: lock), store: store)
+        XCTAssertEqual(store.linkedTileCountsReads, counted, "no join over the links when every link is kept")
+        let row = try XCTUnwrap(grown.regions.first)
+        XCTAssertEqual(row.zoomChanges.map(\.counts), (2...8).map { z in
+            let count = TileCover.count(.bbox(Self.berlin), zoom: z)
+            return z <= 6 ? ChangeCounts(keep: count) : ChangeCounts(add: count)
+        })
+        XCTAssertEqual(row.staleTileCounts, [])
+        let linked = TileCover.count(.bbox(Self.berlin), zooms: 2...6)
+        XCTAssertTrue(grown.notes.contains { $0.message.contains("with its \(plural(linked, "tile")) until") }, "\(grown.notes)")
+
+        // Narrowed, some links are not kept: they are counted by template and zoom.
+        let narrowed = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...4)], lockedRows: lock), store: store)
+        XCTAssertEqual(store.linkedTileCountsReads, counted + 1)
+        XCTAssertEqual(narrowed.regions.first?.staleTileCounts.map(\.zoom), [5, 6])
+        XCTAssertTrue(narrowed.notes.contains { $0.message.contains("with its \(plural(linked, "tile")) until") })
+    }
+
     func testMovedBBoxIsAnUpdateWithPerZoomAddsAndRemoves() throws {
         let store = InMemoryStore()
         let zooms = 0...9

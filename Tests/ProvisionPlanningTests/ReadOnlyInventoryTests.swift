@@ -13,19 +13,24 @@ private final class ReadOnlyInventory: StoreInventory {
     init(_ store: InMemoryStore) { self.store = store }
 
     func regions() throws -> [StoredRegion] { reads += 1; return try store.regions() }
-    func storedTiles(among keys: [TileKey]) throws -> Set<TileKey> { reads += 1; return try store.storedTiles(among: keys) }
+    func forEachStoredTile(in column: StoredTileColumn, linkedTo region: Int64?, _ body: (Int) throws -> Void) throws {
+        reads += 1
+        try store.forEachStoredTile(in: column, linkedTo: region, body)
+    }
     func storedResources(among urls: [String]) throws -> Set<String> { reads += 1; return try store.storedResources(among: urls) }
     func resourceData(url: String) throws -> Data? { reads += 1; return try store.resourceData(url: url) }
-    func linkedTileKeys(region rowID: Int64, urlTemplate: String) throws -> [TileKey] {
-        reads += 1
-        return try store.linkedTileKeys(region: rowID, urlTemplate: urlTemplate)
-    }
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount] { reads += 1; return try store.linkedTileCounts(region: rowID) }
+    func tileLinkCount(region rowID: Int64) throws -> Int { reads += 1; return try store.tileLinkCount(region: rowID) }
     func linkedResources(region rowID: Int64) throws -> [String] { reads += 1; return try store.linkedResources(region: rowID) }
     func expiredRequests(before now: Int64) throws -> [FetchRequest] { reads += 1; return try store.expiredRequests(before: now) }
-    func meanTileSize(urlTemplate: String, zoom: Int) throws -> Double? {
+    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double] {
         reads += 1
-        return try store.meanTileSize(urlTemplate: urlTemplate, zoom: zoom)
+        return try store.meanTileSizes(urlTemplate: urlTemplate, zooms: zooms)
+    }
+    func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
+        -> [StoredTileRow] {
+        reads += 1
+        return try store.tileRows(urlTemplate: urlTemplate, pixelRatio: pixelRatio, zoom: zoom, after: after, limit: limit)
     }
 }
 

@@ -69,10 +69,21 @@ final class LockDocumentTests: XCTestCase {
         XCTAssertEqual(read.json, lock.json)
     }
 
+    func testAUsedGlyphPackRoundTripsAndOthersRecordNone() throws {
+        var lock = Samples.lock()
+        XCTAssertNil(lock.json["stylePacks"]?.arrayValue?.first?["glyphs"], "only \"used\" is recorded")
+        lock.stylePacks[0].glyphs = .used
+        XCTAssertEqual(lock.json["stylePacks"]?.arrayValue?.first?["glyphs"], .string("used"))
+        let read = try XCTUnwrap(LockDocument(json: try JSONValue.parse(lock.fileBytes)))
+        XCTAssertEqual(read.stylePacks[0].glyphs, .used)
+        XCTAssertEqual(read.json, lock.json)
+    }
+
     func testUnknownVersionOrMissingJobIsNotALock() {
         let json = Samples.lock().json
-        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 4)))
+        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 5)))
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 1)), "version 1 locks (no chunks) are read")
+        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 3)), "version 3 locks (no glyphs) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 2)), "version 2 locks (no shard) are read")
         XCTAssertNil(LockDocument(json: json.setting("/job", to: nil)))
         XCTAssertNil(LockDocument(json: "not a lock"))

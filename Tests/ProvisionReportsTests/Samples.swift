@@ -199,9 +199,18 @@ enum Samples {
             AuditDocument.Region(rowID: 8, key: nil, definition: "not json", metadata: .string("AAEC"),
                                  zooms: [(template, 5, nil, 1)], expectedResources: nil, presentResources: 0),
         ]
-        return AuditDocument(store: "./store", hasLock: true, integrity: ["row 3 missing from index tiles_idx"],
-                             regions: regions, tileCount: 40, resourceCount: 9, byteCount: 400_000, orphanTiles: 3,
-                             orphanResources: 1, unexpectedFiles: ["notes.txt"], missingRegions: ["rome/streets"])
+        var audit = AuditDocument(store: "./store", hasLock: true, integrity: ["row 3 missing from index tiles_idx"],
+                                  regions: regions, tileCount: 40, resourceCount: 9, byteCount: 400_000, orphanTiles: 3,
+                                  orphanResources: 1, unexpectedFiles: ["notes.txt"], missingRegions: ["rome/streets"])
+        audit.sources = [
+            AuditDocument.Source(name: "contours", template: "https://tiles.example.com/contours/{z}/{x}/{y}.pbf",
+                                 pixelRatio: 1, tiles: 4, styleSources: []),
+            AuditDocument.Source(name: "openmaptiles", template: template, pixelRatio: 1, tiles: 36,
+                                 styleSources: ["streets: openmaptiles"]),
+            AuditDocument.Source(name: "satellite@2x", template: "https://tiles.example.com/sat/{z}/{x}/{y}{ratio}.png",
+                                 pixelRatio: 2, tiles: 1, styleSources: ["streets: satellite"]),
+        ]
+        return audit
     }
 
     /// A verified store of one tile and one resource where one row expired, one chunk differs

@@ -95,7 +95,7 @@ final class CanonicalStoreWriterTests: XCTestCase {
 
         XCTAssertEqual(try store.takeInPartialBuild(at: partialURL), 9, "tiles 0...9 but 1, which the store has")
         XCTAssertFalse(FileManager.default.fileExists(atPath: partialURL.path))
-        let stored = try store.storedTiles(among: (0..<20).map { tile($0).0 })
+        let stored = try store.storedKeys((0..<20).map { tile($0).0 })
         XCTAssertEqual(stored, Set((0..<10).map { tile($0).0 }))
         XCTAssertEqual(try store.tileData(tile(1).0), Data("kept".utf8), "a row the store had is left as it was")
         XCTAssertEqual(try store.tileData(tile(2).0), tile(2).1.data)

@@ -43,9 +43,9 @@ final class DiskFullTests: XCTestCase {
         XCTAssertEqual(try reopened.integrityCheck(), [], file: file, line: line)
         XCTAssertEqual(try reopened.summary().tileCount, committed * batchSize, file: file, line: line)
         let expected = Set((0..<(committed * batchSize)).map(key))
-        XCTAssertEqual(try reopened.storedTiles(among: Array(expected)), expected, file: file, line: line)
+        XCTAssertEqual(try reopened.storedKeys(Array(expected)), expected, file: file, line: line)
         let failing = (committed * batchSize..<(committed + 1) * batchSize).map(key)
-        XCTAssertEqual(try reopened.storedTiles(among: failing), [], "no part of the failing batch", file: file, line: line)
+        XCTAssertEqual(try reopened.storedKeys(failing), [], "no part of the failing batch", file: file, line: line)
         XCTAssertEqual(try reopened.tileData(key(0)), randomBytes(3_000, seed: 1), file: file, line: line)
     }
 
@@ -71,7 +71,7 @@ final class DiskFullTests: XCTestCase {
         XCTAssertTrue(error.description.hasSuffix("(disk-full, sqlite 13)"), error.description)
         XCTAssertFalse(store.db.isInTransaction, "the failing batch was rolled back")
         // The connection stays usable after the failure.
-        XCTAssertEqual(try store.storedTiles(among: [key(0)]), [key(0)])
+        XCTAssertEqual(try store.storedKeys([key(0)]), [key(0)])
         try store.close()
         try assertHoldsExactly(committed, at: url)
         XCTAssertEqual(try StoreDirectory(url: url.deletingLastPathComponent()).listUnexpectedFiles(), [],

@@ -30,12 +30,12 @@ final class EmptyTileTests: XCTestCase {
             "\($0.int64(0)) \($0.text(1)) \($0.int64(2))"
         }
         XCTAssertEqual(rows, ["0 null 0", "1 blob 0"], "a tile that arrived raw is stored as it came")
-        XCTAssertEqual(try store.storedTiles(among: [key(0), key(1), key(2)]), [key(0), key(1)])
+        XCTAssertEqual(try store.storedKeys([key(0), key(1), key(2)]), [key(0), key(1)])
         XCTAssertEqual(try store.tileData(key(0)), Data())
         XCTAssertEqual(try store.linkedTiles(region: region, urlTemplate: template, zoom: 5).map(\.x), [0, 1])
         XCTAssertEqual(try store.emptyTileCount(), 1)
-        XCTAssertEqual(try store.meanTileSize(urlTemplate: template, zoom: 5),
-                       500,
+        XCTAssertEqual(try store.meanTileSizes(urlTemplate: template, zooms: 5...5),
+                       [5: 500],
                        "an empty tile does not drag the size estimate down")
 
         let summary = try store.summary()

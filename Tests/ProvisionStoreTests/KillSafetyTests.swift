@@ -194,7 +194,7 @@ final class KillSafetyTests: XCTestCase {
                                         "round \(round): \(batches) batches stored, \(lastReported + 1) reported committed")
             let lastIndex = count - 1
             XCTAssertEqual(try reader.tileData(Self.key(lastIndex)), Self.payload(lastIndex), "round \(round)")
-            XCTAssertEqual(try reader.storedTiles(among: [Self.key(count)]), [], "round \(round)")
+            XCTAssertEqual(try reader.storedKeys([Self.key(count)]), [], "round \(round)")
             try reader.close()
         }
         let final = try OfflineDatabase(url: url, epoch: 1)

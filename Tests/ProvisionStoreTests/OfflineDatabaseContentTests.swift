@@ -142,15 +142,15 @@ final class OfflineDatabaseContentTests: XCTestCase {
         XCTAssertThrowsError(try store.db.inTransaction {
             _ = try store.insertRegion(definition: Data("{}".utf8), description: nil)
             try store.write([tileItem(key(4, 2, 2), Data("t".utf8)), resourceItem("https://e.com/s", .style, Data("{}".utf8))])
-            XCTAssertEqual(try store.storedTiles(among: [key(4, 2, 2)]).count, 1, "visible inside the transaction")
+            XCTAssertEqual(try store.storedKeys([key(4, 2, 2)]).count, 1, "visible inside the transaction")
             throw Boom()
         })
         XCTAssertEqual(try store.regions(), [])
-        XCTAssertEqual(try store.storedTiles(among: [key(4, 2, 2)]), [])
+        XCTAssertEqual(try store.storedKeys([key(4, 2, 2)]), [])
         XCTAssertEqual(try store.storedResources(among: ["https://e.com/s"]), [])
         // The connection is usable afterwards.
         try store.write([tileItem(key(4, 2, 2), Data("t".utf8))])
-        XCTAssertEqual(try store.storedTiles(among: [key(4, 2, 2)]).count, 1)
+        XCTAssertEqual(try store.storedKeys([key(4, 2, 2)]).count, 1)
     }
 
     func testASharedTileIsStoredOnceAndOutlivesOneRegion() throws {
@@ -188,7 +188,7 @@ final class OfflineDatabaseContentTests: XCTestCase {
         let pruned = try store.pruneOrphans()
         XCTAssertEqual(pruned.tiles, 1)
         XCTAssertEqual(pruned.resources, 1)
-        XCTAssertEqual(try store.storedTiles(among: [shared, onlyA, onlyB]), [shared, onlyB])
+        XCTAssertEqual(try store.storedKeys([shared, onlyA, onlyB]), [shared, onlyB])
         XCTAssertEqual(try store.storedResources(among: ["https://e.com/style", "https://e.com/a-only"]), ["https://e.com/style"])
         XCTAssertEqual(try store.integrityCheck(), [])
     }
@@ -215,31 +215,91 @@ final class OfflineDatabaseContentTests: XCTestCase {
         XCTAssertThrowsError(try store.linkTiles([key(2, 1, 0)], toRegion: 999)) {
             XCTAssertEqual(($0 as? StoreError)?.code, .notFound)
         }
-        XCTAssertEqual(try store.meanTileSize(urlTemplate: template, zoom: 2), 1.0)
-        XCTAssertNil(try store.meanTileSize(urlTemplate: template, zoom: 3))
+        XCTAssertEqual(try store.meanTileSizes(urlTemplate: template, zooms: 2...3), [2: 1.0], "no zoom without tiles")
     }
 
-    func testStoredTilesAmongTenThousandKeys() throws {
-        let stored = (0..<100).flatMap { x in (0..<50).map { y in key(14, 8000 + x, 5000 + y) } }
+    func testAColumnScanGivesTheStoredRowsOfItsTemplateRatioZoomAndColumnAscending() throws {
+        let stored = (0..<100).flatMap { x in (0..<50).map { y in key(14, 8000 + x, 5000 + 2 * y) } }
         try store.tuneForBulkWrites()
-        for batch in stride(from: 0, to: stored.count, by: 1000) {
-            try store.write(stored[batch..<min(batch + 1000, stored.count)].map { tileItem($0, Data([UInt8($0.tile.x & 0xff)])) })
+        // Neighbours under another ratio, zoom or template, which no scan below may return.
+        let others = stored.prefix(2_000).map { TileKey(urlTemplate: $0.urlTemplate, pixelRatio: 2, tile: $0.tile) }
+            + stored.prefix(2_000).map { key(13, $0.tile.x, $0.tile.y) }
+            + stored.prefix(1_000).map { key($0.tile.z, $0.tile.x, $0.tile.y + 1, template: template + "?v=2") }
+        for batch in stride(from: 0, to: stored.count + others.count, by: 1000) {
+            let keys = (stored + others)[batch..<min(batch + 1000, stored.count + others.count)]
+            try store.write(keys.shuffled().map { tileItem($0, Data([UInt8($0.tile.x & 0xff)])) })
         }
-        // 10,000 queries: half stored, half at the same x/y under another zoom, ratio or template.
-        var queried = stored
-        queried += stored.prefix(2_000).map { TileKey(urlTemplate: $0.urlTemplate, pixelRatio: 2, tile: $0.tile) }
-        queried += stored.prefix(2_000).map { key(13, $0.tile.x, $0.tile.y) }
-        queried += stored.prefix(1_000).map { key($0.tile.z, $0.tile.x, $0.tile.y, template: template + "?v=2") }
-        XCTAssertEqual(queried.count, 10_000)
-        let start = Date()
-        let found = try store.storedTiles(among: queried.shuffled())
-        let elapsed = Date().timeIntervalSince(start)
-        XCTAssertEqual(found, Set(stored))
-        XCTAssertLessThan(elapsed, 2.0, "storedTiles(among:) took \(elapsed) s for 10k keys")
+        let region = try store.insertRegion(definition: Data("{}".utf8), description: nil)
+        let linked = stored.filter { $0.tile.x % 3 == 0 && $0.tile.y % 4 == 0 }
+        try store.linkTiles(linked + others, toRegion: region)
+        let another = try store.insertRegion(definition: Data("{}".utf8), description: Data("b".utf8))
+        try store.linkTiles(stored, toRegion: another)
+        XCTAssertEqual(try store.tileLinkCount(region: region), linked.count + others.count)
+        XCTAssertEqual(try store.tileLinkCount(region: another), stored.count)
+        for x in 7998..<8102 {
+            var rows: [Int] = [], linkedRows: [Int] = [], window: [Int] = []
+            let column = StoredTileColumn(urlTemplate: template, pixelRatio: 1, zoom: 14, x: x, rows: 0..<(1 << 14))
+            try store.forEachStoredTile(in: column, linkedTo: nil) { rows.append($0) }
+            try store.forEachStoredTile(in: column, linkedTo: region) { linkedRows.append($0) }
+            var part = column
+            part.rows = 5010..<5031
+            try store.forEachStoredTile(in: part, linkedTo: nil) { window.append($0) }
+            let inColumn = stored.filter { $0.tile.x == x }.map(\.tile.y).sorted()
+            XCTAssertEqual(rows, inColumn, "x \(x)")
+            XCTAssertEqual(linkedRows, linked.filter { $0.tile.x == x }.map(\.tile.y).sorted(), "x \(x)")
+            XCTAssertEqual(window, inColumn.filter { (5010..<5031).contains($0) }, "x \(x): the rows' upper bound is excluded")
+        }
+        var none = 0
+        try store.forEachStoredTile(in: StoredTileColumn(urlTemplate: template, pixelRatio: 1, zoom: 14, x: 8000, rows: 5000..<5000),
+                                    linkedTo: nil) { _ in none += 1 }
+        XCTAssertEqual(none, 0, "an empty range of rows holds nothing")
         try store.finish()
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path), ["offline.db"])
         let check = try raw()
         XCTAssertEqual(try check.queryFirst("PRAGMA journal_mode") { $0.text(0) }, "delete")
         XCTAssertEqual(try check.queryFirst("PRAGMA integrity_check") { $0.text(0) }, "ok")
+    }
+
+    func testMeanTileSizesEqualSQLitesAverageOfEveryZoomToTheBit() throws {
+        // Sizes whose means are not round, both pixel ratios, empty tiles, another template.
+        var items: [FetchedItem] = []
+        for z in 3...6 {
+            for x in 0..<(z * 7) {
+                let size = (x * 7_919 + z * 104_729) % 3_001
+                items.append(tileItem(key(z, x % (1 << z), x / (1 << z)), Data(repeating: UInt8(x & 0xff), count: size)))
+                let retina = TileKey(urlTemplate: template, pixelRatio: 2, tile: TileID(z: z, x: x % (1 << z), y: 5 + x / (1 << z)))
+                items.append(tileItem(retina, Data(repeating: 1, count: size / 3 + 1)))
+                items.append(tileItem(key(z, x % (1 << z), 9 + x / (1 << z), template: template + "?v=2"), Data(count: 9_000)))
+            }
+            items.append(tileItem(key(z, (1 << z) - 1, (1 << z) - 1), Data()))
+        }
+        try store.write(items)
+        let means = try store.meanTileSizes(urlTemplate: template, zooms: 4...7)
+        let sqlite = try raw().query("""
+            SELECT z, avg(length(data)) FROM tiles WHERE url_template = ?1 AND z BETWEEN 4 AND 7 GROUP BY z
+            """, [.text(template)]) { (Int($0.int64(0)), $0.double(1)) }
+        XCTAssertEqual(sqlite.map(\.0), [4, 5, 6])
+        XCTAssertEqual(means, Dictionary(uniqueKeysWithValues: sqlite))
+        XCTAssertTrue(sqlite.contains { $0.1 != $0.1.rounded() }, "the means must have fractions for the comparison to mean much")
+    }
+
+    func testColumnScansAreServedByTheKeyIndexAndTheLinkIndexAlone() throws {
+        // The plans of the exact statements: one seek of the tiles' key index (covering: no table
+        // read) and, for links, one probe of region_tiles' (region_id, tile_id) index; no scan
+        // and no sort, so a column costs its rows whatever the store holds.
+        func plan(_ sql: String) throws -> [String] {
+            try store.db.query("EXPLAIN QUERY PLAN " + sql) { $0.text(3) }
+        }
+        XCTAssertEqual(try plan(OfflineDatabase.storedColumnSQL), [
+            "SEARCH tiles USING COVERING INDEX sqlite_autoindex_tiles_1 (url_template=? AND pixel_ratio=? AND z=? AND x=? AND y>? AND y<?)",
+        ])
+        XCTAssertEqual(try plan(OfflineDatabase.linkedColumnSQL), [
+            "SEARCH t USING COVERING INDEX sqlite_autoindex_tiles_1 (url_template=? AND pixel_ratio=? AND z=? AND x=? AND y>? AND y<?)",
+            "CORRELATED SCALAR SUBQUERY 1",
+            "SEARCH rt USING COVERING INDEX sqlite_autoindex_region_tiles_1 (region_id=? AND tile_id=?)",
+        ])
+        XCTAssertEqual(try plan(OfflineDatabase.tileLinkCountSQL), [
+            "SEARCH region_tiles USING COVERING INDEX sqlite_autoindex_region_tiles_1 (region_id=?)",
+        ], "a region's links are counted in the link index alone")
     }
 }

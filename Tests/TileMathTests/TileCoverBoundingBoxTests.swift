@@ -90,13 +90,11 @@ final class TileCoverBoundingBoxTests: XCTestCase {
         XCTAssertTrue(Array(TileCover(CoverCheck.bbox(0, 0, .infinity, 1), zoom: 3)).isEmpty)
     }
 
-    func testPlanetCountOverAllZoomsIsArithmeticAndFast() {
-        let start = DispatchTime.now()
+    /// Counts no enumeration could reach in a test's life: the count is arithmetic.
+    func testPlanetCountOverAllZoomsIsArithmetic() {
         let total = TileCover.count(world, zooms: 0...22)
-        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
         XCTAssertEqual(total, ((1 << 46) - 1) / 3)
         XCTAssertEqual(total, 23_456_248_059_221)
-        XCTAssertLessThan(elapsed, 0.010)
         XCTAssertEqual(TileCover.count(world, zooms: 0...TileID.maxZoom), ((1 << 62) - 1) / 3)
     }
 

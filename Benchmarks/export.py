@@ -1,0 +1,131 @@
+"""Part four of Benchmarks/run: `provision export` of a 1,000,490-tile store (`--quick`: 200,080).
+
+The store is applied from the scale part's cached MBTiles origin (distinct tiles of a realistic size
+mix; not measured here). Then, each under GNU time (wall, CPU, peak RSS), writing into the run's
+fresh file system:
+
+- `provision export --format pmtiles` against the `pmtiles` package's converter
+  (`pmtiles-convert`, PyPI) turning the same tiles, provision's MBTiles export, into PMTiles;
+- `provision export --format mbtiles` against the `sqlite3` shell copying the store's rows into an
+  MBTiles `tiles` table with a unique index (no inflating, no gzip, no deduplication: the physical
+  limit of the copy), with the same pragmas provision's writer uses (no journal, no sync).
+
+Every output's tile count is checked against the store's (the PMTiles headers read with the
+`pmtiles` package). Target: provision's peak RSS at most 150 MB for each export.
+"""
+import json
+import os
+import shutil
+import subprocess
+
+from bench import log, run_measured, tail
+from scale import EPOCH, SIDES, build_mbtiles, count_rows, write_job
+
+
+def rows(path):
+    """The rows of an MBTiles `tiles` table or view; 0 when it cannot be read."""
+    try:
+        return count_rows(path)
+    except Exception as error:  # a failed peer is reported, not fatal
+        log(f"export: cannot count the tiles of {path}: {error}")
+        return 0
+
+
+class Export:
+    def __init__(self, args):
+        self.args = args
+        self.work = os.path.join(args.work, "export")
+        self.logs = os.path.join(self.work, "logs")
+        os.makedirs(self.logs, exist_ok=True)
+        self.fs = args.fs
+        self.prov = args.provision
+        self.env = dict(os.environ, SOURCE_DATE_EPOCH=EPOCH)
+        self.result = {"part": "export", "filesystem": args.fs_kind, "quick": bool(args.quick)}
+
+    def measure(self, name, cmd, tiles, output, timeout=1800):
+        m = run_measured(cmd, env=self.env, timeout=timeout, stdout_path=os.path.join(self.logs, name + ".out"),
+                         stderr_path=os.path.join(self.logs, name + ".err"))
+        e = {"tiles": tiles, "seconds": m["wall"], "tilesPerSecond": tiles / m["wall"] if tiles and m["wall"] > 0 else 0,
+             "cpuSeconds": m["cpu"], "peakRSSMB": m["rssMB"], "rc": m["rc"], "timedOut": m["timedOut"],
+             "bytes": os.path.getsize(output) if os.path.exists(output) else 0}
+        if m["rc"] != 0:
+            e["error"] = tail(os.path.join(self.logs, name + ".err"), 3)[-400:]
+        log(f"export {name}: rc {m['rc']}, {m['wall']:.1f} s, cpu {m['cpu']:.1f} s, rss {m['rssMB']:.0f} MB, "
+            f"{e['bytes'] / 1e6:,.0f} MB" + (f": {e.get('error')}" if m["rc"] else ""))
+        return e
+
+    def pmtiles_tiles(self, path):
+        """The addressed tile count of a PMTiles header, read by the pmtiles package."""
+        script = ("import json, sys\nfrom pmtiles.reader import MmapSource, Reader\n"
+                  "with open(sys.argv[1], 'rb') as f:\n"
+                  "    h = Reader(MmapSource(f)).header()\n"
+                  "print(json.dumps({'tiles': h['addressed_tiles_count'], 'contents': h['tile_contents_count']}))\n")
+        out = subprocess.run([self.args.python, "-c", script, path], capture_output=True, text=True)
+        return json.loads(out.stdout) if out.returncode == 0 else {"tiles": 0, "contents": 0, "error": out.stderr[-300:]}
+
+    def run(self):
+        side = SIDES["quick" if self.args.quick else "full"]
+        mbtiles = os.path.join(self.args.cache, f"scale-{side}.mbtiles")
+        fx = build_mbtiles(mbtiles, side)
+        store = os.path.join(self.fs, "export-store")
+        shutil.rmtree(store, ignore_errors=True)
+        job = write_job(os.path.join(self.work, "apply.json"), side, mbtiles)
+        log(f"export: applying {fx['count']:,} tiles into {store} (not measured)")
+        applied = subprocess.run([self.prov, "apply", job, "--store", store, "--quiet"], env=self.env,
+                                 stderr=open(os.path.join(self.logs, "apply.err"), "wb"))
+        if applied.returncode != 0:
+            raise SystemExit(f"export: the apply failed ({applied.returncode}); see {self.logs}/apply.err")
+        db = os.path.join(store, "offline.db")
+        tiles = count_rows(db)
+        self.result["store"] = {"tiles": tiles, "bytes": os.path.getsize(db), "fixture": fx["count"]}
+        out = os.path.join(self.fs, "export-out")
+        os.makedirs(out, exist_ok=True)
+
+        # PMTiles: provision, then the pmtiles package's converter from provision's MBTiles.
+        mine = os.path.join(out, "provision.pmtiles")
+        e = self.measure("provision-pmtiles", [self.prov, "export", "--store", store, "--format", "pmtiles",
+                                               "--out", mine, "--quiet"], tiles, mine)
+        e["header"] = self.pmtiles_tiles(mine) if e["rc"] == 0 else {}
+        self.result["provisionPMTiles"] = e
+
+        source = os.path.join(out, "provision.mbtiles")
+        e = self.measure("provision-mbtiles", [self.prov, "export", "--store", store, "--format", "mbtiles",
+                                               "--out", source, "--quiet"], tiles, source)
+        e["rows"] = rows(source) if e["rc"] == 0 else 0
+        self.result["provisionMBTiles"] = e
+        os.remove(mine) if os.path.exists(mine) else None
+
+        peer = os.path.join(out, "peer.pmtiles")
+        if self.args.pmtiles_convert and os.path.exists(source):
+            e = self.measure("pmtiles-convert", [self.args.pmtiles_convert, source, peer], tiles, peer, timeout=3600)
+            e["header"] = self.pmtiles_tiles(peer) if e["rc"] == 0 else {}
+            self.result["pmtilesConvert"] = e
+        os.remove(peer) if os.path.exists(peer) else None
+        os.remove(source) if os.path.exists(source) else None
+
+        # MBTiles: the sqlite3 shell copying the rows as they are.
+        raw = os.path.join(out, "raw.mbtiles")
+        script = os.path.join(self.work, "copy.sql")
+        with open(script, "w") as f:
+            f.write(f"""PRAGMA page_size = 4096;
+PRAGMA journal_mode = OFF;
+PRAGMA synchronous = OFF;
+CREATE TABLE metadata (name TEXT, value TEXT);
+CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
+ATTACH DATABASE '{db}' AS store;
+BEGIN;
+INSERT INTO tiles SELECT z, x, (1 << z) - 1 - y, data FROM store.tiles
+  WHERE length(data) > 0 ORDER BY url_template, pixel_ratio, z, x, y;
+CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+COMMIT;
+""")
+        e = self.measure("sqlite3-copy", ["sqlite3", "-bail", raw, ".read " + script], tiles, raw)
+        e["rows"] = rows(raw) if e["rc"] == 0 else 0
+        self.result["sqlite3"] = e
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(store, ignore_errors=True)
+        return self.result
+
+
+def run_export(args):
+    return Export(args).run()

@@ -1,0 +1,103 @@
+import Foundation
+import ProvisionModel
+import ProvisionReports
+
+/// What `provision export` wrote: the document `--json` prints
+/// (`Jobs/schema/export-report.schema.json`) and its text view.
+public struct ExportResult: Equatable, Sendable {
+    /// Bumped on every change to the JSON shape.
+    public static let schemaVersion = 1
+
+    /// One archive written.
+    public struct File: Equatable, Sendable {
+        public var path: String
+        /// The tileset's name (`--source`).
+        public var source: String
+        public var urlTemplate: String
+        /// `mbtiles` or `pmtiles`.
+        public var format: String
+        /// `pbf`, `png`, `jpg` or `webp`.
+        public var tileFormat: String
+        public var tileCount: Int
+        /// Distinct tile contents (stored once each).
+        public var contentCount: Int
+        /// Tiles the store holds as "no content", left out.
+        public var emptyCount: Int
+        public var byteCount: UInt64
+        public var minZoom: Int
+        public var maxZoom: Int
+        /// `west,south,east,north`.
+        public var bounds: String
+        /// `lon,lat,zoom`.
+        public var center: String
+    }
+
+    /// What a bundle holds besides its archives.
+    public struct Bundle: Equatable, Sendable {
+        public var directory: String
+        /// The style files, relative to the directory.
+        public var styles: [String]
+        public var spriteFiles: Int
+        public var glyphFiles: Int
+        /// Style sources left pointing at the network (not tiles, or no tiles stored), as `pack: source`.
+        public var onlineSources: [String]
+    }
+
+    public var store: String
+    /// `mbtiles`, `pmtiles` or `bundle`.
+    public var format: String
+    public var files: [File]
+    public var bundle: Bundle?
+
+    public init(store: String, format: String, files: [File], bundle: Bundle? = nil) {
+        self.store = store
+        self.format = format
+        self.files = files
+        self.bundle = bundle
+    }
+
+    /// The JSON document.
+    public var json: JSONValue {
+        [
+            "schemaVersion": .int(Self.schemaVersion),
+            "kind": "export",
+            "store": .string(store),
+            "format": .string(format),
+            "files": .array(files.map { file in
+                [
+                    "path": .string(file.path), "source": .string(file.source), "template": .string(file.urlTemplate),
+                    "format": .string(file.format), "tileFormat": .string(file.tileFormat), "tiles": .int(file.tileCount),
+                    "distinctTiles": .int(file.contentCount), "emptyTiles": .int(file.emptyCount),
+                    "bytes": .int(Int(file.byteCount)), "minzoom": .int(file.minZoom), "maxzoom": .int(file.maxZoom),
+                    "bounds": .string(file.bounds), "center": .string(file.center),
+                ]
+            }),
+            "bundle": bundle.map { bundle in
+                [
+                    "directory": .string(bundle.directory), "styles": .array(bundle.styles.map { .string($0) }),
+                    "spriteFiles": .int(bundle.spriteFiles), "glyphFiles": .int(bundle.glyphFiles),
+                    "onlineSources": .array(bundle.onlineSources.map { .string($0) }),
+                ]
+            } ?? .null,
+        ]
+    }
+
+    /// The text view.
+    public var text: String {
+        var out = ""
+        for file in files {
+            out += "\(file.path): source '\(file.source)', \(plural(file.tileCount, "tile")) (\(grouped(file.contentCount)) distinct"
+                + "\(file.emptyCount > 0 ? ", \(grouped(file.emptyCount)) empty left out" : "")), z\(file.minZoom)–\(file.maxZoom), "
+                + "\(file.tileFormat), \(ByteFormat.string(Int64(file.byteCount)))\n"
+        }
+        if let bundle {
+            out += "Bundle \(bundle.directory): \(plural(bundle.styles.count, "style")) (\(bundle.styles.joined(separator: ", "))), "
+                + "\(plural(files.count, "PMTiles archive")), \(plural(bundle.spriteFiles, "sprite file")), "
+                + "\(plural(bundle.glyphFiles, "glyph range")); README.txt says how to open it.\n"
+            for source in bundle.onlineSources {
+                out += "  note: \(source) is not in the bundle and still points at the network\n"
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+
+/// A directory an export fills (a bundle), built under a temporary name beside its destination
+/// and moved into place by `commit`.
+///
+/// Why: a killed or failed export must leave either no directory or the previous one, never a
+/// half-written bundle an app would ship. `commit` renames the finished directory into place;
+/// a previous bundle there is first moved aside and removed after. Only a directory that is
+/// empty or that an export wrote (its `README.txt` starts with `marker`) is replaced.
+public final class BundleDirectory {
+    /// The first line of the README.txt of every bundle.
+    public static let marker = "provision export bundle"
+
+    /// Where the bundle goes.
+    public let destination: URL
+    /// The directory being filled.
+    public let staging: URL
+    private var committed = false
+
+    /// Creates the staging directory; throws when `destination` exists and is neither empty nor a bundle.
+    public init(destination: URL) throws {
+        self.destination = destination
+        try Self.checkReplaceable(destination)
+        staging = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
+        try? FileManager.default.removeItem(at: staging)
+        do {
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(.io, "cannot create \(staging.path): \(error.localizedDescription)", path: destination.path)
+        }
+    }
+
+    deinit {
+        discard()
+    }
+
+    /// The URL of `relativePath` in the staging directory, its parent directories created.
+    public func url(for relativePath: String) throws -> URL {
+        let url = staging.appendingPathComponent(relativePath)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw StoreError(.io, "cannot create a directory for \(relativePath): \(error.localizedDescription)",
+                             path: destination.path)
+        }
+        return url
+    }
+
+    /// Writes `data` to `relativePath` (flushed to disk).
+    public func write(_ data: Data, to relativePath: String) throws {
+        let file = try ExportFile(destination: try url(for: relativePath))
+        do {
+            try file.write(data)
+            try file.commit()
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
+    /// Moves the finished directory to `destination`, replacing a previous bundle there.
+    public func commit() throws {
+        let manager = FileManager.default
+        let aside = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).old-\(getpid())")
+        var isDirectory: ObjCBool = false
+        let exists = manager.fileExists(atPath: destination.path, isDirectory: &isDirectory)
+        if exists {
+            try Self.checkReplaceable(destination)
+            try? manager.removeItem(at: aside)
+            guard rename(destination.path, aside.path) == 0 else {
+                throw StoreError(.io, "cannot move the previous bundle aside: \(String(cString: strerror(errno)))",
+                                 path: destination.path, underlyingCode: errno)
+            }
+        }
+        guard rename(staging.path, destination.path) == 0 else {
+            let code = errno
+            if exists { _ = rename(aside.path, destination.path) }
+            throw StoreError(.io, "cannot move the bundle into place: \(String(cString: strerror(code)))",
+                             path: destination.path, underlyingCode: code)
+        }
+        committed = true
+        let parent = open(destination.deletingLastPathComponent().path, O_RDONLY)
+        if parent >= 0 {
+            _ = fsync(parent)
+            _ = close(parent)
+        }
+        if exists { try? manager.removeItem(at: aside) }
+    }
+
+    /// Removes the staging directory unless it was committed (idempotent).
+    public func discard() {
+        guard !committed else { return }
+        committed = true
+        try? FileManager.default.removeItem(at: staging)
+    }
+
+    /// Throws unless `url` is absent, an empty directory, or a bundle an export wrote.
+    private static func checkReplaceable(_ url: URL) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return }
+        guard isDirectory.boolValue else {
+            throw StoreError(.io, "\(url.path) is a file; a bundle is a directory: give another --out", path: url.path)
+        }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        if entries.isEmpty { return }
+        let readme = (try? String(contentsOf: url.appendingPathComponent("README.txt"), encoding: .utf8)) ?? ""
+        guard readme.hasPrefix(marker) else {
+            throw StoreError(.io, "\(url.path) exists and is not a bundle provision export wrote (no README.txt of one); "
+                             + "give a new or empty directory", path: url.path)
+        }
+    }
+}
