@@ -16,6 +16,10 @@
   `curl --parallel --http2` (multiplexed, writes files) and `h2load` (the ceiling, writes nothing).
 
 Every tool runs under GNU time (wall, CPU, peak RSS) and writes into the run's fresh file system.
+
+SCALE_CASES (environment; words of `apply shards plan h2`, default all) runs only some cases, e.g.
+`SCALE_CASES="apply shards" Benchmarks/run --scale-only` for the apply, the shards and the merge; the
+apply and its sqlite3 peer always run (the merge and the plan against a store compare with them).
 """
 import gzip
 import json
@@ -532,12 +536,24 @@ COMMIT;
         if self.args.https_only:
             self.h2_part()
             return self.result
-        self.apply_part()
-        self.shard_part()
-        self.plan_part()
+        cases = set(os.environ.get("SCALE_CASES", " ".join(CASES)).replace(",", " ").split())
+        unknown = cases - set(CASES)
+        if unknown:
+            raise SystemExit(f"scale: unknown SCALE_CASES {' '.join(sorted(unknown))} (known: {' '.join(CASES)})")
+        self.result["cases"] = [c for c in CASES if c in cases]
+        self.apply_part()  # always: the shards' merge and the plan against a store compare with it
+        if "shards" in cases:
+            self.shard_part()
+        if "plan" in cases:
+            self.plan_part()
         shutil.rmtree(self.single, ignore_errors=True)
-        self.h2_part()
+        if "h2" in cases:
+            self.h2_part()
         return self.result
+
+
+# The cases of this part, in the order they run (SCALE_CASES picks some; the apply always runs).
+CASES = ("apply", "shards", "plan", "h2")
 
 
 def run_scale(args):

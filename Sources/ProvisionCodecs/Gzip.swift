@@ -28,7 +28,44 @@ public enum Gzip {
     /// the payload instead of a gzip header, CRC-32 and size). Rewrapping costs one Adler-32
     /// pass; deflating the payload again would cost far more CPU for the same result.
     public static func zlibStream(fromGzip gzip: Data, payload: Data) -> Data? {
-        let bytes = [UInt8](gzip)
+        gzip.withUnsafeBytes { bytes -> Data? in
+            guard let range = deflateRange(bytes) else { return nil }
+            let end = range.upperBound
+            // ISIZE must match: a second member (or trailing garbage) would make the framing wrong.
+            let size = UInt32(bytes[end + 4]) | UInt32(bytes[end + 5]) << 8 | UInt32(bytes[end + 6]) << 16
+                | UInt32(bytes[end + 7]) << 24
+            guard size == UInt32(truncatingIfNeeded: payload.count) else { return nil }
+            let checksum = Zlib.adler32(payload)
+            var out = Data(count: range.count + 6)
+            out.withUnsafeMutableBytes { out in
+                out[0] = 0x78  // deflate, 32 KiB window, default level; (0x789C % 31 == 0)
+                out[1] = 0x9C
+                UnsafeMutableRawBufferPointer(rebasing: out[2..<(2 + range.count)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[range]))
+                let trailer = 2 + range.count
+                out[trailer] = UInt8(truncatingIfNeeded: checksum >> 24)
+                out[trailer + 1] = UInt8(truncatingIfNeeded: checksum >> 16)
+                out[trailer + 2] = UInt8(truncatingIfNeeded: checksum >> 8)
+                out[trailer + 3] = UInt8(truncatingIfNeeded: checksum)
+            }
+            return out
+        }
+    }
+
+    /// The inflated size a gzip member states in its trailer (ISIZE, the size modulo 2^32), or
+    /// nil when `data` is not gzip or too short to hold a header and trailer.
+    static func statedSize(_ data: Data) -> Int? {
+        guard data.count >= 18, isGzip(data) else { return nil }
+        return data.withUnsafeBytes { bytes in
+            let end = bytes.count - 4
+            return Int(UInt32(bytes[end]) | UInt32(bytes[end + 1]) << 8 | UInt32(bytes[end + 2]) << 16
+                           | UInt32(bytes[end + 3]) << 24)
+        }
+    }
+
+    /// Where the DEFLATE data of a single gzip member lies in `bytes`: after the header and its
+    /// optional fields, before the 8-byte trailer; nil when `bytes` is not such a member.
+    private static func deflateRange(_ bytes: UnsafeRawBufferPointer) -> Range<Int>? {
         guard bytes.count >= 18, bytes[0] == 0x1F, bytes[1] == 0x8B, bytes[2] == 8 else { return nil }
         let flags = bytes[3]
         var offset = 10
@@ -43,17 +80,9 @@ public enum Gzip {
         if flags & 0x02 != 0 { offset += 2 }  // FHCRC
         let end = bytes.count - 8
         guard offset < end else { return nil }
-        // ISIZE must match: a second member (or trailing garbage) would make the framing wrong.
-        let size = UInt32(bytes[end + 4]) | UInt32(bytes[end + 5]) << 8 | UInt32(bytes[end + 6]) << 16 | UInt32(bytes[end + 7]) << 24
-        guard size == UInt32(truncatingIfNeeded: payload.count) else { return nil }
-        let checksum = Zlib.adler32(payload)
-        var out = Data(capacity: end - offset + 6)
-        out.append(contentsOf: [0x78, 0x9C])  // deflate, 32 KiB window, default level; (0x789C % 31 == 0)
-        out.append(contentsOf: bytes[offset..<end])
-        out.append(contentsOf: [UInt8(checksum >> 24), UInt8(truncatingIfNeeded: checksum >> 16),
-                                UInt8(truncatingIfNeeded: checksum >> 8), UInt8(truncatingIfNeeded: checksum)])
-        return out
+        return offset..<end
     }
+
     /// One gzip member of `payload` made from `zlib`, a zlib stream whose inflated bytes are
     /// `payload`, around the same deflate data; nil when `zlib` is not a plain zlib stream (a
     /// preset dictionary, another method, too short).

@@ -79,12 +79,8 @@ public final class Inflater {
                 // All input read with room to spare, or no progress possible: zlib wants more input.
                 if stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { return .needsInput }
                 if status == Z_BUF_ERROR && produced == 0 { return .needsInput }
-            case Z_NEED_DICT:
-                throw .corrupt(framing, "the stream needs a preset dictionary")
-            case Z_MEM_ERROR:
-                throw .unavailable("inflate", status)
             default:
-                throw .corrupt(framing, stream.pointee.msg.map { String(cString: $0) } ?? "zlib code \(status)")
+                throw Zlib.inflateError(status, framing: framing, stream: stream)
             }
         }
     }

@@ -106,14 +106,17 @@ public struct ProtobufReader {
     }
 
     /// Skips `count` varints without decoding them; false when the message ends first.
+    ///
+    /// Eight bytes at a time while at least eight varints are left: a varint ends at each byte
+    /// below 0x80, so a word's count of such bytes is how many varints end in it. Taking the
+    /// whole word never passes the last varint wanted: with eight or more left, either more are
+    /// left after the word, or all eight of its bytes ended one. (Geometry is most of a vector
+    /// tile's bytes, and every tile an apply stores is checked.)
     @inlinable
     public mutating func skipVarints(_ count: UInt64) -> Bool {
         var remaining = count
-        // Eight bytes at a time while at least eight varints are left: a varint ends at each byte
-        // whose high bit is clear, so the word holds as many ends as such bytes, never more than
-        // eight, and a varint left open at the word's end goes on in the next bytes.
         while remaining >= 8, end - position >= 8 {
-            let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
             remaining -= UInt64((~word & 0x8080_8080_8080_8080).nonzeroBitCount)
             position += 8
         }

@@ -19,32 +19,69 @@ public enum Zlib {
     ///
     /// Throws when the input is not a complete stream, has bytes after it (a second gzip member
     /// included), or would inflate beyond `limit` bytes.
+    ///
+    /// Why one call into one buffer: every tile an apply stores is inflated here to be verified,
+    /// a million and more per run. A gzip member states its inflated size in its trailer, so the
+    /// output usually fits a buffer of that size, filled by a single `inflate` (with `Z_FINISH`,
+    /// zlib then needs no window either); other streams start from a guess and grow. A size the
+    /// trailer gets wrong costs only a regrowth: zlib still checks the length and the CRC.
     public static func inflate(_ data: Data, framing: ZlibFraming = .zlib,
                                limit: Int = defaultInflateLimit) throws(CodecError) -> Data {
-        let inflater = try Inflater(framing: framing)
-        var output = Data()
-        var exceeded = false
-        let progress = try data.withUnsafeBytes { raw in
-            Result { () throws(CodecError) -> Inflater.Progress in
-                try inflater.inflate(raw) { block in
-                    guard output.count + block.count <= limit else {
-                        exceeded = true
-                        return false
-                    }
-                    if let base = block.baseAddress {
-                        output.append(base.assumingMemoryBound(to: UInt8.self), count: block.count)
-                    }
-                    return true
-                }
-            }
-        }.get()
-        switch progress {
-        case .stopped where exceeded: throw .tooLarge(framing, limit: limit)
-        case .finished where inflater.unusedInputCount > 0:
-            throw .trailingBytes(framing, count: inflater.unusedInputCount)
-        case .finished: return output
-        case .needsInput, .stopped: throw .truncated(framing)
+        guard data.count <= Int(UInt32.max) else { throw .inputTooLarge(data.count) }
+        return try withStream { stream throws(CodecError) in
+            let started = provision_inflate_init2(stream, framing.windowBits)
+            guard started == Z_OK else { throw .unavailable("inflateInit2", started) }
+            defer { inflateEnd(stream) }
+            return try inflate(data, framing: framing, limit: limit, stream: stream)
         }
+    }
+
+    /// `inflate(_:framing:limit:)` on a stream started for `framing`.
+    private static func inflate(_ data: Data, framing: ZlibFraming, limit: Int,
+                                stream: UnsafeMutablePointer<z_stream>) throws(CodecError) -> Data {
+        // The most a DEFLATE stream can expand is about 1032 to 1: no hint may reserve more.
+        let ceiling = min(limit, data.count &* 1032 &+ 64)
+        // 258 bytes beyond the stated size: zlib decodes the last 258 output bytes of a buffer
+        // with its slow loop, so a buffer that fits exactly would send every tile's end there.
+        var capacity = max(1, min(ceiling, Gzip.statedSize(data).map { $0 + 258 } ?? max(4 * data.count, 4096)))
+        guard var buffer = malloc(capacity) else { throw .unavailable("malloc", Z_MEM_ERROR) }
+        var produced = 0
+        var handedOver = false
+        defer { if !handedOver { free(buffer) } }
+        let status: Int32 = data.withUnsafeBytes { input in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.pointee.avail_in = uInt(input.count)
+            while true {
+                let room = min(capacity - produced, Int(UInt32.max))
+                stream.pointee.next_out = (buffer + produced).assumingMemoryBound(to: Bytef.self)
+                stream.pointee.avail_out = uInt(room)
+                let status = CZlib.inflate(stream, Z_FINISH)
+                produced += room - Int(stream.pointee.avail_out)
+                // Output full before the end: grow, up to one byte past the limit (which tells
+                // a stream of exactly `limit` bytes from a longer one).
+                guard (status == Z_OK || status == Z_BUF_ERROR), stream.pointee.avail_out == 0,
+                      produced <= limit else { return status }
+                let grown = min(max(capacity * 2, 4096), limit + 1)
+                guard let larger = realloc(buffer, grown) else { return Z_MEM_ERROR }
+                buffer = larger
+                capacity = grown
+            }
+        }
+        switch status {
+        case Z_STREAM_END:
+            if produced > limit { throw .tooLarge(framing, limit: limit) }
+            let unused = Int(stream.pointee.avail_in)
+            guard unused == 0 else { throw .trailingBytes(framing, count: unused) }
+        case Z_OK, Z_BUF_ERROR:
+            if produced > limit { throw .tooLarge(framing, limit: limit) }
+            throw .truncated(framing)
+        default:
+            throw inflateError(status, framing: framing, stream: stream)
+        }
+        guard produced > 0 else { return Data() }
+        if capacity - produced > 1024, let fitted = realloc(buffer, produced) { buffer = fitted }
+        handedOver = true
+        return Data(bytesNoCopy: buffer, count: produced, deallocator: .free)
     }
 
     /// The Adler-32 of `bytes` (the zlib trailer's checksum).
@@ -69,12 +106,12 @@ public enum Zlib {
     /// a gzip header carries no name and a zero time, so equal input gives equal bytes).
     static func deflate(_ data: Data, framing: ZlibFraming) throws(CodecError) -> Data {
         guard data.count <= Int(UInt32.max) else { throw .inputTooLarge(data.count) }
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        defer {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-        }
+        return try withStream { stream throws(CodecError) in try deflate(data, framing: framing, stream: stream) }
+    }
+
+    /// `deflate(_:framing:)` on a fresh stream.
+    private static func deflate(_ data: Data, framing: ZlibFraming,
+                                stream: UnsafeMutablePointer<z_stream>) throws(CodecError) -> Data {
         let bits: Int32 = framing == .gzip ? ZlibFraming.gzip.windowBits : ZlibFraming.zlib.windowBits
         let started = provision_deflate_init2(stream, Z_DEFAULT_COMPRESSION, bits)
         guard started == Z_OK else { throw .unavailable("deflateInit2", started) }
@@ -95,5 +132,26 @@ public enum Zlib {
         guard status == Z_STREAM_END else { throw .unavailable("deflate", status) }
         output.count = produced
         return output
+    }
+
+    /// Runs `body` with a zeroed `z_stream` at a fixed address (zlib keeps a pointer back to it).
+    private static func withStream<T>(_ body: (UnsafeMutablePointer<z_stream>) throws(CodecError) -> T) throws(CodecError) -> T {
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer {
+            stream.deinitialize(count: 1)
+            stream.deallocate()
+        }
+        return try body(stream)
+    }
+
+    /// The error an `inflate` call that returned `status` (not `Z_OK`, `Z_BUF_ERROR` or
+    /// `Z_STREAM_END`) stands for: zlib's message when it has one.
+    static func inflateError(_ status: Int32, framing: ZlibFraming, stream: UnsafeMutablePointer<z_stream>) -> CodecError {
+        switch status {
+        case Z_NEED_DICT: return .corrupt(framing, "the stream needs a preset dictionary")
+        case Z_MEM_ERROR: return .unavailable("inflate", status)
+        default: return .corrupt(framing, stream.pointee.msg.map { String(cString: $0) } ?? "zlib code \(status)")
+        }
     }
 }

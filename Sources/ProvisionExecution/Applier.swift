@@ -64,7 +64,7 @@ public final class Applier {
             .map { FetchRequest(url: $0.url, kind: $0.kind) }
 
         let groups = CanonicalAssembler.canonicalOrder(plan.tileGroups)
-        let missing = try missingTiles(groups, refetch: Set(plan.refetchTemplates))
+        let (missing, groupCounts) = try missingTiles(groups, refetch: Set(plan.refetchTemplates))
         let total = resourceRequests.count + missing.reduce(0) { $0 + $1.count }
         outcome.plannedResources = resourceRequests.count
         outcome.plannedTiles = total - resourceRequests.count
@@ -89,7 +89,7 @@ public final class Applier {
         var assembler: CanonicalAssembler?
         if let builder, streams {
             let streaming = CanonicalAssembler(builder: builder, staging: store, plan: plan, groups: groups, downloads: missing,
-                                               limits: limits, shard: shardTiles)
+                                               limits: limits, shard: shardTiles, groupCounts: groupCounts)
             assembler = streaming
             try streaming.begin()
             let failures = streaming.failures
@@ -115,7 +115,8 @@ public final class Applier {
             }
             assembler = builder.map {
                 CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
-                                   downloads: groups.map { _ in TileBits() }, limits: limits, shard: shardTiles)
+                                   downloads: groups.map { _ in TileBits() }, limits: limits, shard: shardTiles,
+                                   groupCounts: groupCounts)
             }
             try assembler?.begin()
         }
@@ -165,18 +166,22 @@ public final class Applier {
 
     /// Per group (canonical order), the positions of the tiles to download: those of the shard's
     /// share (every tile without a shard) the store lacks, or all of them for a template in
-    /// `refetch` (its TileJSON changed upstream). A bit a tile, not a list of ids.
-    private func missingTiles(_ groups: [TileGroup], refetch: Set<String>) throws -> [TileBits] {
+    /// `refetch` (its TileJSON changed upstream). A bit a tile, not a list of ids. With a shard,
+    /// also each group's distinct tile count (counted on the way).
+    private func missingTiles(_ groups: [TileGroup], refetch: Set<String>) throws -> ([TileBits], [Int]?) {
         var missing: [TileBits] = []
+        var counts: [Int] = []
         var base = 0
         for group in groups {
             var bits = TileBits()
             let all = refetch.contains(group.tileSet.urlTemplate)
             let note = { (position: Int, isStored: Bool) in if !isStored || all { bits.insert(position) } }
             if let shardTiles {
-                base += try group.forEachTile(inOrdinals: shardTiles, base: base, store: store) { position, _, isStored in
+                let count = try group.forEachTile(inOrdinals: shardTiles, base: base, store: store) { position, _, isStored in
                     note(position, isStored)
                 }
+                counts.append(count)
+                base += count
             } else {
                 // Every tile: no distinct count (a second walk of a merged cover) is needed.
                 var position = 0
@@ -187,7 +192,7 @@ public final class Applier {
             }
             missing.append(bits)
         }
-        return missing
+        return (missing, shardTiles == nil ? nil : counts)
     }
 
     /// Runs one download and adds its statistics to the outcome; progress counts on from `progress`.
@@ -297,6 +302,8 @@ struct WorkList: IteratorProtocol {
     let shouldStop: @Sendable () -> Bool
     private var groupIndex = -1
     private var tiles: SortedUnion<TileCover>.Iterator?
+    /// The current group's URL template, split once (it is expanded for every tile).
+    private var template: TileURLTemplate.Compiled?
     private var position = 0
     private var left = 0
 
@@ -313,12 +320,16 @@ struct WorkList: IteratorProtocol {
                 position += 1
                 guard missing[groupIndex].contains(position - 1) else { continue }
                 left -= 1
-                return groups[groupIndex].tileSet.request(for: tile)
+                let tileSet = groups[groupIndex].tileSet
+                return tileSet.request(for: tile, template: template ?? TileURLTemplate.Compiled(tileSet.urlTemplate))
             }
             groupIndex += 1
             guard groupIndex < groups.count else { return nil }
             left = missing[groupIndex].count
             tiles = left > 0 ? groups[groupIndex].tiles.makeIterator() : nil
+            if left > 0, template?.template != groups[groupIndex].tileSet.urlTemplate {
+                template = TileURLTemplate.Compiled(groups[groupIndex].tileSet.urlTemplate)
+            }
             position = 0
         }
     }

@@ -65,6 +65,8 @@ final class CanonicalAssembler {
     private let limits: Limits
     /// The ordinals of the tiles this store holds (a shard's share); nil: all of them.
     private let shard: Range<Int>?
+    /// Each group's distinct tile count, when known.
+    private let groupCounts: [Int]?
     /// The ordinal of the next tile the walk loads.
     private var nextOrdinal = 0
     /// Per region (plan order), the tiles of the shard it wants, by template and zoom.
@@ -87,6 +89,8 @@ final class CanonicalAssembler {
     /// The position (in the group's ascending order) of the next tile the walk loads.
     private var groupPosition = 0
     private var column: [Entry] = []
+    /// The tiles of the column being loaded, ascending.
+    private var columnTiles: [TileID] = []
     private var columnIndex = 0
     private var covers: [TileCover] = []
     /// Tiles linked so far in the current group, per entry of its `rows`.
@@ -109,9 +113,13 @@ final class CanonicalAssembler {
     /// An assembler of `groups` (in canonical order), of which the tiles at the positions in
     /// `downloads` (per group, in its ascending order) are being downloaded; with `shard`, only the tiles whose canonical
     /// ordinals fall in it are written, and a region is complete when it has all of those.
+    ///
+    /// `groupCounts`, each group's distinct tile count when the caller knows it, lets a shard's
+    /// walk pass over the groups outside its range without stepping through their tiles.
     init(builder: CanonicalStoreBuilder, staging: StagingStore, plan: Plan, groups: [TileGroup], downloads: [TileBits],
-         limits: Limits = Limits(), shard: Range<Int>? = nil) {
+         limits: Limits = Limits(), shard: Range<Int>? = nil, groupCounts: [Int]? = nil) {
         self.shard = shard
+        self.groupCounts = groupCounts
         wantedCounts = Array(repeating: [:], count: plan.regions.count)
         self.builder = builder
         self.staging = staging
@@ -197,7 +205,7 @@ final class CanonicalAssembler {
             }
             var fresh: FetchedItem?
             if entry.isDownload {
-                switch resolved[entry.key] {
+                switch resolved.removeValue(forKey: entry.key) {
                 case .body(let item):
                     fresh = item
                     waitingBytes -= item.body.data.count + (item.body.zlibData?.count ?? 0)
@@ -206,7 +214,6 @@ final class CanonicalAssembler {
                 default:
                     break
                 }
-                resolved[entry.key] = nil
             }
             let stored = try stagingRow(at: entry.key.tile)
             var id: Int64?
@@ -238,9 +245,16 @@ final class CanonicalAssembler {
 
     private func startGroup() {
         let group = groups[groupIndex]
-        var iterator = group.tiles.makeIterator()
-        lookahead = iterator.next()
-        tiles = iterator
+        if let shard, let count = groupCounts?[groupIndex], !(nextOrdinal..<(nextOrdinal + count)).overlaps(shard) {
+            // None of its tiles is the shard's: its ordinals are passed over, its tiles not walked.
+            nextOrdinal += count
+            lookahead = nil
+            tiles = nil
+        } else {
+            var iterator = group.tiles.makeIterator()
+            lookahead = iterator.next()
+            tiles = iterator
+        }
         groupPosition = 0
         covers = group.rows.count > 1 ? group.covers : []
         groupLinked = Array(repeating: 0, count: group.rows.count)
@@ -260,19 +274,25 @@ final class CanonicalAssembler {
         guard groupIndex >= 0, let first = lookahead else { return false }
         let group = groups[groupIndex]
         let wanted = downloads[groupIndex]
+        columnTiles.removeAll(keepingCapacity: true)
         var tile = first
         while true {
-            column.append(Entry(tile: tile, key: group.tileSet.key(for: tile), isDownload: wanted.contains(groupPosition)))
-            groupPosition += 1
+            columnTiles.append(tile)
             lookahead = tiles?.next()
             guard let next = lookahead, next.x == first.x else { break }
             tile = next
         }
-        if group.tileSet.isTMS { column.reverse() }
-        for index in column.indices {
-            column[index].ordinal = nextOrdinal
-            nextOrdinal += 1
+        let start = groupPosition
+        groupPosition += columnTiles.count
+        let ordinals = nextOrdinal..<(nextOrdinal + columnTiles.count)
+        nextOrdinal = ordinals.upperBound
+        // A column outside the shard gets no entries (the walk would pass over each).
+        if let shard, !ordinals.overlaps(shard) { return true }
+        for (offset, tile) in columnTiles.enumerated() {
+            column.append(Entry(tile: tile, key: group.tileSet.key(for: tile), isDownload: wanted.contains(start + offset)))
         }
+        if group.tileSet.isTMS { column.reverse() }
+        for index in column.indices { column[index].ordinal = ordinals.lowerBound + index }
         return true
     }
 

@@ -7,7 +7,8 @@ import ProvisionModel
 /// no route does, the request URL the HTTP fetcher's `rewrite` maps it to
 /// (`https://api.mapbox.com/styles/v1/…`, with its key), so a mirror or caching proxy of an
 /// API works under either prefix; a match on the canonical URL wins. Local origins (directories,
-/// archives) are read inline on the calling thread; HTTP requests, rewritten to a mirror base or
+/// archives) are read on the calling thread and their bodies verified on worker threads, the
+/// answers delivered in request order (`OrderedPool`); HTTP requests, rewritten to a mirror base or
 /// left as they are when no route matches, go through one `HTTPFetcher`, and so do the range
 /// requests of remote PMTiles archives (`RemotePMTilesArchive`), whose tiles wait in the router
 /// while a leaf directory they need is read. Every body passes the `Verifier`, and every body
@@ -43,6 +44,9 @@ public final class OriginRouter: Fetcher, RetryCounting {
     public let missingTiles: MissingTilePolicy
     /// The secrets removed from every document before it is delivered (see `URLSecrets.scrub`).
     public let secrets: URLSecrets
+    /// How many threads verify bodies read from local origins (see `OrderedPool`): one per
+    /// processor, at most four.
+    public var localWorkers = min(4, max(1, ProcessInfo.processInfo.activeProcessorCount))
 
     /// Creates a router; with `http` nil, requests that need the network fail as `.unsupported`.
     /// `verifier` and `missingTiles` default to the HTTP fetcher's (else `Verifier()` and `.fail`).
@@ -125,7 +129,12 @@ public final class OriginRouter: Fetcher, RetryCounting {
                 deliver(request, result.flatMap { self.scrubbed($0, kind: request.kind) }
                     .mapError { self.secrets.redacted($0) })
             }
-            var network = RoutedRequests(base: requests, router: self, onResult: onResult)
+            let verifier = self.verifier, missingTiles = self.missingTiles
+            let pool = OrderedPool<LocalRead, LocalRead.Answer>(workers: localWorkers) { read in
+                (read.request, OriginRouter.answer(read.request, read.bytes, verifier: verifier, missingTiles: missingTiles))
+            }
+            defer { pool.close() }
+            var network = RoutedRequests(base: requests, router: self, pool: pool, deliver: { onResult($0.request, $0.result) })
             if let http {
                 http.fetchAll(&network) { request, result in
                     if let archive = self.remoteArchives.first(where: { $0.owns(request) }) {
@@ -170,10 +179,9 @@ public final class OriginRouter: Fetcher, RetryCounting {
     }
 
     /// What the transport fetches for `request`, or nil when it was answered here: read from a
-    /// local origin, answered by a remote archive's directories, or held until the archive
-    /// directory it needs arrives.
-    fileprivate func transport(for request: FetchRequest,
-                               onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) -> TransportRequest? {
+    /// local origin or answered by a remote archive's directories (`local` gets the bytes, to be
+    /// verified), or held until the archive directory it needs arrives.
+    fileprivate func transport(for request: FetchRequest, local: (LocalRead) -> Void) -> TransportRequest? {
         let read: Result<Data, FetchFailure>
         let resolved = resolve(request.url)
         var routed = request
@@ -192,45 +200,66 @@ public final class OriginRouter: Fetcher, RetryCounting {
         case .http?, nil:
             return TransportRequest(request: request, url: transportURL(for: request.url))
         }
-        answer(request, read, onResult: onResult)
+        local(LocalRead(request: request, bytes: read))
         return nil
     }
 
-    /// Reports what a local read (or an archive directory) gave for `request`: verified, or as
-    /// an empty tile when the tile is absent and the job allows that.
-    private func answer(_ request: FetchRequest, _ read: Result<Data, FetchFailure>,
-                        onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) {
-        if case .failure(.notFound) = read, request.kind == .tile, missingTiles == .skip {
-            onResult(request, .success(.missingTile))
-            return
-        }
-        let result = read.flatMap { verifier.verifiedBody($0, kind: request.kind) }
-        onResult(request, result.mapError(\.redacted))
+    /// What a local read (or an archive directory) `bytes` gives for `request`: the verified
+    /// body, or an empty tile when the tile is absent and the job allows that, or why not.
+    static func answer(_ request: FetchRequest, _ bytes: Result<Data, FetchFailure>, verifier: Verifier,
+                       missingTiles: MissingTilePolicy) -> Result<FetchedBody, FetchFailure> {
+        if case .failure(.notFound) = bytes, request.kind == .tile, missingTiles == .skip { return .success(.missingTile) }
+        return bytes.flatMap { verifier.verifiedBody($0, kind: request.kind) }.mapError(\.redacted)
     }
 }
 
-/// The transport requests of an iterator's requests: local ones are answered as a side effect,
-/// and tiles of remote archives wait while their leaf directory is read, then come first.
+/// A request a local origin answered, with its bytes as read (not yet verified).
+struct LocalRead: Sendable {
+    var request: FetchRequest
+    var bytes: Result<Data, FetchFailure>
+
+    /// The verified answer, as `fetchAll` delivers it.
+    typealias Answer = (request: FetchRequest, result: Result<FetchedBody, FetchFailure>)
+}
+
+/// The transport requests of an iterator's requests: local ones are answered as a side effect
+/// (verified in `pool`, whose answers are delivered in order, all of them before anything is
+/// returned), and tiles of remote archives wait while their leaf directory is read, then come first.
 private struct RoutedRequests<Base: IteratorProtocol>: TransportSource where Base.Element == FetchRequest {
     var base: Base
     let router: OriginRouter
-    let onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void
+    let pool: OrderedPool<LocalRead, LocalRead.Answer>
+    let deliver: (LocalRead.Answer) -> Void
     /// The most tiles held waiting for directories before no more are pulled: tiles pulled after
     /// a held one and sent ahead of it arrive out of the store's order, which its writer keeps in
     /// memory (briefly), so how far ahead they may run is kept short.
     static var heldCap: Int { 256 }
 
     mutating func pull() -> TransportPull {
+        let pulled = next()
+        pool.drain(deliver)
+        return pulled
+    }
+
+    private mutating func next() -> TransportPull {
         let archives = router.remoteArchives
         while true {
             if let request = Self.released(from: archives) {
-                if let transport = router.transport(for: request, onResult: onResult) { return .request(transport) }
+                if let transport = transport(for: request) { return .request(transport) }
                 continue
             }
             let held = archives.reduce(0) { $0 + $1.heldCount }
             if held >= Self.heldCap { return .later }
             guard let request = base.next() else { return held > 0 ? .later : .done }
-            if let transport = router.transport(for: request, onResult: onResult) { return .request(transport) }
+            if let transport = transport(for: request) { return .request(transport) }
+        }
+    }
+
+    /// `router.transport(for:)`, its local answers verified in the pool.
+    private func transport(for request: FetchRequest) -> TransportRequest? {
+        router.transport(for: request) { local in
+            pool.add(local, deliver: deliver)
+            pool.deliverReady(deliver)
         }
     }
 

@@ -112,8 +112,13 @@ extension Plan {
 extension PlannedTileSet {
     /// The request that downloads geographic (XYZ) tile `tile` of this set.
     public func request(for tile: TileID) -> FetchRequest {
+        request(for: tile, template: TileURLTemplate.Compiled(urlTemplate))
+    }
+
+    /// `request(for:)` with this set's `urlTemplate` compiled once by the caller (who asks for
+    /// many tiles of the set).
+    public func request(for tile: TileID, template: TileURLTemplate.Compiled) -> FetchRequest {
         let key = key(for: tile)
-        return FetchRequest(url: TileURLTemplate.expand(urlTemplate, tile: key.tile, pixelRatio: pixelRatio),
-                            kind: kind, tileKey: key, tile: tile)
+        return FetchRequest(url: template.expand(tile: key.tile, pixelRatio: pixelRatio), kind: kind, tileKey: key, tile: tile)
     }
 }

@@ -23,14 +23,14 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
 
     /// Where the file is written.
     public let url: URL
-    private let database: OfflineDatabase
-    private var hasher: ContentHasher
-    private var content = ContentDigest(tileCount: 0, resourceCount: 0, byteCount: 0, digest: "")
+    let database: OfflineDatabase
+    var hasher: ContentHasher
+    var content = ContentDigest(tileCount: 0, resourceCount: 0, byteCount: 0, digest: "")
     private var nextRegion: Int64 = 1
     private var nextResource: Int64 = 1
-    private var nextTile: Int64 = 1
+    var nextTile: Int64 = 1
     private var finished = false
-    private let writeback: BackgroundWriteback
+    let writeback: BackgroundWriteback
     /// The statements run once per tile or link, prepared once.
     private let tileInsert: SQLiteStatement
     private let tileLink: SQLiteStatement
@@ -86,21 +86,72 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     public func addTile(_ row: StoredTileRow) throws -> Int64 {
         let id = nextTile
         let key = row.key
-        try run(tileInsert, [
-            .int(id), .text(key.urlTemplate), .int(Int64(key.pixelRatio)), .int(Int64(key.tile.z)),
-            .int(Int64(key.tile.x)), .int(Int64(key.tile.y)),
-        ] + values(row.content))
+        let stored = row.content.stamped(at: database.epoch)
+        // Bound one by one, the body without a copy: this runs for every tile of an apply or merge.
+        let insert = tileInsert
+        insert.reset()
+        try insert.bind(.int(id), at: 1)
+        try insert.bind(.text(key.urlTemplate), at: 2)
+        try insert.bind(.int(Int64(key.pixelRatio)), at: 3)
+        try insert.bind(.int(Int64(key.tile.z)), at: 4)
+        try insert.bind(.int(Int64(key.tile.x)), at: 5)
+        try insert.bind(.int(Int64(key.tile.y)), at: 6)
+        try insert.bind(stored.expires.map { .int($0) } ?? .null, at: 7)
+        try insert.bind(stored.modified.map { .int($0) } ?? .null, at: 8)
+        try insert.bind(stored.etag.map { .text($0) } ?? .null, at: 9)
+        try insert.bind(.int(stored.compressed ? 1 : 0), at: 11)
+        try insert.bind(.int(stored.accessed), at: 12)
+        try insert.bind(.int(stored.mustRevalidate ? 1 : 0), at: 13)
+        try insert.withBlob(stored.data, at: 10) {
+            while try insert.step() {}
+        }
         content.tileCount += 1
-        try hash(.tile(key), "T \(key.urlTemplate) \(key.pixelRatio) \(key.tile.z) \(key.tile.x) \(key.tile.y)", row.content)
+        let bytes = stored.data ?? Data()
+        content.byteCount += Int64(bytes.count)
+        Self.tileKeyLine(key, compressed: stored.compressed, count: bytes.count, into: &line)
+        try line.withUnsafeBytes { line in
+            try bytes.withUnsafeBytes { try hasher.add(.tile(key), line, $0) }
+        }
         nextTile += 1
         return id
     }
 
-    /// Runs a prepared insert with `values`.
-    private func run(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws {
-        statement.reset()
-        try statement.bind(values)
-        while try statement.step() {}
+    /// The key line of the row being hashed, kept to reuse its storage.
+    private var line: [UInt8] = []
+
+    /// Makes `line` the key line the content digest reads for a tile row (see `contentDigest()`):
+    /// `T template ratio z x y compressed length` and a newline.
+    static func tileKeyLine(_ key: TileKey, compressed: Bool, count: Int, into line: inout [UInt8]) {
+        line.removeAll(keepingCapacity: true)
+        line.append(UInt8(ascii: "T"))
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: key.urlTemplate.utf8)
+        appendField(key.pixelRatio, to: &line)
+        appendField(key.tile.z, to: &line)
+        appendField(key.tile.x, to: &line)
+        appendField(key.tile.y, to: &line)
+        appendField(compressed ? 1 : 0, to: &line)
+        appendField(count, to: &line)
+        line.append(UInt8(ascii: "\n"))
+    }
+
+    /// Appends a space and `number` in decimal as Swift's `description` writes it.
+    static func appendField(_ number: Int, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: " "))
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { digits in
+            repeat {
+                digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+        }
     }
 
     /// The values of the content columns, in the order of the insert statements, with the
@@ -131,7 +182,14 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     }
 
     public func linkTiles(_ ids: [Int64], toRegion region: Int64) throws {
-        for id in ids { try run(tileLink, [.int(region), .int(id)]) }
+        // Bound one by one (no array per link): an apply links every tile it writes, at its end.
+        let link = tileLink
+        for id in ids {
+            link.reset()
+            try link.bind(.int(region), at: 1)
+            try link.bind(.int(id), at: 2)
+            while try link.step() {}
+        }
     }
 
     public func commit() throws {
@@ -189,7 +247,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
 /// Why: the finished file is flushed before it is renamed over the store; flushing it as it
 /// grows, off the writer thread, while downloads keep the writer waiting anyway, leaves little
 /// for that last flush, which every apply otherwise waits for at the end.
-private final class BackgroundWriteback: Sendable {
+final class BackgroundWriteback: Sendable {
     private let path: String
     private let step: Int64
     private let queue = DispatchQueue(label: "provision.writeback")

@@ -21,7 +21,6 @@ struct ContentHasher {
     private var whole = SHA256()
     private var chunk = SHA256()
     private var rowsInChunk = 0
-    private var section = ""
     private var chunkStart: ChunkKey?
     /// The chunks finished so far.
     private(set) var chunks: [ChunkDigest] = []
@@ -33,16 +32,30 @@ struct ContentHasher {
     /// Adds one row: its key (which names its section), its key line (with `compressed` flag and
     /// length) and its stored bytes.
     mutating func add(_ key: ChunkKey, _ line: String, _ bytes: Data) throws {
-        if rowsInChunk == Self.chunkSize || (rowsInChunk > 0 && key.section != section) { try closeChunk() }
-        if rowsInChunk == 0 {
-            chunkStart = key
-            section = key.section
-        }
+        var line = line
+        try line.withUTF8 { line in try bytes.withUnsafeBytes { try add(key, UnsafeRawBufferPointer(line), $0) } }
+    }
+
+    /// `add(_:_:_:)` with the key line and the stored bytes as raw bytes.
+    mutating func add(_ key: ChunkKey, _ line: UnsafeRawBufferPointer, _ bytes: UnsafeRawBufferPointer) throws {
+        if let start = chunkStart, rowsInChunk == Self.chunkSize || !Self.sameSection(start, key) { try closeChunk() }
+        if rowsInChunk == 0 { chunkStart = key }
         whole.update(line)
         whole.update(bytes)
         chunk.update(line)
         chunk.update(bytes)
         rowsInChunk += 1
+    }
+
+    /// Whether two keys are in the same section (`ChunkKey.section`), compared by their parts
+    /// rather than by building the section's text for every row.
+    static func sameSection(_ a: ChunkKey, _ b: ChunkKey) -> Bool {
+        switch (a, b) {
+        case (.resource, .resource): return true
+        case (.tile(let x), .tile(let y)):
+            return x.tile.z == y.tile.z && x.pixelRatio == y.pixelRatio && x.urlTemplate == y.urlTemplate
+        default: return false
+        }
     }
 
     private mutating func closeChunk() throws {

@@ -12,6 +12,8 @@ public final class MBTilesArchive: TileArchive {
     public let path: String
     private let db: SQLiteDatabase
     private let lock = NSLock()
+    /// The look-up of one tile, prepared when the archive is opened.
+    private let tileStatement: SQLiteStatement
 
     /// Opens the archive; throws when the file is missing, not SQLite, or has no `tiles` table or view.
     public init(url: URL) throws {
@@ -29,6 +31,7 @@ public final class MBTilesArchive: TileArchive {
             throw StoreError(.schemaMismatch, "not an MBTiles archive: tiles lacks "
                                 + required.subtracting(columns).sorted().joined(separator: ", "), path: path)
         }
+        tileStatement = try db.prepare(MBTilesArchive.tileSQL)
     }
 
     deinit {
@@ -47,10 +50,16 @@ public final class MBTilesArchive: TileArchive {
         }
         lock.lock()
         defer { lock.unlock() }
-        return try db.queryFirst(
-            "SELECT tile_data FROM tiles WHERE zoom_level = ?1 AND tile_column = ?2 AND tile_row = ?3",
-            [.int(Int64(tile.z)), .int(Int64(tile.x)), .int(Int64(tile.tmsY))]) { $0.data(0) }
+        // Bound directly on the statement prepared once: this runs for every tile of an apply.
+        let statement = tileStatement
+        defer { statement.reset() }
+        try statement.bind(.int(Int64(tile.z)), at: 1)
+        try statement.bind(.int(Int64(tile.x)), at: 2)
+        try statement.bind(.int(Int64(tile.tmsY)), at: 3)
+        return try statement.step() ? statement.data(0) : nil
     }
+
+    private static let tileSQL = "SELECT tile_data FROM tiles WHERE zoom_level = ?1 AND tile_column = ?2 AND tile_row = ?3"
 
     /// The `metadata` table as name → value; throws when the table is missing.
     public func metadata() throws -> [String: String] {

@@ -44,6 +44,13 @@ extension OfflineDatabase {
         }
     }
 
+    /// How many tile rows there are, and their least and greatest ids (0 when there are none).
+    public func tileIDSpan() throws -> (count: Int, first: Int64, last: Int64) {
+        try db.queryFirst("SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM tiles") {
+            (Int($0.int64(0)), $0.int64(1), $0.int64(2))
+        } ?? (0, 0, 0)
+    }
+
     /// Calls `body` with the id of every tile linked to region row `region`, ascending.
     public func forEachLinkedTileID(region: Int64, _ body: (Int64) throws -> Void) throws {
         try step("SELECT tile_id FROM region_tiles WHERE region_id = ?1 ORDER BY tile_id", [.int(region)]) { row in

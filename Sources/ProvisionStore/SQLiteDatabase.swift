@@ -320,6 +320,27 @@ public final class SQLiteStatement {
         guard rc == SQLITE_OK else { throw database.error(rc, db: sqlite3_db_handle(stmt)) }
     }
 
+    /// Binds `data` (NULL when nil) to parameter `index` without copying it, runs `body` (which
+    /// steps the statement) and binds NULL again, so the statement never keeps a pointer into
+    /// bytes that may be freed.
+    ///
+    /// Why: a bound blob is otherwise copied by SQLite before it copies it again into its pages;
+    /// an apply or merge binds every tile body once, gigabytes in all.
+    public func withBlob<T>(_ data: Data?, at index: Int32, _ body: () throws -> T) throws -> T {
+        guard let data, !data.isEmpty else {
+            try bind(data.map { .blob($0) } ?? .null, at: index)
+            return try body()
+        }
+        guard data.count <= Int32.max else { throw tooBig(data.count) }
+        return try data.withUnsafeBytes { raw in
+            // A nil destructor is SQLITE_STATIC: SQLite reads the bytes where they are.
+            let rc = sqlite3_bind_blob(stmt, index, raw.baseAddress, Int32(raw.count), nil)
+            guard rc == SQLITE_OK else { throw database.error(rc, db: sqlite3_db_handle(stmt)) }
+            defer { sqlite3_bind_null(stmt, index) }
+            return try body()
+        }
+    }
+
     private func bindText(_ raw: UnsafeRawBufferPointer, at index: Int32) -> Int32 {
         guard let base = raw.baseAddress, raw.count > 0 else {
             // A NULL pointer would bind NULL; an empty string must stay an empty TEXT.
@@ -367,6 +388,26 @@ public final class SQLiteStatement {
 
     /// Column `i` as text, nil for NULL.
     public func optionalText(_ i: Int32) -> String? { isNull(i) ? nil : text(i) }
+
+    /// Column `i` as text: `previous` when it holds the same bytes (no new string is made, for a
+    /// column that repeats row after row), else a new string, which `previous` becomes.
+    public func text(_ i: Int32, reusing previous: inout String) -> String {
+        let count = Int(sqlite3_column_bytes(stmt, i))
+        guard let p = sqlite3_column_text(stmt, i) else {
+            previous = ""
+            return previous
+        }
+        let bytes = UnsafeBufferPointer(start: p, count: count)
+        if !previous.utf8.elementsEqual(bytes) { previous = String(decoding: bytes, as: UTF8.self) }
+        return previous
+    }
+
+    /// Runs `body` with the bytes of column `i` (empty for NULL) where SQLite holds them, valid
+    /// only during the call: for reading a blob without copying it.
+    public func withBytes<T>(_ i: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        guard let p = sqlite3_column_blob(stmt, i) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: p, count: Int(sqlite3_column_bytes(stmt, i))))
+    }
 
     /// Column `i` as bytes (empty for NULL); works for TEXT and BLOB columns alike.
     public func data(_ i: Int32) -> Data {

@@ -57,6 +57,26 @@ final class GzipTests: XCTestCase {
         XCTAssertThrowsError(try Gzip.inflate(bomb, limit: 99_999)) { XCTAssertEqual($0 as? CodecError, .tooLarge(.gzip, limit: 99_999)) }
     }
 
+    /// The inflated size a member states in its trailer sizes the output buffer; a size that
+    /// is wrong (smaller, larger, far beyond the data) is still refused by zlib's length check,
+    /// and a member of exactly the limit inflates.
+    func testAMemberWhoseTrailerMisstatesItsSizeIsRefused() throws {
+        let payload = randomBytes(50_000, seed: 3)
+        let member = try Gzip.compress(payload)
+        XCTAssertEqual(try Gzip.inflate(member), payload)
+        for stated in [UInt32(10), UInt32(payload.count - 1), UInt32(payload.count + 1), UInt32(60 << 20)] {
+            var bytes = [UInt8](member)
+            for index in 0..<4 { bytes[bytes.count - 4 + index] = UInt8(truncatingIfNeeded: stated >> (8 * UInt32(index))) }
+            XCTAssertThrowsError(try Gzip.inflate(Data(bytes)), "stated \(stated)") { error in
+                guard case .corrupt(.gzip, let message)? = error as? CodecError else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains("length"), message)
+            }
+        }
+        let zeros = try Gzip.compress(Data(count: 100_000))
+        XCTAssertEqual(try Gzip.inflate(zeros, limit: 100_000), Data(count: 100_000), "exactly the limit is allowed")
+        XCTAssertEqual(try Zlib.inflate(zeros, framing: .zlibOrGzip, limit: 100_000).count, 100_000)
+    }
+
     func testRewrappingAMemberGivesTheZlibStreamOfTheSameDeflateData() throws {
         for payload in [Data("r".utf8), randomBytes(5_000), Data(repeating: 9, count: 100_000)] {
             let rewrapped = try XCTUnwrap(Gzip.zlibStream(fromGzip: Gzip.compress(payload), payload: payload))

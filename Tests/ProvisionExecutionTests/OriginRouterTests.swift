@@ -118,6 +118,38 @@ final class OriginRouterTests: XCTestCase {
         guard case .failure(.unsupported)? = results[requests[3].url] else { return XCTFail("no network: unsupported") }
     }
 
+    /// Bodies from local origins are verified on worker threads and delivered in request
+    /// order, failures included, as one thread would deliver them.
+    func testLocalBodiesAreDeliveredInRequestOrder() throws {
+        var tiles: [TileID: Data] = [:]
+        let ids = (0..<300).map { TileID(z: 9, x: $0 / 20, y: $0 % 20) }
+        for (index, id) in ids.enumerated() where index % 11 != 5 {
+            tiles[id] = index % 13 == 4 ? Fixtures.html : Fixtures.tile(layers: ["l\(index)"], seed: index)
+        }
+        try write(Fixtures.style, to: "style.json")
+        let router = OriginRouter(routes: [.archive("https://t.example.com/", MemoryArchive(tiles)),
+                                           .directory("https://s.example.com/", directory)], http: nil)
+        router.localWorkers = 3
+        var requests = ids.map { id in
+            FetchRequest(url: "https://t.example.com/\(id.z)/\(id.x)/\(id.y).pbf", kind: .tile, tile: id)
+        }
+        requests.insert(FetchRequest(url: "https://s.example.com/style.json", kind: .style), at: 100)
+        let results = fetch(router, requests)
+        XCTAssertEqual(results.map(\.0.url), requests.map(\.url))
+        for (request, result) in results {
+            guard let id = request.tile, let index = ids.firstIndex(of: id) else {
+                XCTAssertEqual(try result.get().data, Fixtures.style)
+                continue
+            }
+            switch result {
+            case .success(let body): XCTAssertEqual(body.data, Fixtures.tile(layers: ["l\(index)"], seed: index), "tile \(index)")
+            case .failure(.notFound): XCTAssertEqual(index % 11, 5, "tile \(index)")
+            case .failure(.invalidBody(let why)): XCTAssertTrue(index % 13 == 4 && why.contains("HTML"), "tile \(index): \(why)")
+            case .failure(let other): XCTFail("tile \(index): \(other)")
+            }
+        }
+    }
+
     func testRouterMixesLocalAndHTTPOriginsAndRewritesMirrors() throws {
         let server = try LoopbackHTTPServer()
         defer { server.stop() }

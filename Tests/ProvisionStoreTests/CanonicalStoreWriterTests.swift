@@ -52,6 +52,17 @@ final class CanonicalStoreWriterTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: once.path + "-journal"))
     }
 
+    /// The key line is built byte by byte as the digest's text form spells it.
+    func testTileKeyLineSpellsNumbersAsSwiftDoes() {
+        var line: [UInt8] = []
+        for (z, x, y, count) in [(0, 0, 0, 0), (22, 4_194_303, 1, 60_000), (1, -1, Int.max, Int.min + 1)] {
+            let key = TileKey(urlTemplate: "mapbox://tiles/a.b/{z}/{x}/{y}.vector.pbf", pixelRatio: 2, tile: TileID(z: z, x: x, y: y))
+            CanonicalStoreWriter.tileKeyLine(key, compressed: count % 2 == 0, count: count, into: &line)
+            XCTAssertEqual(String(decoding: line, as: UTF8.self),
+                           "T \(key.urlTemplate) 2 \(z) \(x) \(y) \(count % 2 == 0 ? 1 : 0) \(count)\n")
+        }
+    }
+
     func testDigestWhileWritingEqualsTheDigestReadBack() throws {
         let dir = try makeTemporaryDirectory(self)
         let url = dir.appendingPathComponent("offline.db")

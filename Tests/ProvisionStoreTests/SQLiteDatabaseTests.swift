@@ -29,6 +29,39 @@ final class SQLiteDatabaseTests: XCTestCase {
         XCTAssertEqual(ints, [-42])
     }
 
+    /// A blob bound without a copy is stored whole, and the parameter is NULL again afterwards,
+    /// so a statement stepped later never reads bytes that may be gone.
+    func testABlobBoundWithoutACopyIsStoredAndUnboundAfterwards() throws {
+        let db = try openScratch()
+        let insert = try db.prepare("INSERT INTO t (a, b) VALUES (?1, ?2)")
+        let big = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        for (n, blob) in [big, Data([7]), Data(), nil].enumerated() {
+            insert.reset()
+            try insert.bind(.text("k\(n)"), at: 2)
+            try insert.withBlob(blob, at: 1) { while try insert.step() {} }
+        }
+        insert.reset()
+        try insert.bind(.text("after"), at: 2)
+        while try insert.step() {}
+        let rows = try db.query("SELECT typeof(a), a FROM t ORDER BY rowid") { ($0.text(0), $0.data(1)) }
+        XCTAssertEqual(rows.map(\.0), ["blob", "blob", "blob", "null", "null"])
+        XCTAssertEqual(rows[0].1, big)
+        XCTAssertEqual(rows[1].1, Data([7]))
+        XCTAssertEqual(rows[2].1, Data())
+    }
+
+    /// Reading a repeating text column reuses the string while the bytes stay the same.
+    func testTextReusingThePreviousStringReadsEveryValue() throws {
+        let db = try openScratch()
+        for (n, text) in ["https://a/{z}/{x}/{y}", "https://a/{z}/{x}/{y}", "", "é", "https://a/{z}/{x}/{y}"].enumerated() {
+            try db.run("INSERT INTO t (a, b) VALUES (?1, ?2)", [.text(text), .text("k\(n)")])
+        }
+        try db.run("INSERT INTO t (a, b) VALUES (NULL, 'null')")
+        var previous = "unrelated"
+        let read = try db.query("SELECT a FROM t ORDER BY rowid") { $0.text(0, reusing: &previous) }
+        XCTAssertEqual(read, ["https://a/{z}/{x}/{y}", "https://a/{z}/{x}/{y}", "", "é", "https://a/{z}/{x}/{y}", ""])
+    }
+
     func testRollsBackWhenTheBodyThrows() throws {
         let db = try openScratch()
         struct Boom: Error {}

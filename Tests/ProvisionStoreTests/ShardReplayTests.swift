@@ -177,15 +177,62 @@ final class ShardReplayTests: XCTestCase {
             }
             let out = dir.appendingPathComponent("merged\(number).db")
             let writer = try CanonicalStoreWriter(url: out, epoch: Self.epoch)
-            var replay = ShardReplay(shards: shards, tileCounts: zip(bounds, bounds.dropFirst()).map { $1 - $0 })
-            replay.commitEvery = 7
-            replay.linkBatch = 5
+            let replay = ShardReplay(shards: shards, tileCounts: zip(bounds, bounds.dropFirst()).map { $1 - $0 })
             var told: [Int] = []
             try replay.run(into: writer) { told.append($0) }
             let digest = try writer.finish()
             XCTAssertEqual(told, Array(shards.indices))
             XCTAssertEqual(digest, wholeDigest, "split \(cuts)")
             XCTAssertTrue(try Data(contentsOf: out) == wholeBytes, "split \(cuts): the merged file equals the whole one")
+        }
+    }
+
+    /// Past 32,767 tiles, where the largest id in `sqlite_sequence` takes a third byte, and with
+    /// shards ending just before, at and after the ids where it grows (1, 127, 32,767): the tiles
+    /// of a shard are copied in one SQL statement, which leaves the page of that record as one
+    /// row at a time does.
+    func testShardsAcrossTheSizesOfTheLargestIDMergeIntoTheWholeFile() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let count = 32_800
+        func small(_ index: Int) -> (TileKey, FetchedBody) {
+            (TileKey(urlTemplate: Self.template, pixelRatio: 1, tile: TileID(z: 16, x: index / 256, y: index % 256)),
+             FetchedBody(data: Data("t\(index)".utf8), modified: index % 2 == 0 ? nil : 1_600_000_000))
+        }
+        func write(_ url: URL, _ tiles: Range<Int>) throws -> ContentDigest {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            let writer = try CanonicalStoreWriter(url: StorePath(url: url).databaseURL, epoch: Self.epoch)
+            let region = try writer.addRegion(definition: Self.regions[0].definition, description: nil)
+            var linked: [Int64] = []
+            for index in tiles {
+                let (key, body) = small(index)
+                let id = try writer.addTile(key, body: body)
+                if index % 3 != 1 { linked.append(id) }  // the region leaves every third tile out
+                if index % 1_000 == 0 { try writer.commit() }
+            }
+            try writer.linkTiles(linked, toRegion: region)
+            return try writer.finish()
+        }
+        let whole = dir.appendingPathComponent("whole")
+        let wholeDigest = try write(whole, 0..<count)
+        let wholeBytes = try Data(contentsOf: StorePath(url: whole).databaseURL)
+        for cuts in [[1, 127, 32_767], [2, 128, 32_768], [126, 32_766, 32_799]] {
+            let bounds = [0] + cuts + [count]
+            var shards: [StorePath] = []
+            for index in 0..<(bounds.count - 1) {
+                let shard = dir.appendingPathComponent("\(cuts[0])-\(index)")
+                _ = try write(shard, bounds[index]..<bounds[index + 1])
+                shards.append(StorePath(url: shard))
+            }
+            let out = dir.appendingPathComponent("merged-\(cuts[0]).db")
+            let writer = try CanonicalStoreWriter(url: out, epoch: Self.epoch)
+            try ShardReplay(shards: shards, tileCounts: zip(bounds, bounds.dropFirst()).map { $1 - $0 }).run(into: writer)
+            let digest = try writer.finish()
+            XCTAssertEqual(digest, wholeDigest, "cuts \(cuts)")
+            let merged = try OfflineDatabase(url: out, epoch: 0, options: .init(readOnly: true, create: false))
+            defer { try? merged.close() }
+            XCTAssertEqual(try merged.db.queryFirst("SELECT seq FROM sqlite_sequence WHERE name = 'tiles'") { $0.int64(0) },
+                           Int64(count))
+            XCTAssertTrue(try Data(contentsOf: out) == wholeBytes, "cuts \(cuts): the merged file equals the whole one")
         }
     }
 
@@ -202,6 +249,33 @@ final class ShardReplayTests: XCTestCase {
             XCTAssertEqual(store?.code, .invalidInput)
             XCTAssertEqual(store?.path, StorePath(url: second).display)
             XCTAssertTrue(store?.message.contains("it holds 10 tile rows and its lock records 11") == true, "\(String(describing: store))")
+        }
+    }
+
+    /// A shard whose tile ids are not 1…k, or that links a tile it lacks, is named, and the
+    /// writer is left to be abandoned.
+    func testAShardWithIDsOrLinksOffIsNamed() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let cases: [(String, String)] = [
+            ("UPDATE tiles SET id = 50 WHERE id = 10", "its tile ids are not 1, 2, … (10 rows with ids 1 to 50)"),
+            ("INSERT INTO region_tiles (region_id, tile_id) VALUES (2, 77)", "a region links tile 77, which it lacks"),
+        ]
+        for (number, (damage, message)) in cases.enumerated() {
+            let first = dir.appendingPathComponent("\(number)-first"), second = dir.appendingPathComponent("\(number)-second")
+            try writeStore(first, tiles: 0..<10)
+            try writeStore(second, tiles: 10..<20)
+            let db = try SQLiteDatabase(path: StorePath(url: second).databaseURL.path)
+            try db.exec(damage)
+            try db.close()
+            let writer = try CanonicalStoreWriter(url: dir.appendingPathComponent("\(number)-out.db"), epoch: Self.epoch)
+            defer { writer.abandon() }
+            let replay = ShardReplay(shards: [StorePath(url: first), StorePath(url: second)], tileCounts: [10, 10])
+            XCTAssertThrowsError(try replay.run(into: writer)) { error in
+                let store = error as? StoreError
+                XCTAssertEqual(store?.code, .invalidInput)
+                XCTAssertEqual(store?.path, StorePath(url: second).display)
+                XCTAssertTrue(store?.message.contains(message) == true, "\(String(describing: store))")
+            }
         }
     }
 
