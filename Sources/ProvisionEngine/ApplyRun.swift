@@ -80,7 +80,8 @@ public struct ApplyRun {
         // of it was stored, is the store's, without reading every row again.
         let planned = wrote ? nil : Footprint(plan: plan).flatMap { $0.isExact ? $0 : nil }
         let report = ApplyReport(plan: session.document(plan), outcome: outcome, planSeconds: planSeconds, lock: lock,
-                                 footprint: planned ?? Self.footprint(of: session.store, lock: lock))
+                                 footprint: planned ?? Self.footprint(of: session.store, lock: lock,
+                                                                      tiles: wrote ? outcome.tileSharing : nil))
         progress.event("apply-finished", JSONObject([
             ("status", .string(report.status)), ("downloaded", .int(outcome.downloaded)), ("failed", .int(outcome.failed)),
         ]), text: nil)
@@ -146,10 +147,11 @@ public struct ApplyRun {
 
     /// What each region of the store the apply left takes, read while this apply still holds the
     /// store; nil when it cannot be read (the apply itself succeeded: its report is not lost for it).
-    static func footprint(of store: StorePath, lock: LockDocument) -> Footprint? {
+    /// `tiles`, the tile part the apply summed as it wrote the file, spares reading every tile row.
+    static func footprint(of store: StorePath, lock: LockDocument, tiles: ContentSharing? = nil) -> Footprint? {
         guard let database = try? store.openForReading(epoch: lock.epoch) else { return nil }
         defer { try? database.close() }
-        guard let sharing = try? database.contentSharing(), let regions = try? database.regions() else { return nil }
+        guard let sharing = try? database.contentSharing(tiles: tiles), let regions = try? database.regions() else { return nil }
         return Footprint(sharing: sharing, regions: regions, lock: lock)
     }
 

@@ -130,6 +130,7 @@ public final class Applier {
             outcome.prunedTiles = max(0, counts.tiles - summary.stagingTilesUsed)
             outcome.prunedResources = max(0, counts.resources - summary.resourcesWritten)
             outcome.linkedTiles = summary.linkedTiles.reduce(0, +)
+            outcome.tileSharing = summary.tileSharing
             for (index, region) in plan.regions.enumerated() {
                 if summary.incomplete[index] { outcome.incompleteRegions.append(region.key) }
                 // The new file numbers region rows in plan order.

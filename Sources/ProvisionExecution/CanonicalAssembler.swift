@@ -34,6 +34,8 @@ final class CanonicalAssembler {
     struct Summary {
         /// Tile links written per region (plan order).
         var linkedTiles: [Int] = []
+        /// The linked tiles summed per set of region rows linking them, with their stored bytes.
+        var tileSharing = ContentSharing()
         /// Regions (plan order) missing a tile or resource they want.
         var incomplete: [Bool] = []
         /// Resources written (all from the staging store).
@@ -79,6 +81,9 @@ final class CanonicalAssembler {
     private var regionIDs: [Int64] = []
     private var resourceIDs: [String: Int64] = [:]
     private var tileLinks: [[Int64]]
+    /// Tiles linked by the same region rows one after another (`members`), summed before they are
+    /// added to `summary.tileSharing`: neighbouring tiles mostly belong to the same regions.
+    private var sharingRun = SharingRun()
     private var linkedCounts: [[String: Int]]
     private(set) var summary = Summary()
 
@@ -190,6 +195,7 @@ final class CanonicalAssembler {
             try builder.linkTiles(ids, toRegion: regionIDs[index])
             summary.linkedTiles.append(ids.count)
         }
+        sharingRun.flush(into: &summary.tileSharing)
         tileLinks = []
         return summary
     }
@@ -332,12 +338,15 @@ final class CanonicalAssembler {
     private func link(_ entry: Entry, id: Int64) {
         let group = groups[groupIndex]
         uncommitted = true
+        sharingRun.startTile()
         for (index, row) in group.rows.enumerated() {
             if !covers.isEmpty && !covers[index].contains(entry.tile) { continue }
             if tileLinks[row].last == id { continue }  // a row listing the same tile set twice
             tileLinks[row].append(id)
             groupLinked[index] += 1
+            sharingRun.addMember(regionIDs[row])
         }
+        sharingRun.endTile(bytes: builder.lastTileBytes, into: &summary.tileSharing)
     }
 
     /// Adds the current group's link counts to its rows' totals.
@@ -416,5 +425,42 @@ struct FailureInbox: Sendable {
             keys = []
             return drained
         }
+    }
+}
+
+/// The run of consecutive linked tiles with the same region rows, summed before it goes into a
+/// `ContentSharing` (one dictionary update per run instead of per tile).
+struct SharingRun {
+    private var members: [Int64] = []
+    private var tileMembers: [Int64] = []
+    private var count = 0
+    private var bytes: Int64 = 0
+
+    /// Begins the region rows of the next tile.
+    mutating func startTile() { tileMembers.removeAll(keepingCapacity: true) }
+
+    /// A region row linking the tile (kept ascending and distinct).
+    mutating func addMember(_ region: Int64) {
+        let at = tileMembers.firstIndex { $0 >= region } ?? tileMembers.endIndex
+        if at < tileMembers.endIndex, tileMembers[at] == region { return }
+        tileMembers.insert(region, at: at)
+    }
+
+    /// Ends the tile (of `bytes` stored bytes); a tile no region row links is not counted.
+    mutating func endTile(bytes tileBytes: Int64, into sharing: inout ContentSharing) {
+        guard !tileMembers.isEmpty else { return }
+        if tileMembers != members {
+            flush(into: &sharing)
+            swap(&members, &tileMembers)
+        }
+        count += 1
+        bytes += tileBytes
+    }
+
+    /// Adds the run so far to `sharing`.
+    mutating func flush(into sharing: inout ContentSharing) {
+        if count > 0 { sharing.add(members, kind: .tile, count: count, bytes: bytes) }
+        count = 0
+        bytes = 0
     }
 }

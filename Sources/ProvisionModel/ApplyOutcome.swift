@@ -41,6 +41,9 @@ public struct ApplyOutcome: Sendable {
     public var incompleteRegions: [String] = []
     /// Tile links made.
     public var linkedTiles = 0
+    /// The tiles of the new file summed per set of region rows linking them, with their stored
+    /// bytes (as `OfflineDatabase.contentSharing()` reads them back); nil when no file was written.
+    public var tileSharing: ContentSharing?
     /// Region rows deleted.
     public var removedRegions = 0
     /// Tiles and resources deleted because no region used them any more.

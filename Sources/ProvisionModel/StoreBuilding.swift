@@ -73,6 +73,9 @@ public protocol CanonicalStoreBuilder: AnyObject {
     func addTile(_ row: StoredTileRow) throws -> Int64
     /// Adds a freshly downloaded tile with the next id (stored as the staging store would).
     func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64
+    /// The stored length (compressed where the row is; 0 for a "no content" tile) of the tile
+    /// row added last, for the footprint the apply reports.
+    var lastTileBytes: Int64 { get }
     /// Links resources to a region (ids ascending).
     func linkResources(_ ids: [Int64], toRegion region: Int64) throws
     /// Links tiles to a region (ids ascending).

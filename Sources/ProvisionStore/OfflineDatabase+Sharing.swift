@@ -11,11 +11,16 @@ extension OfflineDatabase {
     /// Why this query: it reads the links in content-id order through `region_tiles_tile_id`,
     /// so the rows of one tile come together and one tile is summed at a time; memory holds one
     /// tile's rows and one entry per distinct set of rows, never a tile list. `length()` of a
-    /// BLOB reads the row's header, not its bytes.
-    public func contentSharing() throws -> ContentSharing {
+    /// BLOB reads the row's header, not its bytes, but each tile's row is still visited.
+    ///
+    /// `tiles`, the tile part as the writer of this file summed it (`ApplyOutcome.tileSharing`),
+    /// spares that pass over every tile row: only the resources are read.
+    public func contentSharing(tiles: ContentSharing? = nil) throws -> ContentSharing {
         try db.inTransaction(.deferred) {
-            var sharing = ContentSharing()
-            for sql in [OfflineDatabase.tileSharingSQL, OfflineDatabase.resourceSharingSQL] {
+            var sharing = tiles ?? ContentSharing()
+            let queries = tiles == nil ? [OfflineDatabase.tileSharingSQL, OfflineDatabase.resourceSharingSQL]
+                : [OfflineDatabase.resourceSharingSQL]
+            for sql in queries {
                 try forEachRun(sql) { members, kind, count, bytes in sharing.add(members, kind: kind, count: count, bytes: bytes) }
             }
             return sharing
