@@ -44,21 +44,22 @@ extension CanonicalStoreWriter {
         let first = nextTile
         guard count > 0 else { return first }
         let last = first + Int64(count) - 1
-        let hashing = TileHashing(source: source, hasher: hasher)
+        // The rows added so far are hashed first; the copied ones follow on a thread of their own.
+        let hashing = TileHashing(source: source, hasher: try self.hashing.finish())
         do {
             try withAttached(source) {
                 try database.db.run(Self.copyTiles, [.int(first - 1), .int(database.epoch), .int(Int64(count))])
             }
         } catch {
             hashing.cancel()
-            _ = hashing.result()
+            if case .success(let hashed) = hashing.result() { self.hashing = HashingStage(hasher: hashed.hasher) }
             throw error
         }
         let hashed = try hashing.result().get()
+        self.hashing = HashingStage(hasher: hashed.hasher)
         guard hashed.rows == count else {
             throw StoreError(.invalidInput, "read \(hashed.rows) tile rows to hash where \(count) were copied", path: source.path)
         }
-        hasher = hashed.hasher
         content.tileCount += count
         content.byteCount += hashed.bytes
         nextTile = last + 1

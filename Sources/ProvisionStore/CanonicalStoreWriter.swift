@@ -24,7 +24,8 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     /// Where the file is written.
     public let url: URL
     let database: OfflineDatabase
-    var hasher: ContentHasher
+    /// Hashes the rows added, beside this thread.
+    var hashing: HashingStage
     var content = ContentDigest(tileCount: 0, resourceCount: 0, byteCount: 0, digest: "")
     private var nextRegion: Int64 = 1
     private var nextResource: Int64 = 1
@@ -41,7 +42,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         OfflineDatabase.removeFiles(at: url)
         do {
             database = try OfflineDatabase(url: url, epoch: epoch, options: .init(pageSize: CanonicalStoreWriter.pageSize))
-            hasher = try ContentHasher()
+            hashing = HashingStage(hasher: try ContentHasher())
             tileInsert = try database.db.prepare(CanonicalStoreWriter.insertTile)
             tileLink = try database.db.prepare("INSERT INTO region_tiles (region_id, tile_id) VALUES (?1, ?2)")
             writeback = BackgroundWriteback(path: url.path)
@@ -57,6 +58,10 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
             OfflineDatabase.removeFiles(at: url)
             throw error
         }
+    }
+
+    deinit {
+        hashing.cancel()  // a writer dropped without finish() or abandon() leaves no thread waiting
     }
 
     private static let insertRegion = "INSERT INTO regions (id, definition, description) VALUES (?1, ?2, ?3)"
@@ -113,18 +118,14 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         let bytes = stored.data ?? Data()
         content.byteCount += Int64(bytes.count)
         lastTileBytes = Int64(bytes.count)
+        var line: [UInt8] = []
         Self.tileKeyLine(key, compressed: stored.compressed, count: bytes.count, into: &line)
-        try line.withUnsafeBytes { line in
-            try bytes.withUnsafeBytes { try hasher.add(.tile(key), line, $0) }
-        }
+        hashing.add(.tile(key), line: line, bytes: bytes)
         nextTile += 1
         return id
     }
 
     public private(set) var lastTileBytes: Int64 = 0
-
-    /// The key line of the row being hashed, kept to reuse its storage.
-    private var line: [UInt8] = []
 
     /// Makes `line` the key line the content digest reads for a tile row (see `contentDigest()`):
     /// `T template ratio z x y compressed length` and a newline.
@@ -175,7 +176,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     private func hash(_ key: ChunkKey, _ keyLine: String, _ stored: StoredContent) throws {
         let bytes = stored.data ?? Data()
         content.byteCount += Int64(bytes.count)
-        try hasher.add(key, "\(keyLine) \(stored.compressed ? 1 : 0) \(bytes.count)\n", bytes)
+        hashing.add(key, line: Array("\(keyLine) \(stored.compressed ? 1 : 0) \(bytes.count)\n".utf8), bytes: bytes)
     }
 
     public func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64 {
@@ -216,6 +217,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         writeback.wait()
         try CanonicalStoreWriter.resetTransactionCounters(path: url.path)
         var result = content
+        var hasher = try hashing.finish()
         (result.digest, result.chunks) = try hasher.finish()
         return result
     }
@@ -224,6 +226,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     /// file, which keeps what was. The caller takes it into the store or deletes it.
     public func abandon() {
         finished = true
+        hashing.cancel()
         writeback.wait()
         if database.db.isOpen {
             try? database.db.exec("ROLLBACK")
