@@ -132,8 +132,12 @@ def scale_table(scale):
             return f"×{peer['seconds'] / e['seconds']:.2f} {name}"
         return ""
 
-    row("sqlite3 shell: the same rows into the same schema, one transaction (the limit)", raw)
-    row("**provision apply** (one process)", single, vs(single, raw, "sqlite3"))
+    def runs(e):
+        r = (e or {}).get("runs") or []
+        return f", median of {len(r)} taking turns ({', '.join(f'{x:.1f}' for x in r)} s)" if len(r) > 1 else ""
+
+    row("sqlite3 shell: the same rows into the same schema, one transaction (the limit" + runs(raw) + ")", raw)
+    row("**provision apply** (one process" + runs(single) + ")", single, vs(single, raw, "sqlite3"))
     sh = scale.get("shards")
     if sh:
         k = sh["count"]

@@ -11,11 +11,12 @@ import TileMath
 /// store twice more after the downloads. Downloads are requested in key order and finish nearly
 /// in that order, so most go straight into the canonical file.
 ///
-/// Kill safety: the builder commits after every batch, and a body that cannot be written yet (a
-/// tile before it is still downloading) is kept in memory at most `spillSeconds` (by the
-/// clock of `Limits`), or until
-/// `spillBytes` are waiting, and is then written to the staging store. So a finished download
-/// is committed to one of the two files within that time; `ProvisionStore` takes a killed
+/// Kill safety: the builder commits once the oldest row it has not committed is `spillSeconds`
+/// old (by the clock of `Limits`; batches come at least that often, empty when the writer is
+/// idle), and a body that cannot be written yet (a tile before it is still downloading) is kept
+/// in memory at most `spillSeconds`, or until `spillBytes` are waiting, and is then written to
+/// the staging store. So a finished download is committed to one of the two files within about
+/// that time; `ProvisionStore` takes a killed
 /// apply's canonical file back into the store (`takeInPartialBuild`), and the next apply finds
 /// every committed tile stored.
 ///
@@ -113,7 +114,11 @@ final class CanonicalAssembler {
     private var waiting: [(key: TileKey, since: UInt64)] = []
     private var waitingHead = 0
     private var waitingBytes = 0
-    private var uncommitted = false
+    /// When the oldest row not yet committed was written (`limits.clock`); nil: all committed.
+    ///
+    /// Why not a commit per batch: a commit rewrites the last page of the table and of each index
+    /// and journals them, which at a batch per few hundred tiles doubled the file writes.
+    private var uncommittedSince: UInt64?
 
     /// An assembler of `groups` (in canonical order), of which the tiles at the positions in
     /// `downloads` (per group, in its ascending order) are being downloaded; with `shard`, only the tiles whose canonical
@@ -167,9 +172,9 @@ final class CanonicalAssembler {
         for key in failures.drain() where resolved[key] == nil { resolved[key] = .failed }
         try walk(finishing: false)
         try spillIfDue(now: now)
-        if uncommitted {
+        if let since = uncommittedSince, Double(limits.clock.now &- since) / 1e9 >= limits.spillSeconds {
             try builder.commit()
-            uncommitted = false
+            uncommittedSince = nil
         }
     }
 
@@ -337,7 +342,7 @@ final class CanonicalAssembler {
 
     private func link(_ entry: Entry, id: Int64) {
         let group = groups[groupIndex]
-        uncommitted = true
+        if uncommittedSince == nil { uncommittedSince = limits.clock.now }
         sharingRun.startTile()
         for (index, row) in group.rows.enumerated() {
             if !covers.isEmpty && !covers[index].contains(entry.tile) { continue }

@@ -104,6 +104,34 @@ final class CanonicalAssemblyTests: XCTestCase {
         XCTAssertEqual(order.tiles, Int64(digest.tileCount))
     }
 
+    /// Commits come once the oldest uncommitted row is a flush window old, not after every batch
+    /// (each commit rewrites and journals the last pages of the table and its indexes): with the
+    /// clock standing still only the start and the finish commit; with a window of 0, every
+    /// batch that wrote rows does. The file is the same either way.
+    func testTheWriterCommitsOncePerFlushWindow() throws {
+        let root = try makeTemporaryDirectory()
+        var files: [Data] = []
+        var commits: [Int] = []
+        for window in [0.1, 0] {
+            let dir = root.appendingPathComponent("window-\(window)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            let staging = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 1_700_000_000)
+            defer { try? staging.close() }
+            let writer = try CanonicalStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
+            let builder = CountingBuilder(writer)
+            let fetcher = ScramblingFetcher(seed: nil)
+            let configuration = Downloader.Configuration(flushWindow: window, clock: fetcher.clock)
+            let outcome = try Applier(store: staging, fetcher: fetcher, configuration: configuration).apply(plan(), building: builder)
+            XCTAssertEqual(outcome.incompleteRegions, [])
+            _ = try writer.finish()
+            files.append(try Data(contentsOf: writer.url))
+            commits.append(builder.commits)
+        }
+        XCTAssertEqual(commits[0], 1, "a clock that does not move: only the commit after the resources")
+        XCTAssertGreaterThan(commits[1], 2, "a window of 0: a commit per batch")
+        XCTAssertEqual(files[0], files[1], "commits do not change the bytes")
+    }
+
     func testStagedTilesAndFailedDownloadsAreTakenFromTheStagingStore() throws {
         let root = try makeTemporaryDirectory()
         let (fresh, _, _) = try apply(in: root.appendingPathComponent("fresh"), fetcher: ScramblingFetcher(seed: 3))
@@ -168,6 +196,28 @@ private final class ScramblingFetcher: Fetcher {
             clock.waitForWaiter()  // and spilled what waits behind the held tiles
         }
         held.forEach(answer)
+    }
+}
+
+/// A builder that counts the commits asked of the writer it forwards to.
+private final class CountingBuilder: CanonicalStoreBuilder {
+    private let writer: CanonicalStoreWriter
+    private(set) var commits = 0
+
+    init(_ writer: CanonicalStoreWriter) { self.writer = writer }
+
+    func addRegion(definition: Data, description: Data?) throws -> Int64 {
+        try writer.addRegion(definition: definition, description: description)
+    }
+    func addResource(_ row: StoredResourceRow) throws -> Int64 { try writer.addResource(row) }
+    func addTile(_ row: StoredTileRow) throws -> Int64 { try writer.addTile(row) }
+    func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64 { try writer.addTile(key, body: body) }
+    var lastTileBytes: Int64 { writer.lastTileBytes }
+    func linkResources(_ ids: [Int64], toRegion region: Int64) throws { try writer.linkResources(ids, toRegion: region) }
+    func linkTiles(_ ids: [Int64], toRegion region: Int64) throws { try writer.linkTiles(ids, toRegion: region) }
+    func commit() throws {
+        commits += 1
+        try writer.commit()
     }
 }
 
