@@ -28,6 +28,17 @@ public enum Zlib {
     public static func inflate(_ data: Data, framing: ZlibFraming = .zlib,
                                limit: Int = defaultInflateLimit) throws(CodecError) -> Data {
         guard data.count <= Int(UInt32.max) else { throw .inputTooLarge(data.count) }
+        // A gzip member that states its size goes to libdeflate first when the system has it.
+        if framing == .gzip, let size = Gzip.statedSize(data), size > 0, size <= limit,
+           let inflated = data.withUnsafeBytes({ Libdeflate.inflateGzip($0, size: size) }) {
+            return inflated
+        }
+        return try inflateWithZlib(data, framing: framing, limit: limit)
+    }
+
+    /// `inflate(_:framing:limit:)` by zlib alone.
+    static func inflateWithZlib(_ data: Data, framing: ZlibFraming, limit: Int) throws(CodecError) -> Data {
+        guard data.count <= Int(UInt32.max) else { throw .inputTooLarge(data.count) }
         return try withStream { stream throws(CodecError) in
             let started = provision_inflate_init2(stream, framing.windowBits)
             guard started == Z_OK else { throw .unavailable("inflateInit2", started) }
@@ -86,6 +97,11 @@ public enum Zlib {
 
     /// The Adler-32 of `bytes` (the zlib trailer's checksum).
     public static func adler32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        Libdeflate.adler32(bytes) ?? zlibAdler32(bytes)
+    }
+
+    /// `adler32(_:)` by zlib alone.
+    static func zlibAdler32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         UInt32(truncatingIfNeeded: adler32_z(adler32_z(0, nil, 0), bytes.baseAddress?.assumingMemoryBound(to: Bytef.self),
                                              bytes.count))
     }
