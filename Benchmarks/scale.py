@@ -259,8 +259,13 @@ def warm(path):
 def count_rows(db, table="tiles"):
     if not os.path.exists(db):
         return 0
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+    # closed at once: `with` on a connection only ends a transaction, and a connection left open
+    # keeps a deleted store's blocks allocated (three turns of the 1M apply filled the disk)
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
         return con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        con.close()
 
 
 def store_bytes(store):
