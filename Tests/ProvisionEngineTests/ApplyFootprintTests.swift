@@ -9,23 +9,19 @@ import XCTest
 /// every tile row back) is the one the store gives when it is read: for the whole job of
 /// overlapping regions, a polygon and two style packs, and for a shard of it.
 final class ApplyFootprintTests: XCTestCase {
-    private var root: URL!
-    private let context = RunContext(environment: [:], now: 1_800_000_000, sourceDateEpoch: 1_700_000_000)
+    private var fixture: EngineFixtures.OverlappingJobRoot!
+    private var root: URL { fixture.url }
 
     override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("footprint-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        try Data(EngineFixtures.overlappingJob.utf8).write(to: root.appendingPathComponent("job.json"))
+        fixture = try EngineFixtures.OverlappingJobRoot("footprint")
     }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: root)
+    override func tearDown() {
+        fixture = nil
     }
 
     private func apply(into store: String, shard: Shard? = nil) throws -> ApplyRun.Result {
-        var request = ApplyRun.Request(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent(store).path)
-        request.shard = shard
-        return try ApplyRun(request: request, context: context, progress: SilentProgress()).run()
+        try fixture.apply(into: store, shard: shard)
     }
 
     /// The store's sharing as its rows give it (tiles and resources), read after the apply.

@@ -1,4 +1,6 @@
 import Foundation
+import ProvisionEngine
+import ProvisionModel
 
 /// Fixtures the engine tests share.
 enum EngineFixtures {
@@ -25,4 +27,27 @@ enum EngineFixtures {
                      "https://tiles.example.com/demo/": "\(demo.path)"}}
         """
     }()
+
+    /// A scratch directory holding `overlappingJob` as `job.json`, and applies of it into stores
+    /// beside it, as the engine runs them (no network, a fixed clock).
+    final class OverlappingJobRoot {
+        let url: URL
+        let context = RunContext(environment: [:], now: 1_800_000_000, sourceDateEpoch: 1_700_000_000)
+
+        init(_ name: String) throws {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try Data(EngineFixtures.overlappingJob.utf8).write(to: url.appendingPathComponent("job.json"))
+        }
+
+        deinit { try? FileManager.default.removeItem(at: url) }
+
+        /// Applies the job (or the shard of it) into the store `store` beside it.
+        func apply(into store: String, shard: Shard? = nil) throws -> ApplyRun.Result {
+            var request = ApplyRun.Request(job: url.appendingPathComponent("job.json").path,
+                                           store: url.appendingPathComponent(store).path)
+            request.shard = shard
+            return try ApplyRun(request: request, context: context, progress: SilentProgress()).run()
+        }
+    }
 }

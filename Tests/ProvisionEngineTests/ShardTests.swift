@@ -8,24 +8,19 @@ import XCTest
 /// `apply --shard I/N`: equal shares of the job's tiles, whose stores laid end to end are the
 /// whole store's tile rows, on a job with overlapping regions, a polygon and two style packs.
 final class ShardTests: XCTestCase {
-    private var root: URL!
-    private let context = RunContext(environment: [:], now: 1_800_000_000, sourceDateEpoch: 1_700_000_000)
+    private var fixture: EngineFixtures.OverlappingJobRoot!
+    private var root: URL { fixture.url }
 
     override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("shards-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let text = EngineFixtures.overlappingJob
-        try Data(text.utf8).write(to: root.appendingPathComponent("job.json"))
+        fixture = try EngineFixtures.OverlappingJobRoot("shards")
     }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: root)
+    override func tearDown() {
+        fixture = nil
     }
 
     private func apply(into store: String, shard: Shard? = nil) throws -> ApplyRun.Result {
-        var request = ApplyRun.Request(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent(store).path)
-        request.shard = shard
-        return try ApplyRun(request: request, context: context, progress: SilentProgress()).run()
+        try fixture.apply(into: store, shard: shard)
     }
 
     /// Every tile row of a store in id order (its key, stamps, flags and stored bytes), read by
@@ -86,7 +81,7 @@ final class ShardTests: XCTestCase {
         XCTAssertEqual(again.outcome.downloaded, 0)
         XCTAssertTrue(again.outcome.isComplete)
         let share = PlanRun(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent("s").path,
-                                refresh: false, repair: false, context: context, progress: SilentProgress())
+                                refresh: false, repair: false, context: fixture.context, progress: SilentProgress())
         var run = share
         run.shard = Shard(index: 1, count: 3)
         let plan = try run.run().plan
