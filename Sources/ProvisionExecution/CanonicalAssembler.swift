@@ -81,7 +81,7 @@ final class CanonicalAssembler {
 
     private var regionIDs: [Int64] = []
     private var resourceIDs: [String: Int64] = [:]
-    private var tileLinks: [[Int64]]
+    private var tileLinks: [IDRuns]
     /// Tiles linked by the same region rows one after another (`members`), summed before they are
     /// added to `summary.tileSharing`: neighbouring tiles mostly belong to the same regions.
     private var sharingRun = SharingRun()
@@ -137,7 +137,7 @@ final class CanonicalAssembler {
         self.groups = groups
         self.downloads = downloads
         self.limits = limits
-        tileLinks = Array(repeating: [], count: plan.regions.count)
+        tileLinks = Array(repeating: IDRuns(), count: plan.regions.count)
         linkedCounts = Array(repeating: [:], count: plan.regions.count)
     }
 

@@ -79,7 +79,7 @@ public protocol CanonicalStoreBuilder: AnyObject {
     /// Links resources to a region (ids ascending).
     func linkResources(_ ids: [Int64], toRegion region: Int64) throws
     /// Links tiles to a region (ids ascending).
-    func linkTiles(_ ids: [Int64], toRegion region: Int64) throws
+    func linkTiles(_ ids: IDRuns, toRegion region: Int64) throws
     /// Makes what was added so far survive a kill (the file is not the store until finished).
     func commit() throws
 }

@@ -189,7 +189,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         }
     }
 
-    public func linkTiles(_ ids: [Int64], toRegion region: Int64) throws {
+    public func linkTiles(_ ids: IDRuns, toRegion region: Int64) throws {
         // Bound one by one (no array per link): an apply links every tile it writes, at its end.
         let link = tileLink
         for id in ids {

@@ -127,7 +127,7 @@ final class MergeTests: XCTestCase {
             try source.forEachLinkedTileID(region: region) { id in
                 if range.contains(Int(id) - 1) { ids.append(id - Int64(range.lowerBound)) }
             }
-            try writer.linkTiles(ids, toRegion: region)
+            try writer.linkTiles(IDRuns(ids), toRegion: region)
         }
         let content = try writer.finish()
         document.shard = LockDocument.ShardEntry(shard: shard, tiles: range, totalTiles: document.tileCount)

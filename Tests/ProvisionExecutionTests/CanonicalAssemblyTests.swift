@@ -214,7 +214,7 @@ private final class CountingBuilder: CanonicalStoreBuilder {
     func addTile(_ key: TileKey, body: FetchedBody) throws -> Int64 { try writer.addTile(key, body: body) }
     var lastTileBytes: Int64 { writer.lastTileBytes }
     func linkResources(_ ids: [Int64], toRegion region: Int64) throws { try writer.linkResources(ids, toRegion: region) }
-    func linkTiles(_ ids: [Int64], toRegion region: Int64) throws { try writer.linkTiles(ids, toRegion: region) }
+    func linkTiles(_ ids: IDRuns, toRegion region: Int64) throws { try writer.linkTiles(ids, toRegion: region) }
     func commit() throws {
         commits += 1
         try writer.commit()

@@ -33,7 +33,7 @@ final class CanonicalStoreWriterTests: XCTestCase {
             if let commitEvery, index % commitEvery == 0 { try writer.commit() }
         }
         try writer.linkResources([style], toRegion: region)
-        try writer.linkTiles(ids, toRegion: region)
+        try writer.linkTiles(IDRuns(ids), toRegion: region)
         return try writer.finish()
     }
 

@@ -61,7 +61,7 @@ final class ShardReplayTests: XCTestCase {
         }
         try writer.linkResources(resourceIDs, toRegion: regionIDs[0])
         try writer.linkResources([resourceIDs[2]], toRegion: regionIDs[1])
-        for region in 0..<2 { try writer.linkTiles(links[region], toRegion: regionIDs[region]) }
+        for region in 0..<2 { try writer.linkTiles(IDRuns(links[region]), toRegion: regionIDs[region]) }
         return try writer.finish()
     }
 
@@ -209,7 +209,7 @@ final class ShardReplayTests: XCTestCase {
                 if index % 3 != 1 { linked.append(id) }  // the region leaves every third tile out
                 if index % 1_000 == 0 { try writer.commit() }
             }
-            try writer.linkTiles(linked, toRegion: region)
+            try writer.linkTiles(IDRuns(linked), toRegion: region)
             return try writer.finish()
         }
         let whole = dir.appendingPathComponent("whole")
