@@ -23,6 +23,11 @@ public struct IDRuns: Sequence, Equatable, Sendable {
     /// How many runs hold the ids.
     public var runCount: Int { runs.count }
 
+    /// Calls `body` with each run's first and last id, ascending.
+    public func forEachRun(_ body: (_ first: Int64, _ last: Int64) throws -> Void) rethrows {
+        for run in runs { try body(run.first, run.first + run.count - 1) }
+    }
+
     /// Adds `id`, which must be above every id already added.
     public mutating func append(_ id: Int64) {
         if let last {

@@ -44,7 +44,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
             database = try OfflineDatabase(url: url, epoch: epoch, options: .init(pageSize: CanonicalStoreWriter.pageSize))
             hashing = HashingStage(hasher: try ContentHasher())
             tileInsert = try database.db.prepare(CanonicalStoreWriter.insertTile)
-            tileLink = try database.db.prepare("INSERT INTO region_tiles (region_id, tile_id) VALUES (?1, ?2)")
+            tileLink = try database.db.prepare(CanonicalStoreWriter.linkTileRun)
             writeback = BackgroundWriteback(path: url.path)
             // Atomic if the process is killed (rollback journal); the file is fsynced once, when finished.
             try database.db.exec("PRAGMA synchronous = OFF")
@@ -64,6 +64,11 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         hashing.cancel()  // a writer dropped without finish() or abandon() leaves no thread waiting
     }
 
+    /// Links region ?1 to the tiles ?2 through ?3.
+    private static let linkTileRun = """
+        WITH RECURSIVE ids(id) AS (SELECT ?2 UNION ALL SELECT id + 1 FROM ids WHERE id < ?3)
+        INSERT INTO region_tiles (region_id, tile_id) SELECT ?1, id FROM ids
+        """
     private static let insertRegion = "INSERT INTO regions (id, definition, description) VALUES (?1, ?2, ?3)"
     private static let insertResource = """
         INSERT INTO resources (id, url, kind, expires, modified, etag, data, compressed, accessed, must_revalidate)
@@ -190,12 +195,15 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
     }
 
     public func linkTiles(_ ids: IDRuns, toRegion region: Int64) throws {
-        // Bound one by one (no array per link): an apply links every tile it writes, at its end.
+        // A statement per run of consecutive ids, the ids counted inside SQLite: an apply links
+        // every tile it writes, at its end (a one-region job's links are one run). The rows go
+        // in in the same order as one by one, so the pages are the same.
         let link = tileLink
-        for id in ids {
+        try ids.forEachRun { first, last in
             link.reset()
             try link.bind(.int(region), at: 1)
-            try link.bind(.int(id), at: 2)
+            try link.bind(.int(first), at: 2)
+            try link.bind(.int(last), at: 3)
             while try link.step() {}
         }
     }

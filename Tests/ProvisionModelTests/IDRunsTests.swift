@@ -13,6 +13,9 @@ final class IDRunsTests: XCTestCase {
         XCTAssertEqual(runs.last, 40)
         XCTAssertEqual(IDRuns(ids), runs)
         XCTAssertNotEqual(IDRuns(ids.dropLast()), runs)
+        var bounds: [[Int64]] = []
+        runs.forEachRun { bounds.append([$0, $1]) }
+        XCTAssertEqual(bounds, [[1, 3], [7, 7], [9, 12], [40, 40]])
     }
 
     func testALongStretchIsOneRun() {
