@@ -16,9 +16,8 @@ import TileMath
 /// idle), and a body that cannot be written yet (a tile before it is still downloading) is kept
 /// in memory at most `spillSeconds`, or until `spillBytes` are waiting, and is then written to
 /// the staging store. So a finished download is committed to one of the two files within about
-/// that time; `ProvisionStore` takes a killed
-/// apply's canonical file back into the store (`takeInPartialBuild`), and the next apply finds
-/// every committed tile stored.
+/// that time; `ProvisionStore` takes a killed apply's canonical file back into the store
+/// (`takeInPartialBuild`), and the next apply finds every committed tile stored.
 ///
 /// Not thread-safe: `receive` and `finish` run on the writer thread; `failures` may be
 /// noted from any thread.
