@@ -27,7 +27,6 @@ public enum Zlib {
     /// trailer gets wrong costs only a regrowth: zlib still checks the length and the CRC.
     public static func inflate(_ data: Data, framing: ZlibFraming = .zlib,
                                limit: Int = defaultInflateLimit) throws(CodecError) -> Data {
-        guard data.count <= Int(UInt32.max) else { throw .inputTooLarge(data.count) }
         // A gzip member that states its size goes to libdeflate first when the system has it.
         if framing == .gzip, let size = Gzip.statedSize(data), size > 0, size <= limit,
            let inflated = data.withUnsafeBytes({ Libdeflate.inflateGzip($0, size: size) }) {
