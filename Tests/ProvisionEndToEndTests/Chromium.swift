@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionTestSupport
 import XCTest
 
 /// Headless Chromium (Debian's `chromium`, which `.ci/run` installs): screenshots of local pages
@@ -11,12 +12,12 @@ import XCTest
 struct Chromium {
     let executable: URL
 
-    /// The browser on PATH; skips the test when the machine has none.
+    /// The browser on PATH; fails the test when the machine has none.
     static func find() throws -> Chromium {
         for name in ["chromium", "chromium-browser"] {
             if let url = ProvisionProcess.onPath(name) { return Chromium(executable: url) }
         }
-        throw XCTSkip("chromium is not installed (.ci/run installs Debian's chromium)")
+        throw MissingTool("chromium", package: "Debian's chromium")
     }
 
     /// What loading a page left: the requests it started, and the screenshot when one was asked for.

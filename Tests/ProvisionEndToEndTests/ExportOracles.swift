@@ -45,10 +45,10 @@ enum ExportOracles {
         return try run("check_archive.py", arguments, file: file, line: line)
     }
 
-    /// `ogrinfo` (GDAL); skips when GDAL is not installed.
+    /// `ogrinfo` (GDAL); fails when GDAL is not installed.
     static func ogrinfo(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
         guard let ogrinfo = ProvisionProcess.onPath("ogrinfo") else {
-            throw XCTSkip("GDAL's ogrinfo is not installed (.ci/run installs gdal-bin)")
+            throw MissingTool("GDAL's ogrinfo", package: "gdal-bin")
         }
         let result = try ProvisionProcess.run(ogrinfo, arguments, in: FileManager.default.temporaryDirectory,
                                               environment: ProcessInfo.processInfo.environment, timeout: 60, file: file, line: line)

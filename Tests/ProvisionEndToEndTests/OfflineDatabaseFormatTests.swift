@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionModel
+import ProvisionTestSupport
 import XCTest
 
 /// The offline.db that `provision apply` leaves is what MapLibre Native expects (reference/maplibre-offline.md),
@@ -151,8 +152,8 @@ final class OfflineDatabaseFormatTests: XCTestCase {
     /// The stored payload, inflated when `compressed` is 1 (zlib, as MapLibre reads it); an error when it does not inflate.
     private static let payload = SQLiteShell.inflatedData
 
-    /// Skips when this sqlite3 shell was built without zlib (no `sqlar_uncompress`).
+    /// Fails when this sqlite3 shell was built without zlib (no `sqlar_uncompress`).
     private func requireInflate(_ sql: SQLiteShell) throws {
-        guard try SQLiteShell.canInflate() else { throw XCTSkip("this sqlite3 shell has no sqlar_uncompress (no zlib)") }
+        guard try SQLiteShell.canInflate() else { throw MissingTool("a sqlite3 shell with sqlar_uncompress (zlib)", package: "Debian's sqlite3") }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionTestSupport
 import XCTest
 
 /// Queries a database with the `sqlite3` command-line shell, independently of the product's SQLite code.
@@ -6,10 +7,10 @@ struct SQLiteShell {
     /// The database file.
     let database: URL
 
-    /// The `sqlite3` executable; skips the test when the machine has none.
+    /// The `sqlite3` executable; fails the test when the machine has none.
     static func executable() throws -> URL {
         guard let url = ProvisionProcess.onPath("sqlite3") else {
-            throw XCTSkip("the sqlite3 command-line shell is not installed")
+            throw MissingTool("the sqlite3 command-line shell", package: "sqlite3")
         }
         return url
     }

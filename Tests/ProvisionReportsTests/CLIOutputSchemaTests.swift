@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionModel
 import ProvisionReports
+import ProvisionTestSupport
 import XCTest
 
 /// Runs the real `provision` binary on the bundled demo job (local files only, no network) and
@@ -24,9 +25,9 @@ final class CLIOutputSchemaTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        guard let found = Self.findBinary() else { throw XCTSkip("the provision binary is not built next to the tests") }
+        guard let found = Self.findBinary() else { throw MissingTool("the provision binary next to the tests", package: "it with swift build") }
         guard FileManager.default.fileExists(atPath: repositoryRoot.appendingPathComponent("Jobs/cities.json").path) else {
-            throw XCTSkip("the demo job Jobs/cities.json is not in this checkout")
+            return XCTFail("the demo job Jobs/cities.json is not in this checkout")
         }
         binary = found
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("provision-reports-\(UUID().uuidString)")

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionModel
+import ProvisionTestSupport
 import XCTest
 @testable import ProvisionStore
 
@@ -181,7 +182,7 @@ final class OfflineDatabaseSchemaTests: XCTestCase {
 
     func testSQLiteCommandLineReadsTheFile() throws {
         let cli = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let cli else { throw XCTSkip("sqlite3 CLI not installed") }
+        guard let cli else { throw MissingTool("the sqlite3 shell", package: "sqlite3") }
         let url = try makeDatabaseFile()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: cli)

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionModel
+import ProvisionTestSupport
 import XCTest
 @testable import ProvisionStore
 
@@ -92,7 +93,7 @@ final class StoreLockTests: XCTestCase {
         child.arguments = ["python3", "-c", script, dir.appendingPathComponent(StoreLock.fileName).path]
         let out = Pipe()
         child.standardOutput = out
-        do { try child.run() } catch { throw XCTSkip("cannot run python3: \(error)") }
+        try child.run()
         addTeardownBlock { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
         var output = Data()
         while !output.contains(UInt8(ascii: "\n")) {
@@ -126,7 +127,7 @@ final class StoreLockTests: XCTestCase {
     func testExcludesAndIsExcludedByFlockOne() throws {
         let flockTool = "/usr/bin/flock"
         guard FileManager.default.isExecutableFile(atPath: flockTool) else {
-            throw XCTSkip("\(flockTool) is not installed")
+            throw MissingTool(flockTool, package: "util-linux")
         }
         let dir = try makeTemporaryDirectory(self)
         let lockPath = dir.appendingPathComponent(StoreLock.fileName).path
