@@ -49,26 +49,33 @@ public struct GraphTileID: Hashable, Sendable, Comparable, CustomStringConvertib
     /// index zero-padded to ``GraphLevel/pathDigits`` and cut into groups of three digits, then
     /// `.gph` (`2/000/864/819.gph`).
     public var path: String {
-        let digits = String(index)
-        let padded = String(repeating: "0", count: level.pathDigits - digits.count) + digits
-        var groups: [Substring] = []
-        var start = padded.startIndex
-        while start < padded.endIndex {
-            let end = padded.index(start, offsetBy: 3)
-            groups.append(padded[start..<end])
-            start = end
+        let digits = level.pathDigits
+        var bytes = [UInt8](repeating: UInt8(ascii: "/"), count: 2 + digits + digits / 3 - 1 + 4)
+        bytes[0] = UInt8(ascii: "0") + UInt8(level.level)
+        var value = index, position = bytes.count - 5
+        for digit in 0..<digits {
+            if digit > 0, digit % 3 == 0 { position -= 1 }  // skip the group's slash
+            bytes[position] = UInt8(ascii: "0") + UInt8(value % 10)
+            value /= 10
+            position -= 1
         }
-        return "\(level.level)/" + groups.joined(separator: "/") + ".gph"
+        bytes.replaceSubrange((bytes.count - 4)..., with: Array(".gph".utf8))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Parses a tile path as ``path`` writes it; any other spelling (a missing or extra group, a
     /// group not of three ASCII digits, an unknown level, an index past the grid, another suffix, a
     /// leading or trailing slash) is refused with the reason.
     public static func parse(path: String) throws(GraphTilePathError) -> GraphTileID {
-        guard path.hasSuffix(".gph") else { throw .init(path: path, reason: "does not end in .gph") }
-        let parts = path.dropLast(4).split(separator: "/", omittingEmptySubsequences: false)
-        guard let first = parts.first, first.count == 1, let digit = first.first, digit.isASCII, digit.isNumber,
-              let number = Int(first), let level = GraphLevel(number) else {
+        let bytes = Array(path.utf8)
+        guard bytes.count > 4, bytes.suffix(4).elementsEqual(".gph".utf8) else {
+            throw .init(path: path, reason: "does not end in .gph")
+        }
+        let stem = bytes.dropLast(4)
+        let parts = stem.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard let first = parts.first, first.count == 1, let digit = first.first,
+              (UInt8(ascii: "0")...UInt8(ascii: "3")).contains(digit),
+              let level = GraphLevel(Int(digit - UInt8(ascii: "0"))) else {
             throw .init(path: path, reason: "does not start with a level 0…3")
         }
         let groups = parts.dropFirst()
@@ -77,10 +84,10 @@ public struct GraphTileID: Hashable, Sendable, Comparable, CustomStringConvertib
         }
         var index = 0
         for group in groups {
-            guard group.count == 3, group.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(group) else {
-                throw .init(path: path, reason: "has the group \"\(group)\", not three digits")
+            guard group.count == 3, group.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+                throw .init(path: path, reason: "has the group \"\(String(decoding: group, as: UTF8.self))\", not three digits")
             }
-            index = index * 1000 + value
+            for byte in group { index = index * 10 + Int(byte - UInt8(ascii: "0")) }
         }
         guard let tile = GraphTileID(level: level, index: index) else {
             throw .init(path: path, reason: "names index \(index), past \(level)'s largest \(level.maxIndex)")

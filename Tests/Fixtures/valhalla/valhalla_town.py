@@ -84,11 +84,20 @@ def town():
     # The motorway east-west through the town, crossing every level-2 column.
     t.way([(lon, motorway_lat) for lon in grid_lons], highway="motorway", name="A 1", ref="A1",
           oneway="no", maxspeed="120")
-    # The primary road north-south.
-    t.way([(primary_lon, lat) for lat in grid_lats], highway="primary", name="Route Nationale",
-          ref="N4", maxspeed="90")
-    for i, lat in enumerate(secondary_lats):
-        t.way([(lon, lat) for lon in grid_lons], highway="secondary", name=f"Chaussee {i + 1}", maxspeed="70")
+    # The primary road north-south and the two secondary roads east-west. The primary road and
+    # Chaussee 1 are split where they cross, so the turn restriction below names whole ways.
+    via_lat = secondary_lats[0]
+    primary = dict(highway="primary", name="Route Nationale", ref="N4", maxspeed="90")
+    primary_south = t.way([(primary_lon, lat) for lat in grid_lats if lat <= via_lat], **primary)
+    t.way([(primary_lon, lat) for lat in grid_lats if lat >= via_lat], **primary)
+    chaussee = dict(highway="secondary", name="Chaussee 1", maxspeed="70")
+    chaussee_west = t.way([(lon, via_lat) for lon in grid_lons if lon <= primary_lon], **chaussee)
+    t.way([(lon, via_lat) for lon in grid_lons if lon >= primary_lon], **chaussee)
+    t.way([(lon, secondary_lats[1]) for lon in grid_lons], highway="secondary", name="Chaussee 2", maxspeed="70")
+    # No left turn from the primary road, north-bound, onto Chaussee 1 west-bound.
+    t.relations.append((5000, [("way", primary_south, "from"), ("node", t.node(primary_lon, via_lat), "via"),
+                               ("way", chaussee_west, "to")],
+                        {"type": "restriction", "restriction": "no_left_turn"}))
     # Residential streets: north-south every 0.04 deg, east-west every 0.04 deg, between the big roads;
     # every third one is one-way (north-bound or east-bound).
     ns_lons = [lon for lon in grid_lons[2::4] if abs(lon - primary_lon) > 0.005]
@@ -105,16 +114,6 @@ def town():
         if n % 3 == 1:
             tags["oneway"] = "yes"
         t.way([(lon, lat) for lon in grid_lons], **tags)
-    # A no-left-turn restriction: from the primary road (north-bound, south of Chaussee 1) onto
-    # Chaussee 1 westwards, at their crossing. Split the ways there so the restriction names whole ways.
-    via = t.node(primary_lon, secondary_lats[0])
-    primary_south = t.way([(primary_lon, 50.06), (primary_lon, 50.08), (primary_lon, 50.10)],
-                          highway="primary", name="Route Nationale", ref="N4", maxspeed="90")
-    chaussee_west = t.way([(5.33, 50.10), (5.35, 50.10), (5.37, 50.10)], highway="secondary",
-                          name="Chaussee 1", maxspeed="70")
-    t.relations.append((5000, [("way", primary_south, "from"), ("node", via, "via"),
-                               ("way", chaussee_west, "to")],
-                        {"type": "restriction", "restriction": "no_left_turn"}))
     return t
 
 
@@ -138,13 +137,17 @@ def build(directory):
         subprocess.run([str(BIN / "valhalla_build_tiles"), "-c", str(config), str(pbf)],
                        check=True, stdout=out, stderr=subprocess.STDOUT)
     seconds = time.monotonic() - started
-    print(json.dumps({"tileDir": str(tiles), "config": str(config), "pbf": str(pbf), "seconds": seconds}))
+    summary = {"tileDir": str(tiles), "config": str(config), "pbf": str(pbf), "seconds": seconds}
+    (directory / "build.json").write_text(json.dumps(summary))
+    print(json.dumps(summary))
 
 
 def extract(directory, out, bbox):
+    # The tree may have been built under another name and renamed into place: point at it here.
     config = Path(directory) / "valhalla.json"
-    command = [str(SCRIPTS / "valhalla_build_extract"), "-c", str(config), "--extract-tar", "",
-               "-i", json.dumps({"mjolnir": {**json.loads(config.read_text())["mjolnir"], "tile_extract": out}}),
+    mjolnir = {**json.loads(config.read_text())["mjolnir"], "tile_dir": str(Path(directory) / "tiles"),
+               "tile_extract": out}
+    command = [str(SCRIPTS / "valhalla_build_extract"), "-c", str(config), "-i", json.dumps({"mjolnir": mjolnir}),
                "-O"]
     if bbox:
         command += ["-b", bbox]
