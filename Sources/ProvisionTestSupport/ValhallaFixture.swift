@@ -25,9 +25,17 @@ public enum ValhallaFixture {
     }
 
     /// Why Valhalla is unavailable, for a test's failure message.
-    public static let missing = "Valhalla (PyPI pyvalhalla 3.9.1) is not installed in .valhalla/, or osmium is missing: "
-        + "run .ci/setup (python3.12 -m venv .valhalla && .valhalla/bin/pip install pyvalhalla==3.9.1; "
-        + "apt-get install osmium-tool)"
+    public static let missing = MissingTool("Valhalla (PyPI pyvalhalla 3.9.1 in the venv .valhalla/)",
+                                            package: "a Python 3.12 venv with .ci/valhalla.txt")
+
+    /// The failure when Debian's `osmium` (which writes the town's .osm.pbf) is not on the PATH.
+    static func osmiumCheck() throws {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let found = path.split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/osmium")
+        }
+        if !found { throw MissingTool("osmium", package: "osmium-tool") }
+    }
 
     /// The built test town.
     public struct Town: Sendable {
@@ -50,6 +58,7 @@ public enum ValhallaFixture {
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("provision-valhalla-fixtures")
         let directory = cache.appendingPathComponent("town-\(digest)")
         if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("build.json").path) {
+            try osmiumCheck()
             try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
             let partial = cache.appendingPathComponent("town-\(digest).\(UUID().uuidString).partial")
             defer { try? FileManager.default.removeItem(at: partial) }
@@ -103,7 +112,7 @@ public enum ValhallaFixture {
     /// Runs `script` (the town script unless nil: then `arguments[0]` is the script) with `arguments`
     /// in the venv, `stdin` on its standard input; returns stdout.
     public static func run(_ arguments: [String], stdin: Data = Data(), script: String? = ValhallaFixture.script) throws -> Data {
-        guard let python else { throw Oracles.Failure(description: missing) }
+        guard let python else { throw missing }
         let process = Process()
         process.executableURL = python
         let scriptPath = script ?? arguments[0], rest = script == nil ? Array(arguments.dropFirst()) : arguments
