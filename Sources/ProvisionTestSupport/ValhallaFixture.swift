@@ -49,11 +49,13 @@ public enum ValhallaFixture {
 
     /// The test town's graph, built once per script version and cached in the temporary directory
     /// (`provision-valhalla-fixtures/town-<digest>`), renamed into place whole so a concurrent run
-    /// never reads half a tree.
-    public static func town() throws -> Town {
+    /// never reads half a tree. `changeset` (the OSM input's, which Valhalla takes as the dataset id)
+    /// makes another build of the same town.
+    public static func town(changeset: Int = 4242) throws -> Town {
         let root = Oracles.repositoryRoot
         var key = try Data(contentsOf: root.appendingPathComponent(script))
-        key.append(Data("pyvalhalla==3.9.1".utf8))
+        key.append((try? Data(contentsOf: root.appendingPathComponent(".ci/valhalla.txt"))) ?? Data())
+        key.append(Data("changeset \(changeset)".utf8))
         let digest = SHA256.hex(key).prefix(24)
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("provision-valhalla-fixtures")
         let directory = cache.appendingPathComponent("town-\(digest)")
@@ -62,7 +64,7 @@ public enum ValhallaFixture {
             try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
             let partial = cache.appendingPathComponent("town-\(digest).\(UUID().uuidString).partial")
             defer { try? FileManager.default.removeItem(at: partial) }
-            _ = try run(["build", partial.path])
+            _ = try run(["build", partial.path, "--changeset", String(changeset)])
             if rename(partial.path, directory.path) != 0, !FileManager.default.fileExists(atPath: directory.path) {
                 throw Oracles.Failure(description: "cannot rename \(partial.path) to \(directory.path)")
             }
@@ -78,12 +80,13 @@ public enum ValhallaFixture {
         _ = try run(["extract", town.directory.path, output.path] + (bbox.map { ["--bbox", $0] } ?? []))
     }
 
-    /// Asks `valhalla.Actor` for each route request (JSON objects), configured on `tileDirectory`
+    /// Asks `valhalla.Actor` for each route request (JSON objects; another `action` such as
+    /// `locate` answers its own requests), configured on `tileDirectory`
     /// or on `tileExtract` alone (no `tile_dir`); returns each answer as a JSON object (the Actor's
     /// answer, or `{"error": text}` when it refused).
-    public static func route(_ requests: [[String: Any]], tileDirectory: URL? = nil, tileExtract: URL? = nil) throws
-        -> [[String: Any]] {
-        var arguments = ["route"]
+    public static func route(_ requests: [[String: Any]], tileDirectory: URL? = nil, tileExtract: URL? = nil,
+                             action: String = "route") throws -> [[String: Any]] {
+        var arguments = ["route", "--action", action]
         if let tileDirectory { arguments += ["--tile-dir", tileDirectory.path] }
         if let tileExtract { arguments += ["--tile-extract", tileExtract.path] }
         let input = try JSONSerialization.data(withJSONObject: requests)

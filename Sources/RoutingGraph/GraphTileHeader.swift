@@ -89,6 +89,49 @@ public struct GraphBuildIdentity: Hashable, Sendable, Codable, CustomStringConve
 
     /// `dataset 4242, Valhalla 3.9.1`.
     public var description: String { "dataset \(datasetID), Valhalla \(version)" }
+
+    /// The one build `tiles` come from, or nil for no tiles; tiles of two builds throw
+    /// ``MixedBuildsError`` naming the first tile of each.
+    public static func single(_ tiles: some Sequence<(GraphTileID, GraphBuildIdentity)>) throws(MixedBuildsError)
+        -> GraphBuildIdentity? {
+        var first: (GraphTileID, GraphBuildIdentity)?
+        for (tile, identity) in tiles {
+            guard let (firstTile, firstIdentity) = first else {
+                first = (tile, identity)
+                continue
+            }
+            if identity != firstIdentity {
+                throw MixedBuildsError(first: firstTile, firstBuild: firstIdentity, other: tile, otherBuild: identity)
+            }
+        }
+        return first?.1
+    }
+}
+
+/// Tiles of two builds in one pack: Valhalla cannot route across them (graph ids are not stable
+/// between builds), so a pack is refused naming a tile of each.
+public struct MixedBuildsError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A tile of the first build seen.
+    public var first: GraphTileID
+    /// The first build.
+    public var firstBuild: GraphBuildIdentity
+    /// A tile of another build.
+    public var other: GraphTileID
+    /// The other build.
+    public var otherBuild: GraphBuildIdentity
+
+    /// Creates the error from a tile of each build.
+    public init(first: GraphTileID, firstBuild: GraphBuildIdentity, other: GraphTileID, otherBuild: GraphBuildIdentity) {
+        self.first = first
+        self.firstBuild = firstBuild
+        self.other = other
+        self.otherBuild = otherBuild
+    }
+
+    /// One line naming both builds and a tile of each.
+    public var description: String {
+        "graph tiles of two builds: \(first.path) is \(firstBuild), \(other.path) is \(otherBuild)"
+    }
 }
 
 /// Why a body is not the graph tile that was asked for.

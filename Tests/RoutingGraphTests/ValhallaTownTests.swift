@@ -54,6 +54,107 @@ final class ValhallaTownTests: XCTestCase {
         XCTAssertEqual(identities, [GraphBuildIdentity(datasetID: 4242, version: "3.9.1")])
     }
 
+    /// Valhalla's own graph ids (`locate`'s edge ids: level, tile id, object id packed in one value)
+    /// decode to the tile it names, and a level-2 edge's tile is our tile of the point it was found at.
+    func testValhallasEdgeIDsDecodeToOurTiles() throws {
+        let (town, _) = try townTiles()
+        let points = [(5.12, 50.12), (5.42, 50.14), (5.62, 50.14), (5.12, 50.36), (5.42, 50.36), (5.62, 50.36),
+                      (5.10, 50.26), (5.37, 50.30), (5.50, 50.40)]
+        let requests: [[String: Any]] = points.map { ["locations": [["lon": $0.0, "lat": $0.1]], "costing": "auto", "verbose": true] }
+        let answers = try ValhallaFixture.route(requests, tileDirectory: town.tileDirectory, action: "locate")
+        var levelsSeen = Set<Int>()
+        for (n, answer) in answers.enumerated() {
+            let located = try XCTUnwrap((answer["locations"] as? [[String: Any]])?.first, "point \(n): \(answer)")
+            let edges = try XCTUnwrap(located["edges"] as? [[String: Any]], "point \(n)")
+            XCTAssertFalse(edges.isEmpty, "point \(n)")
+            for edge in edges {
+                let id = try XCTUnwrap(edge["edge_id"] as? [String: Any])
+                let value = try XCTUnwrap((id["value"] as? NSNumber)?.uint64Value)
+                let level = try XCTUnwrap(id["level"] as? Int), index = try XCTUnwrap(id["tile_id"] as? Int)
+                let tile = try XCTUnwrap(GraphTileID(graphID: value))
+                XCTAssertEqual(tile.level.level, level)
+                XCTAssertEqual(tile.index, index)
+                levelsSeen.insert(level)
+                if level == 2, let lng = edge["correlated_lon"] as? Double, let lat = edge["correlated_lat"] as? Double {
+                    XCTAssertEqual(tile.level.tileIndex(lng: lng, lat: lat), index, "edge at (\(lng), \(lat))")
+                }
+            }
+        }
+        XCTAssertEqual(levelsSeen, [0, 1, 2])
+    }
+
+    /// A second build of the same town (another changeset in its OSM input) has another dataset id
+    /// in every tile: a pack mixing the two is refused naming a tile of each build.
+    func testTilesOfTwoBuildsAreRefusedNamingBoth() throws {
+        let (_, tiles) = try townTiles()
+        let second = try ValhallaFixture.town(changeset: 5151)
+        var identities: [(GraphTileID, GraphBuildIdentity)] = []
+        for tile in tiles.keys.sorted() {
+            let bytes = Array(try Data(contentsOf: second.tileDirectory.appendingPathComponent(tile.path)))
+            identities.append((tile, try GraphTileHeader.check(bytes, expected: tile).buildIdentity))
+        }
+        let build = GraphBuildIdentity(datasetID: 5151, version: "3.9.1")
+        XCTAssertEqual(try GraphBuildIdentity.single(identities), build)
+        let first = GraphBuildIdentity(datasetID: 4242, version: "3.9.1")
+        let mixed = tiles.keys.sorted().map { tile in
+            (tile, tile.level.level == 1 ? build : (try? GraphTileHeader.check(tiles[tile] ?? [], expected: tile).buildIdentity) ?? build)
+        }
+        XCTAssertThrowsError(try GraphBuildIdentity.single(mixed)) { error in
+            let tile0 = tiles.keys.sorted()[0], tile1 = tiles.keys.sorted()[1]
+            XCTAssertEqual(error as? MixedBuildsError, MixedBuildsError(first: tile0, firstBuild: first, other: tile1, otherBuild: build))
+            XCTAssertEqual("\(error)", "graph tiles of two builds: 0/003/196.gph is dataset 4242, Valhalla 3.9.1, "
+                           + "1/050/585.gph is dataset 5151, Valhalla 3.9.1")
+        }
+        XCTAssertNil(try GraphBuildIdentity.single([]))
+    }
+
+    /// `valhalla_build_extract`'s own tar, damaged: an index entry pointing past the file, a file cut
+    /// inside its last tile, an index entry naming another tile; and a real tile with its version
+    /// bytes overwritten fails the checked read.
+    func testDamagedValhallaExtractsAreTypedErrors() throws {
+        let (town, tiles) = try townTiles()
+        let theirs = scratch.appendingPathComponent("valhalla.tar")
+        try ValhallaFixture.buildExtract(town: town, output: theirs)
+        let good = try Data(contentsOf: theirs)
+        let entries = try Self.indexEntries(theirs)
+        let last = try XCTUnwrap(GraphTileID(graphID: UInt64(try XCTUnwrap(entries.last).graphID)))
+        let damaged = scratch.appendingPathComponent("damaged.tar")
+
+        var pastEnd = good
+        pastEnd.replaceSubrange(512..<520, with: withUnsafeBytes(of: UInt64(good.count).littleEndian) { Data($0) })
+        try pastEnd.write(to: damaged)
+        let first = try XCTUnwrap(GraphTileID(graphID: UInt64(entries[0].graphID)))
+        XCTAssertThrowsError(try TileExtractReader(url: damaged)) { error in
+            XCTAssertEqual(error as? TileExtractError, .entryPastEnd(path: damaged.path, tile: first,
+                                                                     end: UInt64(good.count) + UInt64(entries[0].size),
+                                                                     fileSize: UInt64(good.count)))
+        }
+        let cut = Int(try XCTUnwrap(entries.last).offset) + 100
+        try good.prefix(cut).write(to: damaged)
+        XCTAssertThrowsError(try TileExtractReader(url: damaged)) { error in
+            guard case .entryPastEnd(_, let tile, _, let size)? = error as? TileExtractError else { return XCTFail("\(error)") }
+            XCTAssertEqual(tile, last)
+            XCTAssertEqual(size, UInt64(cut))
+        }
+        var renamed = good
+        renamed.replaceSubrange(520..<524, with: withUnsafeBytes(of: UInt32(last.graphID).littleEndian) { Data($0) })
+        try renamed.write(to: damaged)
+        XCTAssertThrowsError(try TileExtractReader(url: damaged)) { error in
+            XCTAssertEqual(error as? TileExtractError,
+                           .memberMismatch(path: damaged.path, tile: last, found: "member \"\(first.path)\" of \(entries[0].size) bytes"))
+        }
+
+        var version = tiles[first] ?? []
+        version.replaceSubrange(16..<32, with: Array("3.9.1\u{7}".utf8) + [UInt8](repeating: 0, count: 10))
+        var changed = tiles
+        changed[first] = version
+        let ours = scratch.appendingPathComponent("ours.tar")
+        try TileExtractWriter.write(to: ours, sizes: changed.mapValues(\.count)) { changed[$0] ?? [] }
+        XCTAssertThrowsError(try TileExtractReader(url: ours).readChecked(first)) { error in
+            XCTAssertEqual(error as? GraphTileHeaderError, .versionNotText(bytes: Array("3.9.1\u{7}".utf8) + [UInt8](repeating: 0, count: 10)))
+        }
+    }
+
     /// Our cover of the town's bbox, on the levels the build has, is exactly the set of tile files
     /// it wrote; for boxes inside the town it equals the members `valhalla_build_extract --bbox`
     /// cuts, except that Valhalla also takes cells a box only touches on their east or north edge.

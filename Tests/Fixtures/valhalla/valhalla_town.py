@@ -3,15 +3,17 @@
 
 Commands (run with the python of the `.valhalla` venv that .ci/setup installs):
 
-  build DIR            write DIR/town.osm (OSM XML), convert it with osmium to DIR/town.osm.pbf,
+  build DIR [--changeset N]
+                       write DIR/town.osm (OSM XML), convert it with osmium to DIR/town.osm.pbf,
                        write DIR/valhalla.json with valhalla_build_config and build DIR/tiles with
                        the wheel's valhalla_build_tiles; prints {"tileDir", "config", "pbf", "seconds"}.
   extract DIR OUT.tar [--bbox W,S,E,N]
                        run the wheel's valhalla_build_extract on DIR's tile tree (optionally cut by bbox).
-  route (--tile-dir D | --tile-extract T)
-                       read a JSON list of route requests on stdin, answer each with valhalla.Actor
+  route (--tile-dir D | --tile-extract T) [--action locate]
+                       read a JSON list of route (or locate) requests on stdin, answer each with valhalla.Actor
                        configured on the tile tree or on the extract alone (no tile_dir); prints a JSON
-                       list of answers (the Actor's JSON, or {"error": text} for a request it refuses).
+                       list of answers (the Actor's JSON, a locate list as {"locations": list}, or {"error": text}
+                       for a request it refuses).
 
 The town spans lon 5.02..5.73, lat 50.02..50.48: 3 x 2 level-2 tiles (0.25 deg), one level-1 tile
 and one level-0 tile. It has a motorway (level 0), a primary road (level 0), two secondary roads
@@ -28,7 +30,7 @@ import valhalla
 
 BIN = Path(valhalla.__file__).parent / "bin"
 SCRIPTS = Path(sys.executable).parent
-CHANGESET = 4242  # every element's changeset: the build's dataset id
+CHANGESET = 4242  # every element's changeset: the build's dataset id (build --changeset changes it)
 
 
 class Town:
@@ -49,9 +51,9 @@ class Town:
         self.ways.append((way_id, ids, tags))
         return way_id
 
-    def xml(self):
+    def xml(self, changeset):
         lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<osm version="0.6" generator="valhalla_town.py">']
-        attrs = f'version="1" changeset="{CHANGESET}" timestamp="2024-01-01T00:00:00Z"'
+        attrs = f'version="1" changeset="{changeset}" timestamp="2024-01-01T00:00:00Z"'
         for (lon, lat), node_id in sorted(self.nodes.items(), key=lambda item: item[1]):
             lines.append(f'  <node id="{node_id}" {attrs} lat="{lat:.7f}" lon="{lon:.7f}"/>')
         for way_id, ids, tags in self.ways:
@@ -117,12 +119,12 @@ def town():
     return t
 
 
-def build(directory):
+def build(directory, changeset):
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     osm = directory / "town.osm"
-    osm.write_text(town().xml())
+    osm.write_text(town().xml(changeset))
     pbf = directory / "town.osm.pbf"
     subprocess.run(["osmium", "cat", "--overwrite", "-o", str(pbf), str(osm)], check=True)
     tiles = directory / "tiles"
@@ -154,7 +156,7 @@ def extract(directory, out, bbox):
     subprocess.run(command, check=True)
 
 
-def route(tile_dir, tile_extract):
+def route(tile_dir, tile_extract, action):
     config = valhalla.get_config(tile_extract="", tile_dir="")
     config["mjolnir"]["tile_dir"] = tile_dir or ""
     config["mjolnir"]["tile_extract"] = tile_extract or ""
@@ -164,7 +166,9 @@ def route(tile_dir, tile_extract):
     answers = []
     for request in json.load(sys.stdin):
         try:
-            answers.append(actor.route(request))
+            answer = getattr(actor, action)(request)
+            # locate answers a list (one object per location): wrapped so every answer is an object.
+            answers.append({"locations": answer} if isinstance(answer, list) else answer)
         except Exception as error:  # Valhalla refuses: no route, no path, a location off the graph
             answers.append({"error": str(error)})
     print(json.dumps(answers))
@@ -173,14 +177,15 @@ def route(tile_dir, tile_extract):
 def main(arguments):
     command = arguments[0]
     if command == "build":
-        build(arguments[1])
+        build(arguments[1], int(arguments[arguments.index("--changeset") + 1]) if "--changeset" in arguments else CHANGESET)
     elif command == "extract":
         bbox = arguments[arguments.index("--bbox") + 1] if "--bbox" in arguments else ""
         extract(arguments[1], arguments[2], bbox)
     elif command == "route":
         tile_dir = arguments[arguments.index("--tile-dir") + 1] if "--tile-dir" in arguments else None
         tile_extract = arguments[arguments.index("--tile-extract") + 1] if "--tile-extract" in arguments else None
-        route(tile_dir, tile_extract)
+        action = arguments[arguments.index("--action") + 1] if "--action" in arguments else "route"
+        route(tile_dir, tile_extract, action)
     else:
         sys.exit(f"unknown command {command}")
 
