@@ -16,7 +16,9 @@ import TileMath
 ///   antimeridian, as the job file's bbox does: from `west` to 180° and on from −180° to `east`.
 ///   South and north are taken in either order; longitudes and latitudes are clamped to the world.
 /// - Polygons (a MultiPolygon, holes excluded, rings closed implicitly) cover the cells their
-///   boundary passes through and the cells whose south-west corner lies inside them.
+///   boundary passes through and the cells whose south-west corner lies inside them. Edges run
+///   straight in lon/lat and never across the antimeridian (split such polygons at ±180°, as the
+///   job file asks).
 /// - Lines and points (``CoverArea/paths(lines:points:)``) cover the cells they pass through.
 ///
 /// Memory is one row's column spans; ``count`` sums spans row by row (arithmetic for a bbox), so
