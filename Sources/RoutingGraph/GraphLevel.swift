@@ -36,12 +36,16 @@ public struct GraphLevel: Hashable, Sendable, Comparable, CustomStringConvertibl
     private init(level: Int, tileSize: Double) {
         self.level = level
         self.tileSize = tileSize
+        columns = Int(360 / tileSize)
+        rows = Int(180 / tileSize)
+        let digits = String(columns * rows - 1).count
+        pathDigits = (digits + 2) / 3 * 3
     }
 
     /// Columns west to east: 360° / size (90, 360, 1,440, 1,440).
-    public var columns: Int { Int(360 / tileSize) }
+    public let columns: Int
     /// Rows south to north: 180° / size (45, 180, 720, 720).
-    public var rows: Int { Int(180 / tileSize) }
+    public let rows: Int
     /// The number of cells: columns × rows.
     public var tileCount: Int { columns * rows }
     /// The largest tile index: `tileCount − 1` (4,049, 64,799, 1,036,799, 1,036,799).
@@ -49,10 +53,7 @@ public struct GraphLevel: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// The digits of a tile index in a path: the digit count of ``maxIndex`` rounded up to a multiple
     /// of 3 (6, 6, 9, 9), as Valhalla's `GraphTile::FileSuffix` pads.
-    public var pathDigits: Int {
-        let digits = String(maxIndex).count
-        return (digits + 2) / 3 * 3
-    }
+    public let pathDigits: Int
 
     /// The column of longitude `lng` (clamped to −180…180; 180 is in the last column).
     public func column(lng: Double) -> Int {
