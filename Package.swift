@@ -37,6 +37,7 @@ let package = Package(
             "ProvisionExecution", "ProvisionReports", "ProvisionEngine",
         ]),
         .executableTarget(name: "provision", dependencies: ["ProvisionCLI"]),
+        .target(name: "RoutingGraph", dependencies: ["TileMath"]),
         .target(name: "ProvisionTestSupport", dependencies: ["ProvisionModel", "ProvisionCodecs"]),
 
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
@@ -56,6 +57,7 @@ let package = Package(
             "ProvisionEngine", "ProvisionModel", "ProvisionStore", "ProvisionReports", "ProvisionPlanning",
         ]),
         .testTarget(name: "ProvisionCLITests", dependencies: ["ProvisionCLI", "ProvisionModel", "ProvisionEngine"]),
+        .testTarget(name: "RoutingGraphTests", dependencies: ["RoutingGraph", "TileMath", "ProvisionTestSupport", "ProvisionCodecs"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel", "ProvisionCodecs"]),
     ],
     swiftLanguageModes: [.v6]

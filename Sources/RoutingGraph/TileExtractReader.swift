@@ -1,0 +1,113 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads a Valhalla tile extract through its `index.bin`, validating the index before any tile is
+/// trusted, and reads tiles by id with `pread` (no whole-file read, no memory map).
+///
+/// Validated when opened: the file starts with a ustar header of `index.bin`; its size is a
+/// multiple of 16; every entry names a tile of levels 0…3, once; its bytes lie past `index.bin`
+/// and inside the file; the member header just before them names that tile's path with that size.
+/// Any failure is a ``TileExtractError`` naming the file and the entry. Tile bytes themselves are
+/// checked by ``readChecked(_:)`` (``GraphTileHeader/check(_:expected:)``).
+public final class TileExtractReader: @unchecked Sendable {
+    /// The extract's path.
+    public let path: String
+    /// The index entries by tile.
+    public let entries: [GraphTileID: TileExtractEntry]
+    /// The tiles, in index order.
+    public let tiles: [GraphTileID]
+    /// The file's size in bytes.
+    public let fileSize: UInt64
+
+    private let fd: Int32
+
+    /// Opens and validates the extract at `url`.
+    public init(url: URL) throws(TileExtractError) {
+        path = url.path
+        fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else { throw .io(path: url.path, operation: "open", errno: errno) }
+        do {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { throw TileExtractError.io(path: path, operation: "fstat", errno: errno) }
+            fileSize = UInt64(info.st_size)
+            let first = try TileExtractReader.readBytes(fd: fd, path: path, offset: 0, count: TarHeader.blockSize)
+            guard let header = TarHeader.decode(first) else { throw TileExtractError.notATar(path: path) }
+            guard header.name == TileExtractWriter.indexName else {
+                throw TileExtractError.firstMemberNotIndex(path: path, found: header.name)
+            }
+            guard UInt64(TarHeader.blockSize + header.size) <= fileSize else {
+                throw TileExtractError.indexSizeInvalid(path: path, byteCount: header.size)
+            }
+            let body = try TileExtractReader.readBytes(fd: fd, path: path, offset: UInt64(TarHeader.blockSize), count: header.size)
+            guard let list = TileExtractEntry.decode(body) else {
+                throw TileExtractError.indexSizeInvalid(path: path, byteCount: header.size)
+            }
+            let firstTileByte = UInt64(TarHeader.blockSize + TarHeader.padded(header.size) + TarHeader.blockSize)
+            var entries: [GraphTileID: TileExtractEntry] = [:]
+            for (number, entry) in list.enumerated() {
+                guard let tile = GraphTileID(graphID: UInt64(entry.graphID)), UInt64(entry.graphID) == tile.graphID else {
+                    throw TileExtractError.entryUnknownTile(path: path, entry: number, graphID: entry.graphID)
+                }
+                guard entries[tile] == nil else { throw TileExtractError.entryDuplicate(path: path, tile: tile) }
+                let end = entry.offset + UInt64(entry.size)
+                guard end <= fileSize else {
+                    throw TileExtractError.entryPastEnd(path: path, tile: tile, end: end, fileSize: fileSize)
+                }
+                guard entry.offset >= firstTileByte, entry.offset % UInt64(TarHeader.blockSize) == 0 else {
+                    throw TileExtractError.entryOffsetInvalid(path: path, tile: tile, offset: entry.offset)
+                }
+                let memberBlock = try TileExtractReader.readBytes(fd: fd, path: path,
+                                                                  offset: entry.offset - UInt64(TarHeader.blockSize),
+                                                                  count: TarHeader.blockSize)
+                guard let member = TarHeader.decode(memberBlock), member.name == tile.path, member.size == Int(entry.size) else {
+                    let found = TarHeader.decode(memberBlock).map { "member \"\($0.name)\" of \($0.size) bytes" }
+                        ?? "no member header"
+                    throw TileExtractError.memberMismatch(path: path, tile: tile, found: found)
+                }
+                entries[tile] = entry
+            }
+            self.entries = entries
+            tiles = entries.keys.sorted()
+        } catch let error as TileExtractError {
+            close(fd)
+            throw error
+        } catch {
+            close(fd)
+            throw .io(path: path, operation: "read", errno: EIO)
+        }
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// The bytes of `tile`, read with `pread`.
+    public func read(_ tile: GraphTileID) throws(TileExtractError) -> [UInt8] {
+        guard let entry = entries[tile] else { throw .tileAbsent(path: path, tile: tile) }
+        return try TileExtractReader.readBytes(fd: fd, path: path, offset: entry.offset, count: Int(entry.size))
+    }
+
+    /// The bytes of `tile` with its header checked against the tile asked for.
+    public func readChecked(_ tile: GraphTileID) throws -> (bytes: [UInt8], header: GraphTileHeader) {
+        let bytes = try read(tile)
+        return (bytes, try GraphTileHeader.check(bytes, expected: tile))
+    }
+
+    static func readBytes(fd: Int32, path: String, offset: UInt64, count: Int) throws(TileExtractError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = bytes.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            }
+            if got < 0 { throw .io(path: path, operation: "pread", errno: errno) }
+            if got == 0 { throw .io(path: path, operation: "pread (unexpected end of file)", errno: EIO) }
+            done += got
+        }
+        return bytes
+    }
+}
