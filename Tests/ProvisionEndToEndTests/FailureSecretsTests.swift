@@ -91,7 +91,7 @@ final class FailureSecretsTests: WorkspaceTestCase {
                          try run("plan", "--progress", "json", "--json", styleJob)]
             for plan in plans { XCTAssertNotEqual(plan.status, 0, "\(kind): the style cannot be fetched") }
             XCTAssertTrue(plans[0].stderr.contains("/fail/styles/streets.json"), "\(kind): \(plans[0].stderr)")
-            let styleApply = try run("apply", "--progress", "json", "--report", report("style-\(kind).json"), styleJob)
+            let styleApply = try run("apply", "--progress", "json", "--report", report("report-style-\(kind).json"), styleJob)
             XCTAssertNotEqual(styleApply.status, 0, "\(kind)")
             _ = try run("apply", "--verbose", styleJob)
 
@@ -99,10 +99,10 @@ final class FailureSecretsTests: WorkspaceTestCase {
             let tileJob = try job(style: nil, tileset: Self.secretURL(base, "/fail/{z}/{x}/{y}.pbf"), name: "tiles-\(kind)")
             try run("plan", "--verbose", tileJob).expect(0, "\(kind): a plan fetches no tile")
             try run("plan", "--json", "--progress", "json", tileJob).expect(0, "\(kind)")
-            let text = try run("apply", "--verbose", "--report", report("tiles-\(kind)-1.json"), tileJob)
+            let text = try run("apply", "--verbose", "--report", report("report-tiles-\(kind)-1.json"), tileJob)
             XCTAssertNotEqual(text.status, 0, "\(kind): the tiles failed")
             XCTAssertTrue(text.stderr.contains("/fail/"), "\(kind): the failures are named: \(text.stderr)")
-            let events = try run("apply", "--json", "--progress", "json", "--report", report("tiles-\(kind)-2.json"), tileJob)
+            let events = try run("apply", "--json", "--progress", "json", "--report", report("report-tiles-\(kind)-2.json"), tileJob)
             XCTAssertNotEqual(events.status, 0, "\(kind)")
             XCTAssertTrue(events.stderr.contains("/fail/"), "\(kind): the events name the failures")
 
