@@ -122,16 +122,3 @@ struct DiagnosticCollector {
         return JSONValue.string(short).serialized()
     }
 }
-
-/// Building JSON Pointers (RFC 6901).
-enum JSONPointer {
-    /// `base` followed by the member `key`, escaping `~` and `/`.
-    static func appending(_ base: String, _ key: String) -> String {
-        base + "/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
-
-    /// `base` followed by the array index `index`.
-    static func appending(_ base: String, _ index: Int) -> String {
-        base + "/" + String(index)
-    }
-}
