@@ -116,8 +116,10 @@ struct DiagnosticCollector {
         }
     }
 
-    /// `s` in double quotes, shortened to 60 characters.
+    /// `s` in double quotes, shortened to 60 characters, with what a URL's secrets look like
+    /// hidden (`URLSecrets.redact`): a job's URL may carry a password or a literal token.
     static func quoted(_ s: String) -> String {
+        let s = URLSecrets().redact(s)
         let short = s.count > 60 ? String(s.prefix(57)) + "..." : s
         return JSONValue.string(short).serialized()
     }

@@ -87,6 +87,8 @@ final class FailureSecretsTests: WorkspaceTestCase {
 
             // The style fails: plan and apply stop before any tile, naming the style's URL.
             let styleJob = try job(style: Self.secretURL(base, "/fail/styles/streets.json"), tileset: nil, name: "style-\(kind)")
+            try run("validate", styleJob).expect(0)
+            try run("validate", "--json", styleJob).expect(0)
             let plans = [try run("plan", "--verbose", styleJob), try run("plan", "--json", styleJob),
                          try run("plan", "--progress", "json", "--json", styleJob)]
             for plan in plans { XCTAssertNotEqual(plan.status, 0, "\(kind): the style cannot be fetched") }
@@ -116,5 +118,17 @@ final class FailureSecretsTests: WorkspaceTestCase {
             && $0.target.contains("access_token=\(Self.token)") }, "\(sent.prefix(3).map(\.target))")
         let basic = "Basic " + Data("e2e-user:\(Self.password)".utf8).base64EncodedString()
         XCTAssertTrue(sent.contains { $0.headers["authorization"] == basic }, "\(sent.prefix(3).map(\.headers))")
+    }
+
+    /// A URL the validator refuses is quoted with its password and token hidden.
+    func testValidationErrorsQuoteNoSecret() throws {
+        let style = Self.secretURL(ws.server.baseURL, "/demo/styles/${E2E_KEY}/streets.json")
+        let file = try job(style: style, tileset: nil, name: "invalid")
+        let texts = [try run("validate", file), try run("validate", "--json", file), try run("plan", "--json", file),
+                     try run("apply", "--progress", "json", file)]
+        for result in texts { result.expect(65, "a ${VAR} in a path is refused") }
+        XCTAssertTrue(texts[0].stdout.contains("e2e-user:REDACTED@127.0.0.1") || texts[0].stderr.contains("e2e-user:REDACTED@127.0.0.1"),
+                      texts[0].stdout + texts[0].stderr)
+        try ws.assertNoSecrets(Self.secrets, outputs: outputs, files: [], stores: [ws.root.appendingPathComponent("store-invalid")])
     }
 }
