@@ -6,8 +6,8 @@ import Foundation
 /// Why: a device looks a resource up under the URL the style names, while an app adds its key to
 /// network requests only (MapLibre's `ResourceTransform`, Mapbox's access token), so the key is
 /// never part of an offline look-up. A query parameter whose value is a `${VAR}` reference (or an
-/// `access_token`, or a value known to be a secret), and the user info of a URL that carries a
-/// password (`https://user:password@host/`), are therefore dropped from the canonical URL, and
+/// `access_token`, or a value known to be a secret), and the user info of a job's URL that carries
+/// a password (`https://user:password@host/`), are therefore dropped from the canonical URL, and
 /// the request URL gets them back for the same scheme, host and port. Documents are scrubbed the
 /// same way before they are stored, because hosts echo the caller's key into the URLs they return
 /// (Mapbox TileJSON `tiles`, MapTiler styles), and a compressed row hides it from a plain grep.
@@ -45,8 +45,8 @@ public struct URLSecrets: Sendable, Equatable {
     /// Every secret value (non-empty), longest first: none of them may be stored or shown.
     public private(set) var values: [String] = []
 
-    /// No known secrets: canonical URLs still drop `${VAR}` parameters, `access_token` and user-info
-    /// passwords, and `redact` still hides what any URL's secrets look like.
+    /// No known secrets: canonical URLs still drop `${VAR}` parameters and `access_token`, and
+    /// `redact` still hides what any URL's secrets look like (hidden parameters, passwords).
     public init() {}
 
     /// The secrets of `urls` (the job's style and tileset URLs), with `${VAR}` values taken from
@@ -126,13 +126,15 @@ public struct URLSecrets: Sendable, Equatable {
     // MARK: - Canonical and request URLs
 
     /// `url` without its secrets: the query parameters whose role is `.secret` (`${VAR}` values,
-    /// `access_token`, any parameter whose value is one of `values`) and user info that carries a
-    /// password. Everything else is kept byte for byte.
+    /// `access_token`, any parameter whose value is one of `values`) and user info whose password
+    /// is one of `values` (the job's: a password written in a host's document stays, as a literal
+    /// key does). Everything else is kept byte for byte.
     public func canonical(_ url: String) -> String {
         var query = QueryParameters(url)
         query.parameters.removeAll { role(of: $0) == .secret }
         let text = query.text
-        guard let authority = Authority(text), authority.credentials != nil else { return text }
+        guard let authority = Authority(text), let credentials = authority.credentials,
+              values.contains(credentials.password) else { return text }
         return authority.replacingUserInfo(with: nil)
     }
 
@@ -198,8 +200,12 @@ public struct URLSecrets: Sendable, Equatable {
             let valueEnd = rest[valueStart...].firstIndex(where: { "&;# \t\n\"'<>),".contains($0) }) ?? rest.endIndex
             let parameter = QueryParameters.Parameter(name: String(rest[..<equals]), value: String(rest[valueStart..<valueEnd]))
             output += rest[...equals]
-            output += role(of: parameter) == .plain || parameter.variable != nil ? parameter.value : Self.placeholder
-            rest = rest[valueEnd...]
+            if role(of: parameter) == .plain || parameter.variable != nil {
+                rest = rest[valueStart...]  // scanned on: a shown value may hold a URL with its own query
+            } else {
+                output += Self.placeholder
+                rest = rest[valueEnd...]
+            }
         }
         output += rest
         return output

@@ -104,6 +104,8 @@ final class URLRedactionTests: XCTestCase {
         XCTAssertEqual(none.redact("failed: GET https://t.example/a?token=SECRET then http://x/?key=SECRET2 too"),
                        "failed: GET https://t.example/a?token=REDACTED then http://x/?key=REDACTED too")
         XCTAssertEqual(none.redact("(https://t.example/a?token=SECRET), next"), "(https://t.example/a?token=REDACTED), next")
+        XCTAssertEqual(none.redact("https://p.example/?url=https://t.example/a?token=SECRET&x=1"),
+                       "https://p.example/?url=https://t.example/a?token=REDACTED&x=1", "a URL inside a parameter's value")
         XCTAssertEqual(none.redact("no url here"), "no url here")
     }
 
@@ -143,8 +145,10 @@ final class URLRedactionTests: XCTestCase {
         XCTAssertEqual(URLSecrets.origin(of: "https://user:pw@Tiles.example:8443/a"), "https://tiles.example:8443")
         XCTAssertEqual(secrets.canonical("https://user:pw-SECRET@Tiles.example:8443/t/{z}/{x}/{y}.pbf?key=${K}"),
                        "https://Tiles.example:8443/t/{z}/{x}/{y}.pbf")
-        XCTAssertEqual(secrets.canonical("https://someone:other@h.example/a"), "https://h.example/a",
-                       "any user info with a password is dropped")
+        XCTAssertEqual(secrets.canonical("https://someone:pw-SECRET@h.example/a"), "https://h.example/a",
+                       "the job's password is dropped wherever it is")
+        XCTAssertEqual(secrets.canonical("https://someone:other@h.example/a"), "https://someone:other@h.example/a",
+                       "a password a host's document names stays, as a literal key does")
         XCTAssertEqual(secrets.canonical("https://someone@h.example/a"), "https://someone@h.example/a")
         XCTAssertEqual(secrets.requestURL("https://tiles.example:8443/t/1/2/3.pbf"),
                        "https://user:pw-SECRET@tiles.example:8443/t/1/2/3.pbf?key=k-SECRET")
