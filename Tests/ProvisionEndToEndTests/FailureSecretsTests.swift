@@ -6,8 +6,9 @@ import XCTest
 /// Issue 20 #8, one URL policy: every failure kind (TLS, redirect loop, timeout, HTTP 403, 404 and
 /// 500, a body that fails verification) on a URL that carries a `?key=${VAR}`, a `k=${VAR}` (a
 /// name no pattern knows), a literal `access_token` and a user-info password, for a style and for
-/// tiles, through `plan` and `apply` with text, `--json`, `--progress json` and `--report`: no
-/// byte of stdout, stderr, the reports, the lock or any stored body (inflated) holds a secret.
+/// tiles, through `validate`, `plan` and `apply` with text, `--json`, `--progress json`, `--report`
+/// and `--out`: no byte of stdout, stderr, the reports, the saved plan (its documents decoded), the
+/// lock or any stored body (inflated) holds a secret.
 final class FailureSecretsTests: WorkspaceTestCase {
     private static let key = "KEY-e2e-SECRET-7f3a"
     private static let k = "K-e2e-SECRET-91c2"
@@ -101,6 +102,9 @@ final class FailureSecretsTests: WorkspaceTestCase {
             let tileJob = try job(style: nil, tileset: Self.secretURL(base, "/fail/{z}/{x}/{y}.pbf"), name: "tiles-\(kind)")
             try run("plan", "--verbose", tileJob).expect(0, "\(kind): a plan fetches no tile")
             try run("plan", "--json", "--progress", "json", tileJob).expect(0, "\(kind)")
+            let saved = report("plan-tiles-\(kind).json")
+            try run("plan", "--out", saved, tileJob).expect(0, "\(kind)")
+            files.append(try ws.decodedSavedPlan(URL(fileURLWithPath: saved)))
             let text = try run("apply", "--verbose", "--report", report("report-tiles-\(kind)-1.json"), tileJob)
             XCTAssertNotEqual(text.status, 0, "\(kind): the tiles failed")
             XCTAssertTrue(text.stderr.contains("/fail/"), "\(kind): the failures are named: \(text.stderr)")
