@@ -28,7 +28,7 @@ public enum MapboxURL {
         let domain = url.text(url.domain)
         guard !domain.isEmpty else { return nil }
         let path = url.text(url.path)
-        let tokenQuery = "?access_token=" + token
+        let tokenQuery = "?" + URLSecrets.tokenParameter + "=" + token
         var result: String
         switch domain {
         case "styles":
