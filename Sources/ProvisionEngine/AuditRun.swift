@@ -51,6 +51,8 @@ public struct AuditRun {
                                 // The footprint adds to the audit; a store too damaged to give it still gets its problems reported.
                                 sharing: try? database.contentSharing())
             doc.lockProblem = lockProblem
+            // The source names add to the audit (the catalog throws only when the database cannot be
+            // read); a store too damaged to give them still gets its problems reported.
             doc.sources = ((try? ExportCatalog(database: database, lock: lock))?.sources ?? []).map { source in
                 AuditDocument.Source(name: source.name, template: source.set.urlTemplate, pixelRatio: source.set.pixelRatio,
                                      tiles: source.set.tileCount,

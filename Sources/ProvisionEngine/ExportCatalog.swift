@@ -14,6 +14,9 @@ import TileMath
 /// number (`name-2`); a second pixel ratio of one template gets `@2x`. The catalog is rebuilt
 /// from the documents stored in `offline.db` (styles and TileJSONs, read with the planner's own
 /// resolver), so it works on any MapLibre offline database; the lock only lends style pack ids.
+/// A document it cannot read (not stored, not JSON, not a style or TileJSON the resolver takes)
+/// leaves out what it would have told, and says so in `warnings`, which `export` prints and
+/// reports: a style pack left out of a bundle, a tileset named from its template and taken as XYZ.
 public struct ExportCatalog {
     /// One tileset of the store.
     public struct Source {
@@ -51,21 +54,48 @@ public struct ExportCatalog {
     public var sources: [Source]
     /// Every style pack whose style is stored, in lock (else URL) order.
     public var stylePacks: [StylePack]
+    /// What the catalog could not read and what that leaves out, one sentence each, in the
+    /// order found (URLs redacted by `URLSecrets`).
+    public var warnings: [String] = []
 
     /// The catalog of `database`, counting only the tiles of region rows `regions` (nil: all).
     public init(database: OfflineDatabase, lock: LockDocument?, regions: [Int64]? = nil) throws {
         let sets = try database.storedTileSets(regions: regions).filter { $0.tileCount > 0 }
-        let packs = try Self.stylePacks(database: database, lock: lock)
+        var warnings = Warnings()
+        let packs = try Self.stylePacks(database: database, lock: lock, warnings: &warnings)
         var claims: [String: [(pack: String, source: String, isTMS: Bool, tileJSON: JSONValue?, url: String?)]] = [:]
         for pack in packs {
             for ref in pack.resolved.sources where ref.type.isTiled {
-                let tileJSON = try ref.tileJSONURL.flatMap { try database.resourceData(url: $0) }.flatMap { try? JSONValue.parse($0) }
-                guard let tileset = try? ref.resolvedTileset(tileJSON: tileJSON) else { continue }
+                let subject = "source '\(ref.name)' of style pack '\(pack.id)'"
+                var tileJSON: JSONValue?
+                if let url = ref.tileJSONURL {
+                    guard let data = try database.resourceData(url: url) else {
+                        warnings.add("the TileJSON \(url) of \(subject) is not stored: \(Warnings.unclaimed)", about: url)
+                        continue
+                    }
+                    do {
+                        tileJSON = try JSONValue.parse(data)
+                    } catch {
+                        warnings.add("the stored TileJSON \(url) of \(subject) is not valid JSON (\(error)): \(Warnings.unclaimed)",
+                                     about: url)
+                        continue
+                    }
+                }
+                let tileset: TileSource?
+                do {
+                    tileset = try ref.resolvedTileset(tileJSON: tileJSON)
+                } catch {
+                    warnings.add("\(subject) cannot be read (\(error)): \(Warnings.unclaimed)", about: ref.tileJSONURL)
+                    continue
+                }
+                guard let tileset else { continue }  // not tiled from a template: nothing to claim
                 let document = ref.tileJSONURL == nil ? pack.style["sources"]?[ref.name] : tileJSON
                 claims[tileset.template, default: []].append((pack.id, ref.name, tileset.scheme == .tms, document, ref.tileJSONURL))
             }
         }
-        let extra = try Self.regionTileJSONs(database: database, unclaimed: Set(sets.map(\.urlTemplate)).subtracting(claims.keys))
+        let extra = try Self.regionTileJSONs(database: database, unclaimed: Set(sets.map(\.urlTemplate)).subtracting(claims.keys),
+                                             warnings: &warnings)
+        self.warnings = warnings.list
 
         var drafts: [(base: String, qualified: String, source: Source)] = []
         for set in sets {
@@ -122,19 +152,47 @@ public struct ExportCatalog {
 
     /// The style packs whose styles are stored: the lock's, else each region's `style_url` that
     /// is a stored style.
-    private static func stylePacks(database: OfflineDatabase, lock: LockDocument?) throws -> [StylePack] {
+    private static func stylePacks(database: OfflineDatabase, lock: LockDocument?,
+                                   warnings: inout Warnings) throws -> [StylePack] {
         var urls: [(id: String?, url: String)] = lock?.stylePacks.map { ($0.id, $0.style) } ?? []
         var rowsByURL: [String: [Int64]] = [:]
         for region in try database.regions() {
-            guard let url = (try? JSONValue.parse(region.definition))?["style_url"]?.stringValue else { continue }
+            let definition: JSONValue
+            do {
+                definition = try JSONValue.parse(region.definition)
+            } catch {
+                warnings.add("the definition of region row \(region.rowID) is not valid JSON (\(error)): the style it is "
+                             + "drawn with is unknown")
+                continue
+            }
+            guard let url = definition["style_url"]?.stringValue else {
+                warnings.add("the definition of region row \(region.rowID) names no style_url: the style it is drawn with is unknown")
+                continue
+            }
             rowsByURL[url, default: []].append(region.rowID)
             if !urls.contains(where: { $0.url == url }) { urls.append((nil, url)) }
         }
         var packs: [StylePack] = []
         var ids = Set<String>()
         for (lockID, url) in urls {
-            guard let data = try database.resourceData(url: url), let style = try? JSONValue.parse(data),
-                  style["version"] != nil, style["layers"] != nil else { continue }
+            let subject = lockID.map { "style \(url) of style pack '\($0)'" } ?? "style \(url)"
+            let style: JSONValue
+            do {
+                guard let data = try database.resourceData(url: url) else {
+                    warnings.add("the \(subject) is not stored: \(Warnings.packLeftOut)")
+                    continue
+                }
+                style = try JSONValue.parse(data)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                warnings.add("the stored \(subject) is not valid JSON (\(error)): \(Warnings.packLeftOut)")
+                continue
+            }
+            guard style["version"] != nil, style["layers"] != nil else {
+                warnings.add("the stored \(subject) is not a style (no version or layers): \(Warnings.packLeftOut)")
+                continue
+            }
             var id = lockID ?? derivedName(url)
             var counter = 2
             while ids.contains(id) {
@@ -143,7 +201,13 @@ public struct ExportCatalog {
             }
             ids.insert(id)
             let pack = ProvisionModel.StylePack(id: id, style: url, glyphs: .all)
-            guard let resolved = try? StyleResolver.resolve(styleURL: url, style: style, pack: pack) else { continue }
+            let resolved: ResolvedStyle
+            do {
+                resolved = try StyleResolver.resolve(styleURL: url, style: style, pack: pack)
+            } catch {
+                warnings.add("the stored \(subject) cannot be read (\(error)): \(Warnings.packLeftOut)")
+                continue
+            }
             packs.append(StylePack(id: id, styleURL: url, style: style, resolved: resolved,
                                    regionRows: rowsByURL[url] ?? [], sourceNames: [:]))
         }
@@ -152,19 +216,61 @@ public struct ExportCatalog {
 
     /// The stored TileJSONs (`kind` 2) whose tiles are among `unclaimed` templates: a region's
     /// extra tilesets given by TileJSON URL.
-    private static func regionTileJSONs(database: OfflineDatabase, unclaimed: Set<String>)
+    private static func regionTileJSONs(database: OfflineDatabase, unclaimed: Set<String>, warnings: inout Warnings)
         throws -> [String: (isTMS: Bool, tileJSON: JSONValue, url: String)] {
         guard !unclaimed.isEmpty else { return [:] }
         var found: [String: (isTMS: Bool, tileJSON: JSONValue, url: String)] = [:]
-        for (url, data) in try database.resources(ofKind: .source) {
-            guard let json = try? JSONValue.parse(data), json["tiles"] != nil else { continue }
+        for (url, data) in try database.resources(ofKind: .source) where !warnings.told(url) {
+            let json: JSONValue
+            do {
+                json = try JSONValue.parse(data)
+            } catch {
+                warnings.add("the stored TileJSON \(url) is not valid JSON (\(error)): \(Warnings.unclaimed)")
+                continue
+            }
+            guard json["tiles"] != nil else { continue }  // a TileJSON without tiles names no template
+            var failure: Error?
+            var readAs = 0
             for type in [SourceType.vector, .raster, .rasterDEM] {
-                guard let tileset = try? TileSource.from(tileJSON: json, sourceURL: url, type: type, tileSize: 512),
-                      unclaimed.contains(tileset.template), found[tileset.template] == nil else { continue }
+                // Each type reads the same document; only mapbox:// templates differ between them.
+                let tileset: TileSource
+                do {
+                    tileset = try TileSource.from(tileJSON: json, sourceURL: url, type: type, tileSize: 512)
+                } catch {
+                    failure = failure ?? error
+                    continue
+                }
+                readAs += 1
+                guard unclaimed.contains(tileset.template), found[tileset.template] == nil else { continue }
                 found[tileset.template] = (tileset.scheme == .tms, json, url)
+            }
+            if let failure, readAs == 0 {
+                warnings.add("the stored TileJSON \(url) cannot be read (\(failure)): \(Warnings.unclaimed)")
             }
         }
         return found
+    }
+
+    /// The warnings of a catalog, each once, URLs redacted.
+    struct Warnings {
+        /// What an unreadable source leaves out.
+        static let unclaimed = "tiles it describes, if stored, are named from their URL template and exported as XYZ rows"
+        /// What an unreadable style leaves out.
+        static let packLeftOut = "the style pack is left out (of a bundle, too) and its sources are named from their templates"
+
+        private(set) var list: [String] = []
+        /// The documents warned about.
+        private var urls: Set<String> = []
+
+        /// Adds `warning` (once), about the document at `url` when there is one.
+        mutating func add(_ warning: String, about url: String? = nil) {
+            if let url { urls.insert(url) }
+            let text = URLSecrets().redact(warning)
+            if !list.contains(text) { list.append(text) }
+        }
+
+        /// Whether a warning was about the document at `url`.
+        func told(_ url: String) -> Bool { urls.contains(url) }
     }
 
     /// A file-safe name from a URL or template: its last path segment without placeholders or

@@ -46,6 +46,7 @@ struct ExportExtent: Equatable {
     /// The box of a region definition: its `bounds` ([south, west, north, east]) or the extent of
     /// its `geometry`'s coordinates; a box crossing the antimeridian spans every longitude.
     static func extent(ofDefinition data: Data) -> BoundingBox? {
+        // Not JSON: no extent from it (the catalog warns about the row); the stored tiles' extent stands.
         guard let definition = try? JSONValue.parse(data) else { return nil }
         if let bounds = definition["bounds"]?.arrayValue?.compactMap(\.doubleValue), bounds.count == 4 {
             let (south, west, north, east) = (bounds[0], bounds[1], bounds[2], bounds[3])

@@ -48,12 +48,16 @@ public struct ExportResult: Equatable, Sendable {
     public var format: String
     public var files: [File]
     public var bundle: Bundle?
+    /// What the store's documents could not tell, and what that left out or guessed
+    /// (`ExportCatalog.warnings`), one sentence each.
+    public var warnings: [String]
 
-    public init(store: String, format: String, files: [File], bundle: Bundle? = nil) {
+    public init(store: String, format: String, files: [File], bundle: Bundle? = nil, warnings: [String] = []) {
         self.store = store
         self.format = format
         self.files = files
         self.bundle = bundle
+        self.warnings = warnings
     }
 
     /// The JSON document.
@@ -79,6 +83,7 @@ public struct ExportResult: Equatable, Sendable {
                     "onlineSources": .array(bundle.onlineSources.map { .string($0) }),
                 ]
             } ?? .null,
+            "warnings": .array(warnings.map { .string($0) }),
         ]
     }
 
@@ -98,6 +103,7 @@ public struct ExportResult: Equatable, Sendable {
                 out += "  note: \(source) is not in the bundle and still points at the network\n"
             }
         }
+        for warning in warnings { out += "warning: \(warning)\n" }
         return out
     }
 }

@@ -67,7 +67,9 @@ public struct ExportRun {
         }
         let exporter = Exporter(database: database, regions: regions, lock: lock, progress: progress)
         if format == .bundle {
-            return try BundleExport(exporter: exporter, catalog: catalog, store: path, out: URL(fileURLWithPath: out)).run()
+            var result = try BundleExport(exporter: exporter, catalog: catalog, store: path, out: URL(fileURLWithPath: out)).run()
+            result.warnings = catalog.warnings
+            return result
         }
         let (sources, destinations) = try archiveTargets(catalog)
         progress.event("export-started", JSONObject([
@@ -78,7 +80,8 @@ public struct ExportRun {
         for (source, destination) in zip(sources, destinations) {
             files.append(try exporter.export(source, format: format, to: destination))
         }
-        return exporter.finish(ExportResult(store: path.display, format: format.rawValue, files: files))
+        return exporter.finish(ExportResult(store: path.display, format: format.rawValue, files: files,
+                                            warnings: catalog.warnings))
     }
 
     /// The region rows of `--region` (nil without it), from the lock.

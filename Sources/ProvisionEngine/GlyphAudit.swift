@@ -23,9 +23,19 @@ enum GlyphAudit {
             guard let pack = packs.first(where: { $0.id == entry.stylePack }) else { continue }
             result.regions += 1
             let name = "region \(entry.key)"
-            guard let data = try database.resourceData(url: pack.style), let style = try? JSONValue.parse(data),
-                  let template = style["glyphs"]?.stringValue, !template.isEmpty else {
-                result.note("\(name): the style \(pack.style) is not stored or has no glyphs template, so its labels cannot be checked")
+            guard let data = try database.resourceData(url: pack.style) else {
+                result.note("\(name): the style \(pack.style) is not stored, so its labels cannot be checked")
+                continue
+            }
+            let style: JSONValue
+            do {
+                style = try JSONValue.parse(data)
+            } catch {
+                result.note("\(name): the stored style \(pack.style) is not valid JSON (\(error)), so its labels cannot be checked")
+                continue
+            }
+            guard let template = style["glyphs"]?.stringValue, !template.isEmpty else {
+                result.note("\(name): the style \(pack.style) has no glyphs template, so its labels cannot be checked")
                 continue
             }
             var sources: [String: GlyphDemandBuilder.SourceTiles] = [:]

@@ -74,6 +74,7 @@ enum MergeReport {
 
     /// The `name` of the region's description, when the description is a JSON object with one.
     static func name(of region: SideLoadedRegion) -> String? {
+        // A description that is not JSON has no name: the region is labelled `row N`.
         guard let description = region.description, let value = try? JSONValue.parse(description) else { return nil }
         return value["name"]?.stringValue
     }

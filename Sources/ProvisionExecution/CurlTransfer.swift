@@ -31,6 +31,7 @@ final class CurlTransfer {
     let maxBytes: Int
     let maxRedirects: Int
     let trust: TLSTrust
+    let secrets: URLSecrets
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
     /// Settings every handle shares.
@@ -41,6 +42,8 @@ final class CurlTransfer {
         var maxBytes: Int
         var userAgent: String
         var trust: TLSTrust
+        /// The job's secrets, hidden in every message that quotes a URL.
+        var secrets: URLSecrets
     }
 
     init?(options: Options) {
@@ -49,6 +52,7 @@ final class CurlTransfer {
         self.maxBytes = options.maxBytes
         self.maxRedirects = options.maxRedirects
         self.trust = options.trust
+        self.secrets = options.secrets
         self.errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         configure(options)
@@ -194,9 +198,9 @@ final class CurlTransfer {
         }
         if let failure = tlsFailure(code) { return .failure(failure, retryAfter: nil) }
         if code == CURLE_TOO_MANY_REDIRECTS {
-            let start = request.map { URLRedaction.redact($0.url) } ?? "the request"
+            let start = request.map { secrets.redact($0.url) } ?? "the request"
             return .failure(.redirects("more than \(maxRedirects) redirects from \(start) (a redirect loop?), "
-                                       + "the last to \(URLRedaction.redact(effectiveURL))"), retryAfter: nil)
+                                       + "the last to \(secrets.redact(effectiveURL))"), retryAfter: nil)
         }
         guard code == CURLE_OK else {
             return .failure(.transport(curlMessage(code)), retryAfter: nil)
@@ -250,7 +254,7 @@ final class CurlTransfer {
     /// A range answer: 206 with a `Content-Range` for exactly the bytes asked for (fewer only where
     /// the object ends), from the archive version pinned by the first answer.
     private func rangeOutcome(_ range: ByteRange, status: Int, headers: CacheHeaders) -> Outcome {
-        let target = URLRedaction.redact(url)
+        let target = secrets.redact(url)
         guard status == 206 else {
             return .failure(.unsupported("\(target) answered a range request with HTTP \(status) instead of 206 Partial "
                                          + "Content: the server does not serve byte ranges"), retryAfter: nil)
@@ -276,7 +280,7 @@ final class CurlTransfer {
     private func rangeOverflow(_ range: ByteRange) -> FetchFailure {
         var status = 0
         provision_curl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        let target = URLRedaction.redact(url)
+        let target = secrets.redact(url)
         if status == 200 {
             return .unsupported("\(target) answered a range request with HTTP 200 and the whole object: the server "
                                 + "does not serve byte ranges")

@@ -50,6 +50,7 @@ public struct DirectoryOrigin: Sendable {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory),
                   !isDirectory.boolValue else { return .failure(.notFound) }
+            // No size: the read below fails and says why.
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)??.intValue ?? 0
             guard size <= maxBytes else { return .failure(.invalidBody("file larger than \(maxBytes) bytes")) }
             do {

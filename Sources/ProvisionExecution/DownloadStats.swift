@@ -5,7 +5,7 @@ import ProvisionModel
 public struct DownloadStats: Equatable, Sendable {
     /// One failed request.
     public struct Failure: Equatable, Sendable {
-        /// The canonical URL, with secret query values redacted (`URLRedaction`).
+        /// The canonical URL, with secret query values redacted (`URLSecrets.redact`).
         public var url: String
         /// What it should have been.
         public var kind: ResourceKind

@@ -99,8 +99,9 @@ public final class Downloader {
                     queue.push(partial)  // only this thread pushes: there is still room
                 }
             case .failure(let failure):
-                let failure = failure.redacted
-                let record = DownloadStats.Failure(url: URLRedaction.redact(request.url), kind: request.kind,
+                // The fetcher redacted the job's secrets (`Fetcher`); this hides what any URL's look like.
+                let failure = URLSecrets().redacted(failure)
+                let record = DownloadStats.Failure(url: URLSecrets().redact(request.url), kind: request.kind,
                                                    failure: failure)
                 stats.failed += 1
                 stats.failureCounts[DownloadStats.reason(of: failure), default: 0] += 1

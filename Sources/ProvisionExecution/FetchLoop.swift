@@ -200,7 +200,7 @@ struct FetchLoop {
             let options = CurlTransfer.Options(
                 timeout: configuration.timeout, stallTimeout: configuration.stallTimeout,
                 maxRedirects: configuration.maxRedirects, maxBytes: configuration.maxResponseBytes,
-                userAgent: configuration.userAgent, trust: configuration.trust)
+                userAgent: configuration.userAgent, trust: configuration.trust, secrets: configuration.secrets)
             guard let created = CurlTransfer(options: options) else {
                 finish(pending, .failure(.transport("curl_easy_init failed")), retryAfter: nil)
                 return
@@ -300,8 +300,8 @@ struct FetchLoop {
             return
         }
         if failure.isFatal, configuration.stopOnFatal, stopReason == nil {
-            stopReason = "the run stopped after \(URLRedaction.redact(pending.request.url)) failed: \(failure)"
+            stopReason = configuration.secrets.redact("the run stopped after \(pending.request.url) failed: \(failure)")
         }
-        onResult(pending.request, .failure(failure.redacted))
+        onResult(pending.request, .failure(configuration.secrets.redacted(failure)))
     }
 }

@@ -21,7 +21,7 @@ public protocol RetryCounting: AnyObject {
 /// a slow host never holds every slot; an optional token bucket (`requestsPerSecond`) on every
 /// start, retries included; `Retry-After` honoured on 429/503; a 401/403 stops the run (no new
 /// request is pulled, waiting ones are reported `.abandoned`); every failure message is redacted
-/// (`URLRedaction`). Under `missingTiles: .skip` a tile 404 is delivered as `FetchedBody.missingTile`;
+/// (`URLSecrets.redact`). Under `missingTiles: .skip` a tile 404 is delivered as `FetchedBody.missingTile`;
 /// a tile 204 is an empty tile whatever `missingTiles` says (MapLibre's "no content"), and a 204
 /// for any other kind a failure. Redirects are followed across hosts up to `maxRedirects`; results
 /// carry the request as made, so the store keeps the URL the style names, never the final one.
@@ -61,6 +61,8 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         public var now: @Sendable () -> Int64
         /// The CA certificates HTTPS origins are checked against.
         public var trust: TLSTrust
+        /// The job's secrets: every failure message is redacted with them (`URLSecrets.redact`).
+        public var secrets: URLSecrets
         /// Where the fetch loop reads the time and waits for it: retry delays and the rate limit.
         public var clock: any MonotonicClock
 
@@ -78,6 +80,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
                     rewrite: @escaping @Sendable (String) -> String? = { _ in nil },
                     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
                     trust: TLSTrust = TLSTrust(environment: ProcessInfo.processInfo.environment),
+                    secrets: URLSecrets = URLSecrets(),
                     clock: any MonotonicClock = SystemClock()) {
             self.concurrency = max(1, settings.concurrency)
             self.perHost = max(1, settings.perHost)
@@ -94,6 +97,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
             self.rewrite = rewrite
             self.now = now
             self.trust = trust
+            self.secrets = secrets
             self.clock = clock
         }
     }

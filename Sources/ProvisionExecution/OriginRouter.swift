@@ -209,7 +209,8 @@ public final class OriginRouter: Fetcher, RetryCounting {
     static func answer(_ request: FetchRequest, _ bytes: Result<Data, FetchFailure>, verifier: Verifier,
                        missingTiles: MissingTilePolicy) -> Result<FetchedBody, FetchFailure> {
         if case .failure(.notFound) = bytes, request.kind == .tile, missingTiles == .skip { return .success(.missingTile) }
-        return bytes.flatMap { verifier.verifiedBody($0, kind: request.kind) }.mapError(\.redacted)
+        // `fetchAll` redacts every failure it delivers with the job's secrets.
+        return bytes.flatMap { verifier.verifiedBody($0, kind: request.kind) }
     }
 }
 

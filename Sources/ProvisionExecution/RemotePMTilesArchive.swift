@@ -36,7 +36,7 @@ public final class RemotePMTilesArchive {
     /// An archive at `url`, not read yet (see `open(using:)`).
     public init(url: String, cacheBudget: Int = PMTilesCache.defaultBudget) {
         self.url = url
-        self.version = ArchiveVersion(displayURL: URLRedaction.redact(url))
+        self.version = ArchiveVersion(displayURL: URLSecrets().redact(url))
         self.cacheBudget = cacheBudget
     }
 
@@ -74,7 +74,7 @@ public final class RemotePMTilesArchive {
         case .failure(.notFound):
             throw ArchiveOpenError(.unavailable, "there is no PMTiles archive at \(displayURL) (HTTP 404)")
         case .failure(let failure):
-            throw ArchiveOpenError(.unavailable, "cannot read the PMTiles archive \(displayURL) (\(range)): \(failure.redacted)")
+            throw ArchiveOpenError(.unavailable, "cannot read the PMTiles archive \(displayURL) (\(range)): \(URLSecrets().redacted(failure))")
         }
     }
 

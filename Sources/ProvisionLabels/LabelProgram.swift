@@ -93,6 +93,7 @@ public struct LabelProgram: Sendable {
     public func sections(for feature: TileFeature, zoom z: Int) -> [FormattedSection] {
         let context = EvaluationContext(feature: feature, zoom: Double(z))
         if let filter {
+            // A filter that fails to evaluate is false, as in MapLibre.
             guard case .bool(true)? = try? filter.evaluate(context) else { return [] }
         }
         var out: [FormattedSection] = []
@@ -107,7 +108,7 @@ public struct LabelProgram: Sendable {
                 }.joined()
                 if !s.isEmpty { out.append(FormattedSection(text: s)) }
             case .expression(let expression):
-                switch (try? expression.evaluate(context)) ?? .null {
+                switch (try? expression.evaluate(context)) ?? .null {  // an error is no text, as in MapLibre
                 case .formatted(let sections): out += sections.filter { !$0.text.isEmpty }
                 case .null: continue
                 case let value:

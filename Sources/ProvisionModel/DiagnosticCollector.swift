@@ -116,22 +116,11 @@ struct DiagnosticCollector {
         }
     }
 
-    /// `s` in double quotes, shortened to 60 characters.
+    /// `s` in double quotes, shortened to 60 characters, with what a URL's secrets look like
+    /// hidden (`URLSecrets.redact`): a job's URL may carry a password or a literal token.
     static func quoted(_ s: String) -> String {
+        let s = URLSecrets().redact(s)
         let short = s.count > 60 ? String(s.prefix(57)) + "..." : s
         return JSONValue.string(short).serialized()
-    }
-}
-
-/// Building JSON Pointers (RFC 6901).
-enum JSONPointer {
-    /// `base` followed by the member `key`, escaping `~` and `/`.
-    static func appending(_ base: String, _ key: String) -> String {
-        base + "/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
-
-    /// `base` followed by the array index `index`.
-    static func appending(_ base: String, _ index: Int) -> String {
-        base + "/" + String(index)
     }
 }

@@ -162,15 +162,10 @@ struct JSONTextParser {
         return error
     }
 
-    /// `component` escaped for a JSON Pointer (RFC 6901: `~` → `~0`, `/` → `~1`).
-    static func escaped(_ component: String) -> String {
-        component.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-    }
-
     /// `error`, found inside the member or element `component` of the value being parsed.
     static func inside(_ error: JSONSyntaxError, component: String) -> JSONSyntaxError {
         var error = error
-        error.pointer = "/" + escaped(component) + error.pointer
+        error.pointer = JSONPointer.appending("", component) + error.pointer
         return error
     }
 
@@ -181,7 +176,7 @@ struct JSONTextParser {
         let (line, column) = lineAndColumn(of: position)
         let place = firstAt.line == line ? "line \(line), column \(firstAt.column)" : "line \(firstAt.line)"
         var error = JSONSyntaxError(line: line, column: column, message: "duplicate key \"\(key)\" (first at \(place))")
-        error.pointer = (path + [.member(key)]).map { "/" + Self.escaped($0.text) }.joined()
+        error.pointer = (path + [.member(key)]).reduce("") { JSONPointer.appending($0, $1.text) }
         error.isDuplicateKey = true
         duplicateKeys.append(error)
     }

@@ -126,7 +126,8 @@ struct JobValidator {
         var result: [Origin] = []
         var ok = true
         for (prefix, mirrorValue) in object.members {
-            let pointer = JSONPointer.appending("/origins", prefix)
+            // The key is named with its password hidden: a diagnostic never quotes a secret.
+            let pointer = JSONPointer.appending("/origins", URLSecrets().redact(prefix))
             if !URLText.hasRemoteScheme(prefix, allowingSchemeOnly: true) {
                 collector.report(pointer, "expected an http://, https:// or mapbox:// URL prefix as the key, "
                                  + "found \(DiagnosticCollector.quoted(prefix))")

@@ -72,7 +72,8 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
 public protocol Fetcher: AnyObject {
     /// Fetches every request the iterator yields (pulled lazily, so the work list is never
     /// materialised), calling `onResult` once per request, from the calling thread,
-    /// in completion order. Returns when all are done.
+    /// in completion order. Returns when all are done. A fetcher that knows the job's secrets
+    /// delivers failures redacted with them (`URLSecrets.redacted`).
     func fetchAll<I: IteratorProtocol>(
         _ requests: inout I,
         onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void

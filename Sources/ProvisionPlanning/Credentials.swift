@@ -22,7 +22,7 @@ public struct Credentials: Sendable {
         let uses = jobURLs(job)
         let mapboxVariable = uses.lazy.filter { MapboxURL.isMapboxURL($0.url) }
             .compactMap { use in
-                URLSecrets.variable(ofParameter: "access_token", in: use.url)
+                URLSecrets.variable(ofParameter: URLSecrets.tokenParameter, in: use.url)
             }.first ?? mapboxTokenVariable
         let token = environment[mapboxVariable].flatMap { $0.isEmpty ? nil : $0 }
         let (secrets, missing) = URLSecrets.from(urls: uses.map(\.url), environment: environment,

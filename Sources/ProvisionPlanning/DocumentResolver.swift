@@ -222,13 +222,13 @@ public struct DocumentResolver {
                                + "valid and has the scopes this style needs")
             } else if let why = Self.unusableReason(failure) {
                 let kind = request.kind == .style ? "style " : "TileJSON "
-                unusable.append((kind + request.url, Diagnostic(file: URLRedaction.redact(request.url), pointer: "", message: why)))
+                unusable.append((kind + request.url, Diagnostic(file: credentials.secrets.redact(request.url), pointer: "", message: why)))
             } else {
                 let subject = subjects[request.url].map { " (\($0))" } ?? ""
                 unavailable.append("\(request.url)\(subject): \(failure)")
             }
         }
-        let redacted = { (text: String) in credentials.secrets.redact(URLRedaction.redact(text)) }
+        let redacted = credentials.secrets.redact
         if !refused.isEmpty {
             throw DocumentError(.unavailable, redacted(refused.sorted().joined(separator: "\n")))
         }

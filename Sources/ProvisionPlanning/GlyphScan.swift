@@ -43,7 +43,7 @@ public struct GlyphScan {
     /// the fallback ranges, see `GlyphDemandBuilder`).
     public init(demand: GlyphDemand) {
         self.demand = demand
-        programs = demand.layers.compactMap { try? LabelProgram($0) }
+        programs = demand.layers.compactMap { try? LabelProgram($0) }  // the fallback ranges cover what is left out
         var byTemplate: [String: (programs: [Int], sourceLayers: Set<String>)] = [:]
         for (index, program) in programs.enumerated() {
             guard let template = program.layer.urlTemplate else { continue }

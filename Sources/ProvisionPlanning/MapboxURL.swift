@@ -1,3 +1,5 @@
+import ProvisionModel
+
 /// The `mapbox://` rules: canonical forms that are stored, and the network URLs they map to.
 ///
 /// Why two forms: MapLibre Native (and Mapbox GL Native) store `mapbox://` URLs exactly as the
@@ -26,7 +28,7 @@ public enum MapboxURL {
         let domain = url.text(url.domain)
         guard !domain.isEmpty else { return nil }
         let path = url.text(url.path)
-        let tokenQuery = "?access_token=" + token
+        let tokenQuery = "?" + URLSecrets.tokenParameter + "=" + token
         var result: String
         switch domain {
         case "styles":
@@ -87,7 +89,7 @@ public enum MapboxURL {
             while true {
                 let ampersand = bytes[index...].firstIndex(of: UInt8(ascii: "&"))
                 let parameter = url.text(index..<(ampersand ?? bytes.count))
-                if !parameter.hasPrefix("access_token=") { kept.append(parameter) }
+                if !parameter.hasPrefix(URLSecrets.tokenParameter + "=") { kept.append(parameter) }
                 guard let ampersand else { break }
                 index = ampersand + 1
             }

@@ -31,27 +31,3 @@ public struct PlanningError: Error, Equatable, Sendable, CustomStringConvertible
         Diagnostic(file: file ?? document, pointer: pointer, message: message)
     }
 }
-
-/// Builds JSON pointers (RFC 6901) one token at a time.
-struct JSONPointer: Equatable, Sendable, CustomStringConvertible {
-    private(set) var description: String
-
-    /// The pointer to the whole document.
-    static let root = JSONPointer(description: "")
-
-    private init(description: String) { self.description = description }
-
-    /// A pointer from its already escaped text (`/sources/a~1b`).
-    static func parse(_ text: String) -> JSONPointer { JSONPointer(description: text) }
-
-    /// The pointer to member `key` of the value this points to (`~` and `/` escaped).
-    func appending(_ key: String) -> JSONPointer {
-        let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
-        return JSONPointer(description: description + "/" + escaped)
-    }
-
-    /// The pointer to element `index` of the array this points to.
-    func appending(_ index: Int) -> JSONPointer {
-        JSONPointer(description: description + "/" + String(index))
-    }
-}

@@ -41,6 +41,7 @@ enum StyleURL {
 
     /// `text` in double quotes, cut to 80 characters.
     static func quoted(_ text: String) -> String {
+        let text = URLSecrets().redact(text)
         let cut = text.count > 80 ? String(text.prefix(77)) + "…" : text
         return "\"\(cut)\""
     }

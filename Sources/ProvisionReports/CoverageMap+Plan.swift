@@ -74,6 +74,7 @@ extension CoverageMap {
                     rowRegions[removed.rowID] = index
                     continue
                 }
+                // A definition that is not JSON draws no shape; the removed region is still listed.
                 let definition = stored[removed.rowID].flatMap { try? JSONValue.parse($0.definition) } ?? .null
                 let shape = CoverageShape.area(definition: definition).map(CoverageShape.init(area:)) ?? CoverageShape()
                 regions.append(CoverageRegion(id: id, name: id, role: .removed, shape: shape))

@@ -26,6 +26,7 @@ extension Footprint {
                 members[region.rowID] = Member(region: entry.regionID, stylePack: entry.stylePack, key: entry.key,
                                                rowID: region.rowID)
             } else {
+                // A row no lock names, whose definition is not JSON, is counted under no style pack.
                 let style = (try? JSONValue.parse(region.definition))?["style_url"]?.stringValue
                 members[region.rowID] = Member(region: "row \(region.rowID)", stylePack: style, key: "row \(region.rowID)",
                                                rowID: region.rowID)

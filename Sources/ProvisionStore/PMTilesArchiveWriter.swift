@@ -110,6 +110,7 @@ public final class PMTilesArchiveWriter {
             throw error
         }
         data.discard()
+        // The root was just encoded here; decoding it fails only if encoding did, which the write would have thrown.
         let leafCount = leaves.isEmpty ? 0 : (try? PMTiles.decodeDirectory(root, compression: .gzip).count) ?? 0
         return Summary(tileCount: Int(header.addressedTilesCount), contentCount: contents.count, entryCount: entries.count,
                        leafCount: leafCount, byteCount: archive.length)

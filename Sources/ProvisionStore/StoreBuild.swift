@@ -75,7 +75,7 @@ public final class StoreBuild {
     public func abandon() {
         if let builder {
             builder.abandon()
-            _ = try? staging?.takeInPartialBuild(at: builder.url)
+            _ = try? staging?.takeInPartialBuild(at: builder.url)  // best effort: the next apply downloads what is lost
             OfflineDatabase.removeFiles(at: builder.url)
             self.builder = nil
         }
@@ -85,7 +85,7 @@ public final class StoreBuild {
 
     /// Writes the lock document, atomically, unless the file already holds these bytes.
     public func writeLock(_ bytes: Data) throws {
-        if (try? Data(contentsOf: path.lockURL)) != bytes {
+        if (try? Data(contentsOf: path.lockURL)) != bytes {  // an unreadable lock is rewritten
             try AtomicFile.write(bytes, to: path.lockURL)
         }
     }

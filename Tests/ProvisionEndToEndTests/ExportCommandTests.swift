@@ -285,6 +285,23 @@ final class ExportCommandTests: WorkspaceTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ws.root.path).filter { $0.hasPrefix(".") }, [])
     }
 
+    func testAnUnreadableStoredTileJSONIsAWarningInTheTextAndTheJSON() throws {
+        try applyDemo([Demo.paris])
+        let tileJSONURL = Demo.canonicalBase + "tilesets/streets.json"
+        _ = try ws.sqlite.rows("UPDATE resources SET data = CAST('not json' AS BLOB), compressed = 0 WHERE url = '\(tileJSONURL)'",
+                               writing: true)
+        let json = try export("--format", "pmtiles", "--out", url("w.pmtiles").path, "--json")
+        let report = try parseJSON(json.stdout)
+        XCTAssertEqual(try SchemaSubset(named: "export-report.schema.json").problems(report), [], json.stdout)
+        let warnings = report["warnings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings.first?.hasPrefix("the stored TileJSON \(tileJSONURL) of source 'streets' of style pack 'streets' "
+                                                + "is not valid JSON (") == true, "\(warnings)")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: url("w.pmtiles").path), "the tiles are exported all the same")
+        let text = try export("--format", "pmtiles", "--out", url("t.pmtiles").path)
+        XCTAssertTrue(text.stdout.contains("warning: the stored TileJSON \(tileJSONURL)"), text.stdout)
+    }
+
     func testEventsFollowTheSchema() throws {
         try applyDemo([Demo.paris])
         let result = try export("--format", "pmtiles", "--out", url("p.pmtiles").path, "--progress", "json")

@@ -3,9 +3,10 @@ import ProvisionModel
 import XCTest
 
 extension Workspace {
-    /// Fails unless no secret is in any output, in `files`, in any file of the store, or in any
-    /// stored URL, definition, description, ETag or body of `offline.db` once inflated.
-    func assertNoSecrets(_ secrets: [String], outputs: [(String, ProcessResult)], files: [URL],
+    /// Fails unless no secret is in any output, in `files`, in any file of `stores` (the
+    /// workspace's store unless told), or in any stored URL, definition, description, ETag or
+    /// body of their `offline.db` once inflated.
+    func assertNoSecrets(_ secrets: [String], outputs: [(String, ProcessResult)], files: [URL], stores: [URL]? = nil,
                          file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertTrue(try SQLiteShell.canInflate(), "the sqlite3 shell must inflate rows (sqlar_uncompress)", file: file, line: line)
         var leaks: [String] = []
@@ -15,14 +16,18 @@ extension Workspace {
                 if result.stderr.contains(secret) { leaks.append("stderr of `provision \(command)`") }
             }
             var everything = files
-            if let enumerator = FileManager.default.enumerator(at: store, includingPropertiesForKeys: nil) {
-                everything += enumerator.compactMap { $0 as? URL }
+            for store in stores ?? [store] {
+                if let enumerator = FileManager.default.enumerator(at: store, includingPropertiesForKeys: nil) {
+                    everything += enumerator.compactMap { $0 as? URL }
+                }
             }
             for url in everything {
-                guard let data = try? Data(contentsOf: url) else { continue }
+                guard let data = try? Data(contentsOf: url) else { continue }  // a directory
                 if data.range(of: Data(secret.utf8)) != nil { leaks.append(url.lastPathComponent) }
             }
-            if FileManager.default.fileExists(atPath: database.path) {
+            for database in (stores ?? [store]).map({ $0.appendingPathComponent("offline.db") })
+            where FileManager.default.fileExists(atPath: database.path) {
+                let sqlite = SQLiteShell(database: database)
                 let needle = "CAST('\(secret)' AS BLOB)"
                 let data = SQLiteShell.inflatedData
                 let checks = [

@@ -157,6 +157,25 @@ final class HTTPFetcherResilienceTests: XCTestCase {
                       "the secret is sent, only never shown")
     }
 
+    /// Issue 20: a redirect loop's message names the last URL, which the server may have built
+    /// from the request's query: a key under any parameter name is hidden, by its value.
+    func testARedirectLoopThatEchoesTheKeyUnderAnyNameShowsNoSecret() throws {
+        server.setHandler(prefix: "/loop/") { request in .status(302, headers: [.init("Location", request.target + "&n=1")]) }
+        let secrets = URLSecrets.from(urls: [server.baseURL + "/loop/a.pbf?k=${ODD_NAME}"], environment: ["ODD_NAME": "SECRET3"]).secrets
+        let fetcher = try makeFetcher(DownloadSettings(concurrency: 1, retries: 0, timeoutSeconds: 10)) {
+            $0.rewrite = { url in secrets.requestURL(url) }
+            $0.secrets = secrets
+        }
+        var iterator = [FetchRequest(url: server.baseURL + "/loop/a.pbf", kind: .tile)].makeIterator()
+        var results: [Result<FetchedBody, FetchFailure>] = []
+        fetcher.fetchAll(&iterator) { results.append($1) }
+
+        guard case .failure(.redirects(let message))? = results.first else { return XCTFail("\(results)") }
+        XCTAssertTrue(message.contains("the last to \(server.baseURL)/loop/a.pbf?k=REDACTED&n=1"), message)
+        XCTAssertFalse(message.contains("SECRET3"), message)
+        XCTAssertTrue(server.requests.contains { $0.target.contains("k=SECRET3") }, "the key is sent, only never shown")
+    }
+
     func testFetcherAloneStopsPullingAfterAForbiddenAndAbandonsWhatWaits() throws {
         server.setRoute("/denied.pbf", .status(403))
         for index in 0..<50 { server.setRoute("/ok/\(index).pbf", .delay(0.05, then: .ok(Fixtures.pythonTile))) }
