@@ -204,6 +204,24 @@ public struct ApplyRun {
         return notes.last
     }
 
+    /// Checks every row of a store whose lock does not vouch for them (`StoreTrust`) by kind and
+    /// removes the invalid ones, so the apply fetches them again; the note saying so.
+    private func removeInvalid(_ build: StoreBuild, session: PlanSession, reason: String) throws(ProvisionError) -> PlanNote {
+        progress.phase("repair", text: "Checking every stored row before reuse: \(reason)")
+        let outcome: StoreRepair.Outcome
+        do {
+            outcome = try StoreRepair.removeDamage(in: build, epoch: session.epoch, lockChunks: [], check: Verifier.rowCheck())
+        } catch {
+            throw ProvisionError(store: error, context: "cannot check the rows of the store at \(build.path.display)")
+        }
+        let note = StoreTrust.note(reason: outcome.rebuiltFrom.map { "\(reason), and SQLite reported it damaged (\($0))" } ?? reason,
+                                   damage: outcome.damage, removed: true)
+        progress.event("repair", JSONObject([("rows", .int(outcome.damage.rows.count)),
+                                             ("unusable", .int(outcome.damage.unusable.count))]),
+                       text: "\(note.subject): \(note.message)")
+        return note
+    }
+
     /// The plan to carry out: loaded from a saved plan file (refused when its job or store changed
     /// since), or computed from a job file. An existing store is locked, recovered and (with
     /// --repair or --refresh) repaired before planning; for a
@@ -217,7 +235,11 @@ public struct ApplyRun {
         func recover(_ session: PlanSession) throws(ProvisionError) {
             guard let build else { return }
             try recoverStore(build)
-            if request.repair || request.refresh { repairNote = try removeDamage(build, session: session) }
+            if request.repair || request.refresh {
+                repairNote = try removeDamage(build, session: session)
+            } else if let reason = StoreTrust.unvouchedReason(session) {
+                repairNote = try removeInvalid(build, session: session, reason: reason)
+            }
         }
         let path = request.job
         // Read once: a saved plan may be larger than a job file may be, so the job cap comes after.
