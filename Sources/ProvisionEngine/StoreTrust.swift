@@ -12,7 +12,8 @@ import ProvisionStore
 /// them (`apply` removes the invalid ones, which are then fetched again; `plan` counts them).
 ///
 /// A lock vouches for the database when its tile and resource counts and its stored byte total
-/// equal the database's, counted without reading the rows' bytes; a change these do not show
+/// equal the database's, counted without reading the rows' bytes, and the rows carry the build
+/// time it records (every apply stamps each row's `accessed` with it); a change these do not show
 /// (same-sized bytes, another tile's valid bytes) is what `apply --repair` and `audit --verify`
 /// find with the lock's chunk digests.
 public enum StoreTrust {
@@ -28,7 +29,12 @@ public enum StoreTrust {
             let database = try session.store.openForReading(epoch: session.epoch)
             defer { try? database.close() }
             let totals = try database.storedTotals()
-            if totals == (lock.tileCount, lock.resourceCount, lock.byteCount) { return nil }
+            if totals == (lock.tileCount, lock.resourceCount, lock.byteCount) {
+                // Every apply stamps each row's `accessed` with its build time, which its lock records.
+                guard let stamp = OfflineDatabase.latestStamp(at: session.store.databaseURL), stamp != lock.epoch else { return nil }
+                return "its rows were last stamped at \(stamp) (Unix time), not at the build time its "
+                    + "\(StoreDirectory.lockName) records (\(lock.epoch))"
+            }
             return "its \(StoreDirectory.lockName) records \(plural(lock.tileCount, "tile")), "
                 + "\(plural(lock.resourceCount, "resource")) and \(grouped(Int(lock.byteCount))) bytes but \(StoreDirectory.databaseName) "
                 + "holds \(plural(totals.tiles, "tile")), \(plural(totals.resources, "resource")) and \(grouped(Int(totals.bytes))) bytes"

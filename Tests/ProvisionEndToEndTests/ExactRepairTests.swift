@@ -184,3 +184,19 @@ final class ExactRepairTests: WorkspaceTestCase {
         XCTAssertTrue(text.stdout.contains("@2x.png: "), text.stdout)
     }
 }
+
+extension ExactRepairTests {
+    func testALockWhoseCountsMatchButNotTheRowsStampsDoesNotVouchForThem() throws {
+        // Same counts and byte total as the lock records: same-sized zero bytes, rows dated 2020.
+        try damage("""
+            UPDATE tiles SET modified = 1600000000, accessed = 1600000000;
+            UPDATE resources SET modified = 1600000000, accessed = 1600000000;
+            UPDATE tiles SET data = zeroblob(length(data)) WHERE id = \(try middleTile());
+            """)
+        let plan = try ws.provision("plan", "--json", job, environment: ["PROVISION_NOW": "1750000000"])
+        plan.expect(0)
+        XCTAssertEqual(try parseJSON(plan.stdout)["repairRows"]?.intValue, 1, plan.stdout)
+        try ws.provision("apply", "--quiet", job, environment: ["PROVISION_NOW": "1750000000"]).expect(0)
+        try expectVerifiedAndDatedByTheClock(1_750_000_000)
+    }
+}
