@@ -200,3 +200,15 @@ extension ExactRepairTests {
         try expectVerifiedAndDatedByTheClock(1_750_000_000)
     }
 }
+
+extension ExactRepairTests {
+    func testAForeignDatabaseThatNeedsNothingIsStillRewrittenAtTheBuildTime() throws {
+        try damage("""
+            UPDATE tiles SET modified = 1600000000, accessed = 1600000000;
+            UPDATE resources SET modified = 1600000000, accessed = 1600000000;
+            """)
+        try FileManager.default.removeItem(at: ws.lock)
+        try ws.provision("apply", "--quiet", job, environment: ["PROVISION_NOW": "1750000000"]).expect(0)
+        try expectVerifiedAndDatedByTheClock(1_750_000_000)
+    }
+}
