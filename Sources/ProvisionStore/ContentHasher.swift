@@ -13,7 +13,7 @@ import ProvisionModel
 /// only its own chunk. Each chunk records two weighted sums of its rows' hashes (`ChunkSums`), so
 /// one row whose damage shows in itself is solved for and costs one download, and a damaged row
 /// only the digest shows costs at most its chunk's 64. A 1M-tile lock holds about 15,600 chunks
-/// (about 1 MB: see the README's "Repair").
+/// (1,062,614 bytes for the benchmarks' 1,000,490-tile store: see the README's "Damage and repair").
 struct ContentHasher {
     /// Rows per chunk.
     static let chunkSize = 64
