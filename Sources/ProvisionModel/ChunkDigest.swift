@@ -34,8 +34,8 @@ public struct ChunkDigest: Equatable, Sendable {
     public var start: ChunkKey
     /// How many rows it held.
     public var rows: Int
-    /// The chunk's `ChunkSums` as 32 hex digits (`ChunkSums.hex`); a lock older than version 5
-    /// held 16 hex digits of a SHA-256 here, which no longer compare.
+    /// The chunk's `ChunkSums` as 32 hex digits (`ChunkSums.hex`); in a lock older than version 5,
+    /// the first 16 hex digits of the SHA-256 of its rows as the content digest reads them.
     public var digest: String
 
     public init(start: ChunkKey, rows: Int, digest: String) {

@@ -261,9 +261,9 @@ public struct LockDocument: Equatable, Sendable {
         resourceCount = json["store"]?["resources"]?.intValue ?? 0
         byteCount = Int64(json["store"]?["bytes"]?.intValue ?? 0)
         contentDigest = json["store"]?["contentDigest"]?.stringValue ?? ""
-        // Before version 5 a chunk was 1,024 rows with a SHA-256 prefix, which repair can no longer
-        // compare: such a lock is read without chunks (the next apply writes them anew).
-        chunks = version >= 5 ? Self.chunks(from: json["store"]?["chunks"]) : []
+        // Before version 5 a chunk was up to 1,024 rows with 16 hex digits of a SHA-256: still
+        // compared (`findDamage`), though a difference there widens to the whole chunk.
+        chunks = Self.chunks(from: json["store"]?["chunks"])
         if let shard = json["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue,
            let first = shard["firstTile"]?.intValue, let end = shard["endTile"]?.intValue, first <= end,
            let total = shard["totalTiles"]?.intValue {

@@ -9,18 +9,29 @@ extension OfflineDatabase {
     /// is how a row valid for its kind but not the one the build wrote (another tile's bytes) is
     /// found. One unusable, missing or extra row in a chunk is solved for (`ChunkSums.explain`) and
     /// the chunk's other rows are then known intact; only a difference no single row explains
-    /// makes every row of its chunk suspect. Chunks of a lock older than these sums (no
-    /// `ChunkSums` in their digest) are not compared.
+    /// makes every row of its chunk suspect. A chunk of a version 4 lock (16 hex digits of the
+    /// SHA-256 of its rows, up to 1,024 of them) can only tell that something in it changed: every
+    /// row of such a chunk that differs is suspect, as before.
     public func findDamage(lockChunks: [ChunkDigest], check: (ResourceKind, Data) -> String?) throws -> StoreDamage {
         var damage = StoreDamage()
         var chunkIndex = -1
         var chunkRows: [(key: ChunkKey, value: UInt64, isUnusable: Bool)] = []
         var rowHasher = SHA256()
+        var legacyHasher = SHA256()
         func closeChunk() {
             defer { chunkRows = [] }
-            guard chunkIndex >= 0, let expected = ChunkSums(hex: lockChunks[chunkIndex].digest, count: lockChunks[chunkIndex].rows)
-            else { return }
-            switch expected.explain(chunkRows.map { ($0.value, $0.isUnusable) }) {
+            guard chunkIndex >= 0 else { return }
+            let recorded = lockChunks[chunkIndex]
+            let explanation: ChunkSums.Explanation
+            if let expected = ChunkSums(hex: recorded.digest, count: recorded.rows) {
+                explanation = expected.explain(chunkRows.map { ($0.value, $0.isUnusable) })
+            } else if recorded.digest.utf8.count == 16 {
+                let digest = String(legacyHasher.finalizeHex().prefix(16))
+                explanation = digest == recorded.digest && chunkRows.count == recorded.rows ? .intact : .unexplained
+            } else {
+                return
+            }
+            switch explanation {
             case .intact, .unusableRow, .missingRow:
                 return
             case .extraRow(let e):
@@ -64,6 +75,10 @@ extension OfflineDatabase {
                     return line.withUTF8 { ContentHasher.rowValue(&rowHasher, UnsafeRawBufferPointer($0), bytes) }
                 }
                 chunkRows.append((row.key, value, reason != nil))
+                if lockChunks[chunkIndex].digest.utf8.count == 16 {
+                    legacyHasher.update(row.line)
+                    legacyHasher.update(row.bytes)
+                }
             }
         }
         closeChunk()

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionModel
 import TileMath
 import XCTest
@@ -77,5 +78,40 @@ final class StoreDamageTests: XCTestCase {
         XCTAssertEqual(damage.checked, 2_510)
         try store.removeRows(damage.rows.map(\.key))
         XCTAssertEqual(try store.db.queryFirst("SELECT count(*) FROM tiles") { $0.int64(0) }, 2_508)
+    }
+}
+
+extension StoreDamageTests {
+    /// A version 4 lock's chunks (up to 1,024 rows, 16 hex digits of a SHA-256) still find a
+    /// changed row, widening to its chunk as they did.
+    func testAVersion4LocksChunksStillFindAChangedRow() throws {
+        let dir = try makeTemporaryDirectory(self)
+        let url = dir.appendingPathComponent("offline.db")
+        _ = try build(at: url)
+        let store = try OfflineDatabase(url: url, epoch: 0)
+        defer { try? store.close() }
+        var legacy: [ChunkDigest] = []
+        var hash = SHA256()
+        var start: ChunkKey?
+        var rows = 0
+        func close() {
+            if let start { legacy.append(ChunkDigest(start: start, rows: rows, digest: String(hash.finalizeHex().prefix(16)))) }
+            start = nil
+            rows = 0
+        }
+        try store.forEachHashedRow { row in
+            if let first = start, rows == 1_024 || first.section != row.key.section { close() }
+            if start == nil { start = row.key }
+            hash.update(row.line)
+            hash.update(row.bytes)
+            rows += 1
+        }
+        close()
+        XCTAssertEqual(legacy.map(\.rows), [10, 1_024, 1_024, 452])
+        XCTAssertTrue(try store.findDamage(lockChunks: legacy) { _, _ in nil }.isEmpty)
+        _ = try store.db.run("UPDATE tiles SET data = CAST('tile 14 7' AS BLOB) WHERE \(tileWhere(14, 1_500))")
+        let damage = try store.findDamage(lockChunks: legacy) { _, _ in nil }
+        XCTAssertEqual(damage.mismatchedChunks, 1)
+        XCTAssertEqual(damage.rows.count, 1_024, "the whole second chunk of z14")
     }
 }
