@@ -239,11 +239,12 @@ public struct ApplyRun {
         func recover(_ session: PlanSession) throws(ProvisionError) {
             guard let build else { return }
             try recoverStore(build)
+            let unvouched = StoreTrust.unvouchedReason(session)
+            unverified = unvouched != nil
             if request.repair || request.refresh {
                 repairNote = try removeDamage(build, session: session)
-            } else if let reason = StoreTrust.unvouchedReason(session) {
-                repairNote = try removeInvalid(build, session: session, reason: reason)
-                unverified = true
+            } else if let unvouched {
+                repairNote = try removeInvalid(build, session: session, reason: unvouched)
             }
         }
         let path = request.job

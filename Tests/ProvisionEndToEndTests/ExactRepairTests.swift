@@ -211,4 +211,14 @@ extension ExactRepairTests {
         try ws.provision("apply", "--quiet", job, environment: ["PROVISION_NOW": "1750000000"]).expect(0)
         try expectVerifiedAndDatedByTheClock(1_750_000_000)
     }
+
+    func testRepairingAForeignDatabaseAlsoRewritesItAtTheBuildTime() throws {
+        try damage("""
+            UPDATE tiles SET modified = 1600000000, accessed = 1600000000;
+            UPDATE resources SET modified = 1600000000, accessed = 1600000000;
+            """)
+        try FileManager.default.removeItem(at: ws.lock)
+        try ws.provision("apply", "--repair", "--quiet", job, environment: ["PROVISION_NOW": "1750000000"]).expect(0)
+        try expectVerifiedAndDatedByTheClock(1_750_000_000)
+    }
 }
