@@ -59,7 +59,8 @@ public struct ApplyRun {
         var build: StoreBuild?
         defer { build?.release() }
         var repairNote: PlanNote?
-        var (plan, session, planSeconds) = try obtainPlan(build: &build, repairNote: &repairNote)
+        var unverified = false
+        var (plan, session, planSeconds) = try obtainPlan(build: &build, repairNote: &repairNote, unverified: &unverified)
         if let repairNote { plan.notes.append(repairNote) }
         let held: StoreBuild
         if let build {
@@ -74,7 +75,7 @@ public struct ApplyRun {
                                  + "from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
                                  + "or \"all\" for a sharded apply")
         }
-        let (outcome, lock, applied, wrote) = try execute(plan, session: session, build: held)
+        let (outcome, lock, applied, wrote) = try execute(plan, session: session, build: held, rewrite: unverified)
         plan = applied
         // A store the apply left as it was is the one the plan read: its footprint, when every byte
         // of it was stored, is the store's, without reading every row again.
@@ -92,7 +93,9 @@ public struct ApplyRun {
     /// Downloads and writes: the applier stages into `offline.db` and streams the canonical file
     /// that replaces it; then the lock is written.
     /// Returns what the apply did, the lock, the plan as applied, and whether a new database was written.
-    private func execute(_ plan: Plan, session: PlanSession, build: StoreBuild) throws(ProvisionError)
+    /// `rewrite`: the store's rows were not vouched for by its lock, so the database is written
+    /// anew (every row stamped with this build's time) even when the plan changes nothing.
+    private func execute(_ plan: Plan, session: PlanSession, build: StoreBuild, rewrite: Bool) throws(ProvisionError)
         -> (ApplyOutcome, LockDocument, Plan, wrote: Bool) {
         let database: OfflineDatabase
         do {
@@ -120,7 +123,7 @@ public struct ApplyRun {
         do {
             // A plan that changes nothing leaves every byte of the store as it is (a shard's store
             // lacks the other shards' tiles, so its plan always has changes: it is rebuilt).
-            let writes = plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty || share != nil
+            let writes = plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty || share != nil || rewrite
             let builder = writes ? try build.beginCanonical(epoch: plan.epoch) : nil
             let outcome = try applier.apply(plan, building: builder)
             var plan = plan
@@ -204,12 +207,31 @@ public struct ApplyRun {
         return notes.last
     }
 
+    /// Checks every row of a store whose lock does not vouch for them (`StoreTrust`) by kind and
+    /// removes the invalid ones, so the apply fetches them again; the note saying so.
+    private func removeInvalid(_ build: StoreBuild, session: PlanSession, reason: String) throws(ProvisionError) -> PlanNote {
+        progress.phase("repair", text: "Checking every stored row before reuse: \(reason)")
+        let outcome: StoreRepair.Outcome
+        do {
+            outcome = try StoreRepair.removeDamage(in: build, epoch: session.epoch, lockChunks: [], check: Verifier.rowCheck())
+        } catch {
+            throw ProvisionError(store: error, context: "cannot check the rows of the store at \(build.path.display)")
+        }
+        let note = StoreTrust.note(reason: outcome.rebuiltFrom.map { "\(reason), and SQLite reported it damaged (\($0))" } ?? reason,
+                                   damage: outcome.damage, removed: true)
+        progress.event("repair", JSONObject([("rows", .int(outcome.damage.rows.count)),
+                                             ("unusable", .int(outcome.damage.unusable.count))]),
+                       text: "\(note.subject): \(note.message)")
+        return note
+    }
+
     /// The plan to carry out: loaded from a saved plan file (refused when its job or store changed
     /// since), or computed from a job file. An existing store is locked, recovered and (with
     /// --repair or --refresh) repaired before planning; for a
     /// saved plan the store is compared with the one it was planned against in between, since the
     /// plan saw the store before recovery.
-    private func obtainPlan(build: inout StoreBuild?, repairNote: inout PlanNote?) throws(ProvisionError) -> (Plan, PlanSession, Double) {
+    private func obtainPlan(build: inout StoreBuild?, repairNote: inout PlanNote?, unverified: inout Bool) throws(ProvisionError)
+        -> (Plan, PlanSession, Double) {
         func prepare(_ session: PlanSession) throws(ProvisionError) {
             guard build == nil, FileManager.default.fileExists(atPath: session.store.url.path) else { return }
             build = try lock(session.store)
@@ -217,7 +239,13 @@ public struct ApplyRun {
         func recover(_ session: PlanSession) throws(ProvisionError) {
             guard let build else { return }
             try recoverStore(build)
-            if request.repair || request.refresh { repairNote = try removeDamage(build, session: session) }
+            let unvouched = StoreTrust.unvouchedReason(session)
+            unverified = unvouched != nil
+            if request.repair || request.refresh {
+                repairNote = try removeDamage(build, session: session)
+            } else if let unvouched {
+                repairNote = try removeInvalid(build, session: session, reason: unvouched)
+            }
         }
         let path = request.job
         // Read once: a saved plan may be larger than a job file may be, so the job cap comes after.

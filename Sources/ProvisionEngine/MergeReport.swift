@@ -11,11 +11,16 @@ enum MergeReport {
     /// The `merge-report` document; keys are sorted when serialized.
     static func document(_ result: SideLoadRun.Result) -> JSONValue {
         func counts(_ counts: SideLoadCounts) -> JSONValue {
-            .object(JSONObject([("added", .int(counts.added)), ("replaced", .int(counts.replaced)), ("kept", .int(counts.kept))]))
+            .object(JSONObject([("added", .int(counts.added)), ("replaced", .int(counts.replaced)), ("kept", .int(counts.kept)),
+                                ("skipped", .int(counts.skipped))]))
         }
-        let databases: [JSONValue] = result.databases.map { database in
+        let databases: [JSONValue] = result.databases.enumerated().map { index, database in
             .object(JSONObject([
                 ("file", .string(database.name)),
+                ("skipped", .array(skippedRows(result, index).map { row in
+                    .object(JSONObject([("url", .string(row.url)), ("kind", .string(row.isTile ? "tile" : "resource")),
+                                        ("reason", .string(row.reason))]))
+                })),
                 ("regions", .array(database.regions.map { region in
                     .object(JSONObject([
                         ("sideRowID", .int(Int(region.sideRowID))), ("rowID", .int(Int(region.rowID))),
@@ -43,13 +48,19 @@ enum MergeReport {
         let regionCount = result.databases.map(\.regions.count).reduce(0, +)
         lines.append("Merged \(plural(result.databases.count, "offline database")) (\(plural(regionCount, "region"))) "
                      + "into \(result.store):")
-        for database in result.databases {
+        for (index, database) in result.databases.enumerated() {
             lines.append("  \(database.name):")
             if database.regions.isEmpty { lines.append("    no regions (rows no region links to are not merged)") }
             for region in database.regions {
                 let what = region.isNew ? "added as row \(region.rowID)" : "merged into row \(region.rowID)"
                 lines.append("    region \(label(region)): \(what): \(summary(region.tiles, "tile")); "
                              + "\(summary(region.resources, "resource"))")
+            }
+            let skipped = skippedRows(result, index)
+            if !skipped.isEmpty {
+                lines.append("    skipped \(plural(skipped.count, "row")) whose bytes are not valid for their kind "
+                             + "(the store keeps its own row, if any):")
+                for row in skipped { lines.append("      \(row.url): \(row.reason)") }
             }
         }
         let content = result.content
@@ -62,9 +73,15 @@ enum MergeReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `N tiles added, R replaced, K kept`.
+    /// `N tiles added, R replaced, K kept` (and `, S skipped` when some were).
     private static func summary(_ counts: SideLoadCounts, _ noun: String) -> String {
         "\(plural(counts.added, noun)) added, \(counts.replaced) replaced, \(counts.kept) kept"
+            + (counts.skipped > 0 ? ", \(counts.skipped) skipped (not valid for their kind)" : "")
+    }
+
+    /// The rows skipped from the side database at `index`.
+    private static func skippedRows(_ result: SideLoadRun.Result, _ index: Int) -> [SideLoadSkippedRow] {
+        result.skipped.indices.contains(index) ? result.skipped[index] : []
     }
 
     /// The region's name (its description's `name`), else `row N`.

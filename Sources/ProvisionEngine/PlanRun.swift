@@ -54,8 +54,23 @@ public struct PlanRun {
                 + "\(max(share.tiles.lowerBound, share.tiles.upperBound - 1)) of the job's \(grouped(share.totalTiles)) in canonical order "
                 + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet"))
         }
-        guard repair, session.store.hasDatabase, let database = try session.openForReading() else { return (plan, session) }
+        let unvouched = repair ? nil : StoreTrust.unvouchedReason(session)
+        guard repair || unvouched != nil, session.store.hasDatabase, let database = try session.openForReading() else {
+            return (plan, session)
+        }
         defer { try? database.close() }
+        if let unvouched {
+            // Rows no apply of this store recorded: the next apply checks them and fetches the invalid ones again.
+            let damage: StoreDamage
+            do {
+                damage = try StoreTrust.invalidRows(in: database)
+            } catch {
+                throw ProvisionError(store: error, context: "cannot read every row of the store at \(session.store.display)")
+            }
+            plan.repairRows = damage.rows.count
+            plan.notes.append(StoreTrust.note(reason: unvouched, damage: damage, removed: false))
+            return (plan, session)
+        }
         let damage: StoreDamage
         do {
             damage = try StoreRepair.damage(in: database, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionExecution
 import ProvisionModel
 import ProvisionReports
 import ProvisionStore
@@ -6,7 +7,9 @@ import ProvisionStore
 /// `provision merge DEVICE.db… --store OUT`: takes MapLibre offline databases (files, such as one
 /// pulled off a device or written by `mbgl-offline`) into an existing store, by the rule devices
 /// use to side-load a bundle (`OfflineDatabase.mergeSideDatabases`), and rewrites the store's
-/// lock so its content fields describe the merged database.
+/// lock so its content fields describe the merged database. Every incoming body that would
+/// change the store is checked by kind first (the executor's `Verifier`); invalid ones are
+/// skipped and named, and the store keeps its own row.
 public struct SideLoadRun {
     /// The side databases, as the user named them.
     public var databases: [String]
@@ -21,6 +24,9 @@ public struct SideLoadRun {
         public var store: String
         /// Each side database as named, with what happened to each of its regions.
         public var databases: [(name: String, regions: [SideLoadedRegion])]
+        /// Each side database's incoming rows left out because their bytes are not valid for their
+        /// kind, in the order of `databases`.
+        public var skipped: [[SideLoadSkippedRow]] = []
         /// The store's content after the merge.
         public var content: ContentDigest
         /// The rewritten lock; nil when the store had none (and none was written).
@@ -87,11 +93,12 @@ public struct SideLoadRun {
                                  + "(\(problem)); nothing was merged")
         }
         let regions: [[SideLoadedRegion]]
+        let skipped: [[SideLoadSkippedRow]]
         let content: ContentDigest
         do {
             _ = try build.recover()
             let database = try OfflineDatabase(url: out.databaseURL, epoch: lock?.epoch ?? 0, options: .init(create: false))
-            regions = try database.mergeSideDatabases(urls.map(\.url))
+            (regions, skipped) = try database.mergeSideDatabases(urls.map(\.url), check: Verifier.rowCheck())
             content = try database.contentDigest()
             try database.finish()
         } catch {
@@ -111,11 +118,14 @@ public struct SideLoadRun {
             }
             written = lock
         }
+        for (name, rows) in zip(databases, skipped) {
+            for row in rows { progress.failure(url: row.url, reason: "not merged from \(name): \(row.reason)") }
+        }
         progress.event("merge-finished", JSONObject([
             ("tiles", .int(content.tileCount)), ("resources", .int(content.resourceCount)), ("bytes", .int(Int(content.byteCount))),
         ]), text: nil)
         return Result(store: out.display, databases: Array(zip(databases, regions)).map { ($0.0, $0.1) },
-                      content: content, lock: written)
+                      skipped: skipped, content: content, lock: written)
     }
 
     /// Refuses a side database that is missing (66), the store's own file (64), or not a

@@ -7,7 +7,7 @@ import TileMath
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
     /// Bumped on every change to the lock's shape.
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     /// A region row as the lock records it.
     public struct RegionEntry: Equatable, Sendable {
@@ -261,6 +261,8 @@ public struct LockDocument: Equatable, Sendable {
         resourceCount = json["store"]?["resources"]?.intValue ?? 0
         byteCount = Int64(json["store"]?["bytes"]?.intValue ?? 0)
         contentDigest = json["store"]?["contentDigest"]?.stringValue ?? ""
+        // Before version 5 a chunk was up to 1,024 rows with 16 hex digits of a SHA-256: still
+        // compared (`findDamage`), though a difference there widens to the whole chunk.
         chunks = Self.chunks(from: json["store"]?["chunks"])
         if let shard = json["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue,
            let first = shard["firstTile"]?.intValue, let end = shard["endTile"]?.intValue, first <= end,

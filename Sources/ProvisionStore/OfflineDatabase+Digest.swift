@@ -65,3 +65,14 @@ extension OfflineDatabase {
         }
     }
 }
+
+extension OfflineDatabase {
+    /// Tile rows, resource rows and their stored bytes (as `contentDigest()` sums them), counted
+    /// without reading a row's bytes (SQLite's `length()` of a blob reads only its header).
+    public func storedTotals() throws -> (tiles: Int, resources: Int, bytes: Int64) {
+        try db.queryFirst("""
+            SELECT (SELECT count(*) FROM tiles), (SELECT count(*) FROM resources),
+                   (SELECT coalesce(sum(length(data)), 0) FROM tiles) + (SELECT coalesce(sum(length(data)), 0) FROM resources)
+            """) { (Int($0.int64(0)), Int($0.int64(1)), $0.int64(2)) } ?? (0, 0, 0)
+    }
+}

@@ -5,26 +5,48 @@ import ProvisionModel
 extension OfflineDatabase {
     /// Finds every row that must be fetched again: its bytes do not inflate, `check` refuses
     /// them for their kind (`check` returns why), or the chunk of the lock it belongs to
-    /// (`lockChunks`, as `ContentHasher` made them) hashes differently now, which is how a row
-    /// valid for its kind but not the one the build wrote (another tile's bytes) is found. Every
-    /// row of a mismatched chunk is counted damaged, since the lock cannot tell which one changed.
+    /// (`lockChunks`, as `ContentHasher` made them) no longer sums to what the lock recorded, which
+    /// is how a row valid for its kind but not the one the build wrote (another tile's bytes) is
+    /// found. One unusable, missing or extra row in a chunk is solved for (`ChunkSums.explain`) and
+    /// the chunk's other rows are then known intact; only a difference no single row explains
+    /// makes every row of its chunk suspect. A chunk of a version 4 lock (16 hex digits of the
+    /// SHA-256 of its rows, up to 1,024 of them) can only tell that something in it changed: every
+    /// row of such a chunk that differs is suspect, as before.
     public func findDamage(lockChunks: [ChunkDigest], check: (ResourceKind, Data) -> String?) throws -> StoreDamage {
         var damage = StoreDamage()
         var chunkIndex = -1
-        var chunkRows: [ChunkKey] = []
-        var chunkDamaged = Set<ChunkKey>()
-        var chunkHasher = SHA256()
-        func closeChunk() throws {
-            defer { chunkRows = []; chunkDamaged = [] }
+        var chunkRows: [(key: ChunkKey, value: UInt64, isUnusable: Bool)] = []
+        var rowHasher = SHA256()
+        var legacyHasher = SHA256()
+        func closeChunk() {
+            defer { chunkRows = [] }
             guard chunkIndex >= 0 else { return }
-            let expected = lockChunks[chunkIndex]
-            let digest = String(chunkHasher.finalizeHex().prefix(ContentHasher.chunkDigitCount))
-            chunkHasher = SHA256()
-            guard digest != expected.digest || chunkRows.count != expected.rows else { return }
-            damage.mismatchedChunks += 1
-            for key in chunkRows where !chunkDamaged.contains(key) {
-                damage.rows.append(StoreDamage.Row(key: key, reason: "its chunk differs from what the lock recorded",
-                                                   isUnusable: false))
+            let recorded = lockChunks[chunkIndex]
+            let explanation: ChunkSums.Explanation
+            if let expected = ChunkSums(hex: recorded.digest, count: recorded.rows) {
+                explanation = expected.explain(chunkRows.map { ($0.value, $0.isUnusable) })
+            } else if recorded.digest.utf8.count == 16 {
+                let digest = String(legacyHasher.finalizeHex().prefix(16))
+                explanation = digest == recorded.digest && chunkRows.count == recorded.rows ? .intact : .unexplained
+            } else {
+                return
+            }
+            switch explanation {
+            case .intact, .unusableRow, .missingRow:
+                return
+            case .extraRow(let e):
+                damage.mismatchedChunks += 1
+                if !chunkRows[e].isUnusable {
+                    damage.rows.append(StoreDamage.Row(key: chunkRows[e].key, reason: "the build did not write this row "
+                                                       + "(its chunk's digest in the lock accounts for every other row)",
+                                                       isUnusable: false))
+                }
+            case .unexplained:
+                damage.mismatchedChunks += 1
+                for row in chunkRows where !row.isUnusable {
+                    damage.rows.append(StoreDamage.Row(key: row.key, reason: "its chunk differs from what the lock recorded",
+                                                       isUnusable: false))
+                }
             }
         }
         try forEachHashedRow { row in
@@ -33,15 +55,10 @@ extension OfflineDatabase {
             var next = chunkIndex + 1
             while next < lockChunks.count, !(row.key < lockChunks[next].start) { next += 1 }
             if next - 1 != chunkIndex {
-                try closeChunk()
+                closeChunk()
                 chunkIndex = next - 1
             }
             let inChunk = chunkIndex >= 0 && lockChunks[chunkIndex].start.section == row.key.section
-            if inChunk {
-                chunkRows.append(row.key)
-                chunkHasher.update(row.line)
-                chunkHasher.update(row.bytes)
-            }
             var reason: String?
             do {
                 let payload = row.compressed ? try RowCompression.inflate(row.bytes) : row.bytes
@@ -51,10 +68,20 @@ extension OfflineDatabase {
             }
             if let reason {
                 damage.rows.append(StoreDamage.Row(key: row.key, reason: reason, isUnusable: true))
-                if inChunk { chunkDamaged.insert(row.key) }
+            }
+            if inChunk {
+                let value = row.bytes.withUnsafeBytes { bytes in
+                    var line = row.line
+                    return line.withUTF8 { ContentHasher.rowValue(&rowHasher, UnsafeRawBufferPointer($0), bytes) }
+                }
+                chunkRows.append((row.key, value, reason != nil))
+                if lockChunks[chunkIndex].digest.utf8.count == 16 {
+                    legacyHasher.update(row.line)
+                    legacyHasher.update(row.bytes)
+                }
             }
         }
-        try closeChunk()
+        closeChunk()
         damage.rows.sort { $0.key < $1.key }
         return damage
     }

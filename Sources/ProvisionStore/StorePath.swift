@@ -92,17 +92,24 @@ public struct StorePath: Equatable, Sendable {
 
     /// The time of the build about to run: `sourceDateEpoch` when set (the reproducible-builds
     /// convention); else the time of an unfinished build this one resumes (the lock's, when it
-    /// marks a region incomplete, or the latest row stamp of a killed build); else `clock`, never
-    /// earlier than one second after the last finished build.
+    /// marks a region incomplete, or the latest row stamp of a killed apply, when the store shows
+    /// one was killed here: its owner file or partial build is left); else `clock`, never earlier
+    /// than one second after the last finished build.
     ///
     /// Why: every row without an upstream `Last-Modified` carries the build time as its
     /// `modified`, which is what makes MapLibre's side-load merge replace it on devices; one build
-    /// must have one time, however often it is resumed.
+    /// must have one time, however often it is resumed. Why only a killed apply's stamps: rows
+    /// no apply of this store recorded (a database written by something else, a deleted or
+    /// foreign lock) carry whatever times their writer gave them; taking those would date every
+    /// new row in the past, and a device's merge would refuse the update. Such a build takes the
+    /// clock, so the build time is never below the clock unless it resumes a build of its own.
     public func buildTime(sourceDateEpoch: Int64?, clock: Int64, lockEpoch: Int64?, lockIsIncomplete: Bool) -> Int64 {
         if let sourceDateEpoch { return sourceDateEpoch }
         if let lockEpoch, lockIsIncomplete { return lockEpoch }
-        let stamps = [databaseURL, partialBuildURL].compactMap(OfflineDatabase.latestStamp(at:))
-        if let unfinished = stamps.max(), unfinished > (lockEpoch ?? -1) { return unfinished }
+        if isInterrupted, let unfinished = [databaseURL, partialBuildURL].compactMap(OfflineDatabase.latestStamp(at:)).max(),
+           unfinished > (lockEpoch ?? -1) {
+            return unfinished
+        }
         return max(clock, (lockEpoch ?? -1) + 1)
     }
 }

@@ -81,7 +81,7 @@ final class LockDocumentTests: XCTestCase {
 
     func testUnknownVersionOrMissingJobIsNotALock() {
         let json = Samples.lock().json
-        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 5)))
+        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 6)))
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 1)), "version 1 locks (no chunks) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 3)), "version 3 locks (no glyphs) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 2)), "version 2 locks (no shard) are read")
@@ -94,12 +94,20 @@ final class LockDocumentTests: XCTestCase {
         let template = "https://tiles.example.com/{z}/{x}/{y}.pbf"
         lock.chunks = [ChunkDigest(start: .resource(url: "https://a.example/style.json"), rows: 3, digest: "0123456789abcdef"),
                        ChunkDigest(start: .tile(TileKey(urlTemplate: template, pixelRatio: 1, tile: TileID(z: 3, x: 1, y: 2))),
-                                   rows: 1024, digest: "fedcba9876543210"),
+                                   rows: 64, digest: "fedcba9876543210fedcba9876543210"),
                        ChunkDigest(start: .tile(TileKey(urlTemplate: template, pixelRatio: 1, tile: TileID(z: 4, x: 0, y: 0))),
                                    rows: 7, digest: "00112233445566aa")]
         let json = lock.json
         XCTAssertEqual(json["store"]?["chunks"]?["templates"], [.string(template)])
-        XCTAssertEqual(json["store"]?["chunks"]?["list"]?[1], "T 0 1 3 1 2 1024 fedcba9876543210")
+        XCTAssertEqual(json["store"]?["chunks"]?["list"]?[1], "T 0 1 3 1 2 64 fedcba9876543210fedcba9876543210")
         XCTAssertEqual(LockDocument(json: json)?.chunks, lock.chunks)
+    }
+
+    func testAVersion4LockIsReadWithItsChunks() throws {
+        var lock = Samples.lock()
+        lock.chunks = [ChunkDigest(start: .resource(url: "https://a.example/style.json"), rows: 3, digest: "0123456789abcdef")]
+        let old = try XCTUnwrap(LockDocument(json: lock.json.setting("/schemaVersion", to: 4)))
+        XCTAssertEqual(old.chunks, lock.chunks, "1,024-row SHA-256 prefixes still compare, chunk by chunk")
+        XCTAssertEqual(old.contentDigest, lock.contentDigest)
     }
 }

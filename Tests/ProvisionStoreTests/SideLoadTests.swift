@@ -251,3 +251,41 @@ final class SideLoadTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: text), Data("not a database at all, just some text that is long enough".utf8))
     }
 }
+
+extension SideLoadTests {
+    /// An incoming row the check refuses is neither added nor replaces the stored row, and is
+    /// named; rows the merge would keep anyway are not checked.
+    func testInvalidIncomingRowsAreSkippedAndNamed() throws {
+        let main = try database("main.db"), side = try database("side.db")
+        let mainRegion = try region(main)
+        try tile(main, 1, 0, 0, modified: 100, data: "good", region: mainRegion)
+        try resource(main, "style", modified: 100, data: "good-style", region: mainRegion)
+        let sideRegion = try region(side)
+        try tile(side, 1, 0, 0, modified: 200, data: "bad", region: sideRegion)   // newer, invalid: skipped
+        try tile(side, 1, 0, 1, modified: 200, data: "bad", region: sideRegion)   // new key, invalid: skipped
+        try tile(side, 1, 1, 0, modified: 200, data: "fine", region: sideRegion)  // new key, valid: added
+        try resource(side, "style", modified: 300, data: "bad", region: sideRegion)
+        var checked: [String] = []
+        let result = try main.mergeSideDatabases([URL(fileURLWithPath: side.path)]) { _, payload in
+            let text = String(decoding: payload, as: UTF8.self)
+            checked.append(text)
+            return text == "bad" ? "not a tile" : nil
+        }
+        XCTAssertEqual(result.regions[0][0].tiles, SideLoadCounts(added: 1, replaced: 0, kept: 0, skipped: 2))
+        XCTAssertEqual(result.regions[0][0].resources, SideLoadCounts(added: 0, replaced: 0, kept: 0, skipped: 1))
+        XCTAssertEqual(result.skipped[0].map(\.url), ["style", "t/1/0/0", "t/1/0/1"])
+        XCTAssertEqual(result.skipped[0].map(\.reason), ["not a tile", "not a tile", "not a tile"])
+        XCTAssertEqual(try tileData(main, 1, 0, 0), "good")
+        XCTAssertNil(try tileData(main, 1, 0, 1))
+        XCTAssertEqual(try tileData(main, 1, 1, 0), "fine")
+        XCTAssertEqual(try links(main, region: mainRegion), ["1/0/0", "1/1/0"], "the store's own row stays linked")
+        XCTAssertEqual(checked.count, 4)
+
+        // Merged again: nothing left to skip but the same invalid rows, still named.
+        let again = try main.mergeSideDatabases([URL(fileURLWithPath: side.path)]) { _, payload in
+            String(decoding: payload, as: UTF8.self) == "bad" ? "not a tile" : nil
+        }
+        XCTAssertEqual(again.skipped[0].count, 3)
+        XCTAssertEqual(again.regions[0][0].tiles, SideLoadCounts(added: 0, replaced: 0, kept: 1, skipped: 2))
+    }
+}
