@@ -80,9 +80,11 @@ public final class PlanSession {
                 opened.append(archive)
                 return archive
             }
-            let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
+            var configuration = HTTPFetcher.Configuration(
                 settings: input.job.download, rewrite: { url in credentials.requestURL(url) },
-                now: { epoch }, trust: TLSTrust(environment: context.environment)))
+                now: { epoch }, trust: TLSTrust(environment: context.environment))
+            configuration.carriesCredential = { url in credentials.secrets.leaks(in: url) || URLRedaction.redact(url) != url }
+            let http = try HTTPFetcher(configuration: configuration)
             fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
             try fetcher.openRemoteArchives()
         } catch let error as StoreError {
@@ -117,8 +119,9 @@ public final class PlanSession {
         }
     }
 
-    /// Resolves the job's documents (the store's copy stands in for one an origin fails to
-    /// deliver) and plans against the store; with `refresh`, also counts what has expired by the
+    /// Resolves the job's documents (one an origin fails to deliver is `upstreamUnavailable`, 69,
+    /// even when the store holds a copy: a plan that cannot reach upstream cannot say "no
+    /// changes") and plans against the store; with `refresh`, also counts what has expired by the
     /// clock.
     public func plan(refresh: Bool = false, progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
         let started = Date()

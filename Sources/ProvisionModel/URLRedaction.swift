@@ -85,7 +85,7 @@ extension FetchFailure {
         case .tls(let text): return .tls(URLRedaction.redact(text))
         case .redirects(let text): return .redirects(URLRedaction.redact(text))
         case .changed(let text): return .changed(URLRedaction.redact(text))
-        case .status, .notFound: return self
+        case .status, .refused, .notFound: return self
         }
     }
 }
