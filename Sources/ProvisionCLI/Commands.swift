@@ -9,7 +9,7 @@ public enum Commands {
     }
 
     static let storeOption = OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
-                                        help: "The store directory (default: the job's \"store\", else ./store).")
+                                        help: "The store directory (default: the job's \"store\", else ./store); a path to its offline.db names it too.")
 
     static let shardOptions = [
         OptionSpec(name: "--shard", value: .text(placeholder: "I/N|auto"),
@@ -48,7 +48,7 @@ public enum Commands {
         """,
         options: CommandSpec.common(),
         exitCodes: [(.success, "every job is valid"), (.usage, "usage"), (.invalidJob, "a job is invalid"),
-                    (.missingInput, "a job file cannot be read")])
+                    (.missingInput, "a job file cannot be read, or an origin archive or directory it names does not exist")])
 
     /// `provision plan JOB`.
     public static let plan = CommandSpec(
@@ -82,8 +82,9 @@ public enum Commands {
         exitCodes: [(.success, "ok (with --detailed-exitcode: no changes)"), (.changesPresent, "changes present (--detailed-exitcode)"),
                     (.usage, "usage, or a key or token missing from the environment"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
-                    (.missingInput, "missing job file or origin archive"), (.upstreamUnavailable, "an origin is unavailable"),
-                    (.cannotWriteStore, "the store path is not a directory, or --out, --html or --svg cannot be written"),
+                    (.missingInput, "missing job file or origin archive"),
+                    (.upstreamUnavailable, "a style or TileJSON cannot be fetched (a copy in the store does not do)"),
+                    (.cannotWriteStore, "the store path is not a directory or too long, or an output cannot be written"),
                     (.failure, "other errors")])
 
     /// `provision apply JOB|PLAN`.
@@ -114,11 +115,12 @@ public enum Commands {
         exitCodes: [(.success, "complete"), (.failure, "a stale saved plan, or other errors"),
                     (.usage, "usage, or a key or token missing from the environment"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
-                    (.missingInput, "missing job file or origin archive"), (.upstreamUnavailable, "an origin is unavailable"),
-                    (.cannotWriteStore, "the store or --report cannot be written"),
+                    (.missingInput, "missing job file or origin archive"),
+                    (.upstreamUnavailable, "an origin is unavailable, or refused the key or token a request carried"),
+                    (.cannotWriteStore, "the store or --report cannot be written, or the store path is too long"),
                     (.partial, "partial: some downloads failed; what was verified is kept, run apply again"),
-                    (.interrupted, "stopped by SIGINT after committing what arrived"),
-                    (.terminated, "stopped by SIGTERM after committing what arrived")])
+                    (.interrupted, "stopped by SIGINT after committing what arrived (report status \"stopped\")"),
+                    (.terminated, "stopped by SIGTERM after committing what arrived (report status \"stopped\")")])
 
     /// `provision audit`.
     public static let audit = CommandSpec(
@@ -132,7 +134,7 @@ public enum Commands {
         """,
         options: [
             OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
-                       help: "The store directory (default: the store of --manifest's job, else ./store)."),
+                       help: "The store directory (default: the store of --manifest's job, else ./store); a path to its offline.db names it too."),
             OptionSpec(name: "--verify", value: .flag,
                        help: "Re-read every tile and resource: inflate it, check it is plausible for its kind (MVT, "
                            + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
@@ -144,7 +146,7 @@ public enum Commands {
             + CommandSpec.common(),
         exitCodes: [(.success, "the store is whole"), (.failure, "something is missing or broken"), (.usage, "usage"),
                     (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file"),
-                    (.cannotWriteStore, "--html or --svg cannot be written")])
+                    (.cannotWriteStore, "--html or --svg cannot be written, or the store path is too long")])
 
     /// `provision merge STORE… --store OUT`.
     public static let merge = CommandSpec(
@@ -197,7 +199,7 @@ public enum Commands {
         are the exported regions' extent clamped to the stored tiles.
         """,
         options: [
-            OptionSpec(name: "--store", value: .text(placeholder: "DIR"), help: "The store directory (default: ./store)."),
+            OptionSpec(name: "--store", value: .text(placeholder: "DIR"), help: "The store directory (default: ./store); a path to its offline.db names it too."),
             OptionSpec(name: "--format", value: .choice(placeholder: "FORMAT", choices: ["mbtiles", "pmtiles", "bundle"]),
                        help: "What to write: mbtiles, pmtiles or bundle (a directory). Required."),
             OptionSpec(name: "--region", value: .text(placeholder: "ID"),
