@@ -146,6 +146,7 @@ public enum Commands {
             + CommandSpec.common(),
         exitCodes: [(.success, "the store is whole"), (.failure, "something is missing or broken"), (.usage, "usage"),
                     (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file"),
+                    (.upstreamUnavailable, "a style or TileJSON of the --manifest job cannot be fetched"),
                     (.cannotWriteStore, "--html or --svg cannot be written, or the store path is too long")])
 
     /// `provision merge STORE… --store OUT`.
