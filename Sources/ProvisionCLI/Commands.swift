@@ -64,7 +64,8 @@ public enum Commands {
             storeOption,
             OptionSpec(name: "--detailed-exitcode", value: .flag,
                        help: "Exit 0 when there are no changes and 2 when there are (a style or TileJSON that "
-                           + "changed upstream is a change)."),
+                           + "changed upstream is a change).",
+                       conflicts: ["--offline"]),
             OptionSpec(name: "--refresh", value: .flag,
                        help: "Also count region content whose HTTP expiry has passed; it is a change that "
                            + "'apply --refresh' revalidates."),
@@ -73,7 +74,13 @@ public enum Commands {
                            + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again."),
             OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
                        help: "Save the plan; 'provision apply FILE' carries out exactly that plan, and refuses "
-                           + "(exit 1) if the job file or the store changed since."),
+                           + "(exit 1) if the job file or the store changed since.",
+                       conflicts: ["--offline"]),
+            OptionSpec(name: "--offline", value: .flag,
+                       help: "Plan from the store's copies of the styles and TileJSONs, fetching nothing: upstream drift "
+                           + "is not checked, which the text and the JSON (driftChecked: false) say. A document the store "
+                           + "lacks is 69.",
+                       conflicts: ["--detailed-exitcode", "--out"]),
         ] + coverageOptions(states: "present, to add, to remove, shared") + [
             OptionSpec(name: "--html-url", value: .text(placeholder: "URL"),
                        help: "Where CI publishes the --html file: the Markdown summary (--format markdown) links to it.",

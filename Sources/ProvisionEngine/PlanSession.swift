@@ -123,19 +123,22 @@ public final class PlanSession {
     /// even when the store holds a copy: a plan that cannot reach upstream cannot say "no
     /// changes") and plans against the store; with `refresh`, also counts what has expired by the
     /// clock.
-    public func plan(refresh: Bool = false, progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
+    /// With `offline`, the documents are the store's copies (none is fetched) and the plan says
+    /// that drift was not checked.
+    public func plan(refresh: Bool = false, offline: Bool = false, progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
         let started = Date()
         progress.event("plan-started", JSONObject([("job", .string(input.path)), ("store", .string(store.display))]),
                        text: "Planning \(input.job.name) against \(store.display)")
         let database = try openForReading()
         defer { try? database?.close() }
         let fetcher = self.fetcher
-        let resolver = DocumentResolver(job: input.job, credentials: credentials, fetch: { requests in
+        var resolver = DocumentResolver(job: input.job, credentials: credentials, fetch: { requests in
             var results: [String: Result<FetchedBody, FetchFailure>] = [:]
             var iterator = requests.makeIterator()
             fetcher.fetchAll(&iterator) { request, result in results[request.url] = result }
             return results
         }, storedCopy: { url in (try? database?.resourceData(url: url)) ?? nil })
+        resolver.offline = offline
         var planInput: PlanInput
         do {
             planInput = try resolver.resolve(jobDigest: input.digest, epoch: epoch)
@@ -148,6 +151,7 @@ public final class PlanSession {
         var plan: Plan
         do {
             plan = try Planner.plan(planInput, store: database)
+            plan.driftChecked = !offline
             if refresh {
                 // "Now" for expiry is the clock: it decides what to ask upstream, never what is stored.
                 let expired = try database?.expiredCounts(before: context.now) ?? (resources: 0, tiles: 0)

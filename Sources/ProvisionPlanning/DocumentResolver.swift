@@ -51,6 +51,9 @@ public struct DocumentResolver {
     public var fetch: Fetch
     /// The store's copy of a document, if it has one: named in the message when its origin fails.
     public var storedCopy: (String) -> Data?
+    /// Whether documents come from the store's copies and are never fetched (`plan --offline`):
+    /// the plan then cannot show upstream drift, and says so (`Plan.driftChecked`).
+    public var offline = false
 
     public init(job: Job, credentials: Credentials, fetch: @escaping Fetch, storedCopy: @escaping (String) -> Data? = { _ in nil }) {
         self.job = job
@@ -206,6 +209,7 @@ public struct DocumentResolver {
     /// `subjects` names the style pack or region each URL belongs to, for messages.
     private func fetchDocuments(_ requests: [FetchRequest], subjects: [String: String]) throws(DocumentError) -> [String: FetchedBody] {
         guard !requests.isEmpty else { return [:] }
+        if offline { return try storedCopies(requests, subjects: subjects) }
         let results = fetch(requests)
         var bodies: [String: FetchedBody] = [:]
         var unavailable: [String] = []
@@ -248,6 +252,27 @@ public struct DocumentResolver {
             let what = unavailable.count == 1 ? "a document" : "\(unavailable.count) documents"
             throw DocumentError(.unavailable, "cannot fetch \(what) the plan needs:\n  "
                                 + unavailable.map(redacted).sorted().joined(separator: "\n  "))
+        }
+        return bodies
+    }
+
+    /// The store's copies of the documents `requests` name (`offline`); a document the store
+    /// lacks is unavailable, named with what needs it.
+    private func storedCopies(_ requests: [FetchRequest], subjects: [String: String]) throws(DocumentError) -> [String: FetchedBody] {
+        var bodies: [String: FetchedBody] = [:]
+        var missing: [String] = []
+        for request in requests {
+            if let stored = storedCopy(request.url) {
+                bodies[request.url] = FetchedBody(data: stored)
+            } else {
+                missing.append("\(request.url)\(subjects[request.url].map { " (\($0))" } ?? "")")
+            }
+        }
+        guard missing.isEmpty else {
+            let redacted = { (text: String) in credentials.secrets.redact(URLRedaction.redact(text)) }
+            throw DocumentError(.unavailable, "--offline plans from the store's copies, and the store holds no copy of "
+                                + "\(missing.count == 1 ? "a document" : "\(missing.count) documents") the plan needs "
+                                + "(plan without --offline to fetch them):\n  " + missing.map(redacted).sorted().joined(separator: "\n  "))
         }
         return bodies
     }

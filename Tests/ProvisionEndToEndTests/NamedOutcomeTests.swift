@@ -42,7 +42,9 @@ final class NamedOutcomeTests: WorkspaceTestCase {
         let environment = ["DEMO_KEY": Self.key]
         let job = try job([Demo.paris], keyed: true)
         try ws.provision("apply", "--quiet", job, environment: environment).expect(0)
-        try ws.provision("plan", "--detailed-exitcode", job, environment: environment).expect(0, "converged")
+        let converged = try ws.provision("plan", "--detailed-exitcode", "--json", job, environment: environment)
+        converged.expect(0, "converged")
+        XCTAssertEqual(try parseJSON(converged.stdout)["driftChecked"], .bool(true))
         let storeBefore = ws.sha256(ws.database)
 
         ws.server.stop()  // the upstream is unreachable; the store holds every document
@@ -69,6 +71,32 @@ final class NamedOutcomeTests: WorkspaceTestCase {
         for output in [plan.stdout, plan.stderr, text.stdout, text.stderr, apply.stdout, apply.stderr] {
             XCTAssertFalse(output.contains(Self.key), "the key never shows: \(output)")
         }
+    }
+
+    /// `plan --offline` plans from the store's copies and says, in the text and the JSON, that
+    /// upstream drift was not checked; it cannot be given with --detailed-exitcode (or --out).
+    func testAnOfflinePlanSaysDriftWasNotChecked() throws {
+        let job = try job([Demo.paris])
+        let fresh = try ws.provision("plan", "--offline", job)
+        fresh.expect(69, "the store holds no copy yet")
+        XCTAssertTrue(fresh.stderr.contains("the store holds no copy of") && fresh.stderr.contains(Demo.styleURL), fresh.stderr)
+        try ws.provision("apply", "--quiet", job).expect(0)
+        let documentRequests = { self.ws.server.requests.filter { $0.path.hasPrefix("/demo/") }.count }
+        let before = documentRequests()
+
+        let text = try ws.provision("plan", "--offline", job)
+        text.expect(0)
+        XCTAssertTrue(text.stdout.contains("Upstream drift not checked (--offline)"), text.stdout)
+        let json = try ws.provision("plan", "--offline", "--json", job)
+        json.expect(0)
+        let document = try parseJSON(json.stdout)
+        XCTAssertEqual(document["driftChecked"], .bool(false))
+        XCTAssertEqual(document["hasChanges"], .bool(false))
+        XCTAssertEqual(try SchemaSubset(named: "plan.schema.json").problems(document), [])
+        let gated = try ws.provision("plan", "--offline", "--detailed-exitcode", job)
+        gated.expect(64, "an exit status of 0 would claim no drift")
+        XCTAssertTrue(gated.stderr.contains("--offline") && gated.stderr.contains("--detailed-exitcode"), gated.stderr)
+        XCTAssertEqual(documentRequests(), before, "--offline fetches no document")
     }
 
     // MARK: - A 403 without a key is a failed download
