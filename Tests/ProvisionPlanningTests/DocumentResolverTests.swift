@@ -63,6 +63,30 @@ final class DocumentResolverTests: XCTestCase {
         }
     }
 
+    /// `offline` (`plan --offline`): the store's copies, nothing fetched; a copy the store lacks
+    /// is unavailable, named.
+    func testOfflineResolvesFromTheStoresCopiesWithoutFetching() throws {
+        var asked: [String] = []
+        let stored = [Self.tileJSONURL: Data(Self.tileJSON.utf8), Self.styleURL: Data(Self.style.utf8)]
+        let input = try withUnsafeMutablePointer(to: &asked) { pointer in
+            var resolver = try resolver([:], stored: stored, asked: pointer)
+            resolver.offline = true
+            return try resolver.resolve(jobDigest: "d", epoch: 0)
+        }
+        XCTAssertEqual(asked, [], "nothing is fetched")
+        XCTAssertEqual(input.documents[Self.styleURL]?.data, Data(Self.style.utf8))
+        XCTAssertNotNil(input.packs["streets"])
+
+        var lacking = try resolver([:], stored: [Self.styleURL: Data(Self.style.utf8)])
+        lacking.offline = true
+        XCTAssertThrowsError(try lacking.resolve(jobDigest: "d", epoch: 0)) { error in
+            let failure = error as? DocumentError
+            XCTAssertEqual(failure?.kind, .unavailable)
+            XCTAssertTrue(failure?.message.contains("the store holds no copy of a document the plan needs") == true, "\(error)")
+            XCTAssertTrue(failure?.message.contains("\(Self.tileJSONURL) (style pack 'streets')") == true, "\(error)")
+        }
+    }
+
     func testFailuresAreTold() throws {
         let cases: [(name: String, answers: [String: Result<FetchedBody, FetchFailure>], kind: DocumentError.Kind, message: String)] = [
             ("unavailable", [Self.styleURL: .failure(.status(503))], .unavailable,
