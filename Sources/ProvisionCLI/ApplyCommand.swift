@@ -23,7 +23,9 @@ struct ApplyCommand {
         }
         var run = ApplyRun(request: request, context: context, progress: progress)
         run.shouldStop = { stops.isStopping }
-        let result = try run.run()
+        run.stopSignal = { stops.receivedSignal.map(StopSignals.name) }
+        var result = try run.run()
+        result.report.reportPath = arguments.report
         if let path = arguments.report {
             do {
                 try AtomicFile.write(result.report.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: path))
@@ -32,11 +34,18 @@ struct ApplyCommand {
             }
         }
         console.out(arguments.options.format == .json ? result.report.json.serialized(.prettySorted) + "\n" : result.report.text)
-        if let number = stops.receivedSignal { return number == SIGTERM ? .terminated : .interrupted }
         let outcome = result.outcome
+        if let number = stops.receivedSignal {
+            // The stream ends with an error event like any other failure; the report says `stopped`.
+            let left = outcome.notAttempted > 0 ? ", \(plural(outcome.notAttempted, "planned download")) not attempted" : ""
+            progress.error(ProvisionError(number == SIGTERM ? .terminated : .interrupted,
+                                          "stopped by \(StopSignals.name(number)) after committing what arrived\(left); "
+                                          + "run apply again to resume"))
+            return number == SIGTERM ? .terminated : .interrupted
+        }
         if let stop = outcome.stopMessage, outcome.stopIsTemporary {
             progress.error(ProvisionError(.partial, "\(stop); what was verified before is kept: run apply again to "
-                                          + "read the archive anew"), lines: Self.failureLines(outcome))
+                                          + "read the archive anew"), lines: Self.failureLines(outcome, report: reportPath))
             return .partial
         }
         if let stop = outcome.stopMessage {
@@ -50,21 +59,28 @@ struct ApplyCommand {
             let message = outcome.failed > 0 ? "\(plural(outcome.failed, "download")) failed; run apply again to retry them"
                 : "the apply stopped before every download; run apply again"
             progress.error(ProvisionError(.partial, message),
-                           lines: Self.failureLines(outcome))
+                           lines: Self.failureLines(outcome, report: reportPath))
             return .partial
         }
         return .success
     }
 
+    /// Where the JSON report is: `--report`'s file, or stdout under `--json`; nil when none is written.
+    private var reportPath: String? {
+        arguments.report ?? (arguments.options.format == .json ? "on stdout" : nil)
+    }
+
     /// The stderr lines of a partial apply: which URLs failed and why (the first ten), so a CI
-    /// log shows them without the report; says how many more the JSON report holds.
-    static func failureLines(_ outcome: ApplyOutcome) -> [String] {
+    /// log shows them without the report; says how many more the JSON report holds, naming the
+    /// report `report` (`--report`'s file, "on stdout"), or how to get one when none is written.
+    static func failureLines(_ outcome: ApplyOutcome, report: String?) -> [String] {
         let shown = outcome.failures.prefix(10)
         var lines = shown.map { "\($0.url): \($0.reason)" }
         if outcome.failed > shown.count {
             let more = outcome.failed - shown.count
             let listed = outcome.failures.count - shown.count
-            lines.append(listed > 0 ? "… and \(grouped(more)) more (\(grouped(listed)) of them in the JSON report)" : "… and \(grouped(more)) more")
+            lines.append(listed > 0 ? "… and \(grouped(more)) more (\(ApplyReport.reportPointer(report)) lists \(grouped(listed)) of them)"
+                : "… and \(grouped(more)) more")
         }
         return lines
     }

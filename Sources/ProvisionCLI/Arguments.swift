@@ -73,6 +73,8 @@ public struct PlanArguments: Equatable, Sendable {
     public var refresh = false
     public var repair = false
     public var shard: ShardRequest?
+    /// `--offline`: plan from the store's copies of the styles and TileJSONs.
+    public var offline = false
     /// `--html`, `--svg`, `--zoom`: the coverage picture.
     public var coverage = CoverageArguments()
     /// `--html-url`: where CI publishes the `--html` file, for the Markdown summary's link.
@@ -187,8 +189,8 @@ public enum ArgumentParser {
             return .plan(PlanArguments(job: parsed.positionals[0], store: parsed.values["--store"],
                                        detailedExitCode: parsed.flags.contains("--detailed-exitcode"), out: parsed.values["--out"],
                                        refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),
-                                       shard: try shardRequest(parsed), coverage: try coverage(parsed),
-                                       htmlURL: parsed.values["--html-url"], options: common))
+                                       shard: try shardRequest(parsed), offline: parsed.flags.contains("--offline"),
+                                       coverage: try coverage(parsed), htmlURL: parsed.values["--html-url"], options: common))
         case "apply":
             return .apply(ApplyArguments(job: parsed.positionals[0], store: parsed.values["--store"], report: parsed.values["--report"],
                                          refresh: parsed.flags.contains("--refresh"), repair: parsed.flags.contains("--repair"),

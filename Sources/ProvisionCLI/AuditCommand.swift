@@ -19,6 +19,18 @@ struct AuditCommand {
         let (document, maps) = try run.audit()
         try arguments.coverage.write(maps, progress: progress)
         console.out(arguments.options.format == .json ? document.json.serialized(.prettySorted) + "\n" : document.text)
-        return document.isOK ? .success : .failure
+        guard document.isOK else {
+            // The NDJSON stream of a failing command ends with an `error` event (the text modes
+            // have the document's own list of problems on stdout).
+            if progress.style == .json {
+                let problems = document.problems
+                let shown = problems.prefix(3).joined(separator: "; ")
+                let more = problems.count > 3 ? "; … and \(grouped(problems.count - 3)) more" : ""
+                progress.error(ProvisionError(.failure, "the store at \(document.store) is not whole "
+                                              + "(\(plural(problems.count, "problem"))): \(shown)\(more)"))
+            }
+            return .failure
+        }
+        return .success
     }
 }

@@ -9,7 +9,7 @@ public enum Commands {
     }
 
     static let storeOption = OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
-                                        help: "The store directory (default: the job's \"store\", else ./store).")
+                                        help: "The store directory (default: the job's \"store\", else ./store); a path to its offline.db names it too.")
 
     static let shardOptions = [
         OptionSpec(name: "--shard", value: .text(placeholder: "I/N|auto"),
@@ -48,7 +48,7 @@ public enum Commands {
         """,
         options: CommandSpec.common(),
         exitCodes: [(.success, "every job is valid"), (.usage, "usage"), (.invalidJob, "a job is invalid"),
-                    (.missingInput, "a job file cannot be read")])
+                    (.missingInput, "a job file cannot be read, or an origin archive or directory it names does not exist")])
 
     /// `provision plan JOB`.
     public static let plan = CommandSpec(
@@ -64,7 +64,8 @@ public enum Commands {
             storeOption,
             OptionSpec(name: "--detailed-exitcode", value: .flag,
                        help: "Exit 0 when there are no changes and 2 when there are (a style or TileJSON that "
-                           + "changed upstream is a change)."),
+                           + "changed upstream is a change).",
+                       conflicts: ["--offline"]),
             OptionSpec(name: "--refresh", value: .flag,
                        help: "Also count region content whose HTTP expiry has passed; it is a change that "
                            + "'apply --refresh' revalidates."),
@@ -73,7 +74,13 @@ public enum Commands {
                            + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again."),
             OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
                        help: "Save the plan; 'provision apply FILE' carries out exactly that plan, and refuses "
-                           + "(exit 1) if the job file or the store changed since."),
+                           + "(exit 1) if the job file or the store changed since.",
+                       conflicts: ["--offline"]),
+            OptionSpec(name: "--offline", value: .flag,
+                       help: "Plan from the store's copies of the styles and TileJSONs, fetching nothing: upstream drift "
+                           + "is not checked, which the text and the JSON (driftChecked: false) say. A document the store "
+                           + "lacks is 69.",
+                       conflicts: ["--detailed-exitcode", "--out"]),
         ] + coverageOptions(states: "present, to add, to remove, shared") + [
             OptionSpec(name: "--html-url", value: .text(placeholder: "URL"),
                        help: "Where CI publishes the --html file: the Markdown summary (--format markdown) links to it.",
@@ -82,8 +89,9 @@ public enum Commands {
         exitCodes: [(.success, "ok (with --detailed-exitcode: no changes)"), (.changesPresent, "changes present (--detailed-exitcode)"),
                     (.usage, "usage, or a key or token missing from the environment"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
-                    (.missingInput, "missing job file or origin archive"), (.upstreamUnavailable, "an origin is unavailable"),
-                    (.cannotWriteStore, "the store path is not a directory, or --out, --html or --svg cannot be written"),
+                    (.missingInput, "missing job file or origin archive"),
+                    (.upstreamUnavailable, "a style or TileJSON cannot be fetched (a copy in the store does not do)"),
+                    (.cannotWriteStore, "the store path is not a directory or too long, or an output cannot be written"),
                     (.failure, "other errors")])
 
     /// `provision apply JOB|PLAN`.
@@ -114,11 +122,12 @@ public enum Commands {
         exitCodes: [(.success, "complete"), (.failure, "a stale saved plan, or other errors"),
                     (.usage, "usage, or a key or token missing from the environment"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
-                    (.missingInput, "missing job file or origin archive"), (.upstreamUnavailable, "an origin is unavailable"),
-                    (.cannotWriteStore, "the store or --report cannot be written"),
+                    (.missingInput, "missing job file or origin archive"),
+                    (.upstreamUnavailable, "an origin is unavailable, or refused the key or token a request carried"),
+                    (.cannotWriteStore, "the store or --report cannot be written, or the store path is too long"),
                     (.partial, "partial: some downloads failed; what was verified is kept, run apply again"),
-                    (.interrupted, "stopped by SIGINT after committing what arrived"),
-                    (.terminated, "stopped by SIGTERM after committing what arrived")])
+                    (.interrupted, "stopped by SIGINT after committing what arrived (report status \"stopped\")"),
+                    (.terminated, "stopped by SIGTERM after committing what arrived (report status \"stopped\")")])
 
     /// `provision audit`.
     public static let audit = CommandSpec(
@@ -132,7 +141,7 @@ public enum Commands {
         """,
         options: [
             OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
-                       help: "The store directory (default: the store of --manifest's job, else ./store)."),
+                       help: "The store directory (default: the store of --manifest's job, else ./store); a path to its offline.db names it too."),
             OptionSpec(name: "--verify", value: .flag,
                        help: "Re-read every tile and resource: inflate it, check it is plausible for its kind (MVT, "
                            + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
@@ -144,7 +153,8 @@ public enum Commands {
             + CommandSpec.common(),
         exitCodes: [(.success, "the store is whole"), (.failure, "something is missing or broken"), (.usage, "usage"),
                     (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file"),
-                    (.cannotWriteStore, "--html or --svg cannot be written")])
+                    (.upstreamUnavailable, "a style or TileJSON of the --manifest job cannot be fetched"),
+                    (.cannotWriteStore, "--html or --svg cannot be written, or the store path is too long")])
 
     /// `provision merge STORE… --store OUT`.
     public static let merge = CommandSpec(
@@ -197,7 +207,7 @@ public enum Commands {
         are the exported regions' extent clamped to the stored tiles.
         """,
         options: [
-            OptionSpec(name: "--store", value: .text(placeholder: "DIR"), help: "The store directory (default: ./store)."),
+            OptionSpec(name: "--store", value: .text(placeholder: "DIR"), help: "The store directory (default: ./store); a path to its offline.db names it too."),
             OptionSpec(name: "--format", value: .choice(placeholder: "FORMAT", choices: ["mbtiles", "pmtiles", "bundle"]),
                        help: "What to write: mbtiles, pmtiles or bundle (a directory). Required."),
             OptionSpec(name: "--region", value: .text(placeholder: "ID"),

@@ -14,6 +14,8 @@ extension ExitCode {
         case .upstreamUnavailable: self = .upstreamUnavailable
         case .cannotWrite: self = .cannotWriteStore
         case .partial: self = .partial
+        case .interrupted: self = .interrupted
+        case .terminated: self = .terminated
         }
     }
 }

@@ -18,6 +18,7 @@ struct PlanCommand {
                           context: context, progress: progress)
         run.outputs = (arguments.out.map { [("--out", $0)] } ?? []) + arguments.coverage.outputs
         run.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
+        run.offline = arguments.offline
         let (plan, session) = try run.run()
         // The pictures are drawn before anything is written, so a --zoom the plan lacks writes nothing.
         var maps: [CoverageMap] = []

@@ -45,4 +45,13 @@ final class StopSignals: Sendable {
 
     /// Whether a stop was asked for.
     var isStopping: Bool { receivedSignal != nil }
+
+    /// `SIGINT`, `SIGTERM`: how reports and messages name a signal.
+    static func name(_ number: Int32) -> String {
+        switch number {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        default: return "signal \(number)"
+        }
+    }
 }

@@ -45,6 +45,8 @@ public struct ApplyRun {
     /// Polled before each new download: once true, no further download starts, the ones in
     /// flight are committed, and the apply ends as it would partially.
     public var shouldStop: @Sendable () -> Bool = { false }
+    /// The name of the signal that asked for the stop (`SIGINT`, `SIGTERM`), for the report.
+    public var stopSignal: @Sendable () -> String? = { nil }
 
     public init(request: Request, context: RunContext, progress: ProgressSink) {
         self.request = request
@@ -75,7 +77,9 @@ public struct ApplyRun {
                                  + "from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
                                  + "or \"all\" for a sharded apply")
         }
-        let (outcome, lock, applied, wrote) = try execute(plan, session: session, build: held, rewrite: unverified)
+        let (executed, lock, applied, wrote) = try execute(plan, session: session, build: held, rewrite: unverified)
+        var outcome = executed
+        if outcome.stopped { outcome.stopSignal = stopSignal() }
         plan = applied
         // A store the apply left as it was is the one the plan read: its footprint, when every byte
         // of it was stored, is the store's, without reading every row again.

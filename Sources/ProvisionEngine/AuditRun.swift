@@ -38,6 +38,11 @@ public struct AuditRun {
         let input = try manifest.map { path throws(ProvisionError) in try JobInput.load(path) }
         let path = StorePath(option: store, job: input?.job)
         try PlanSession.checkOutputs(outputs, store: path)
+        do {
+            try path.checkPathLength()
+        } catch {
+            throw ProvisionError(.cannotWrite, describe(error))
+        }
         guard path.hasDatabase else {
             throw ProvisionError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
         }

@@ -42,6 +42,11 @@ public struct ExportRun {
     /// Reads the store, picks the tilesets, writes the outputs.
     public func run() throws(ProvisionError) -> ExportResult {
         let path = StorePath(option: store, job: nil)
+        do {
+            try path.checkPathLength()
+        } catch {
+            throw ProvisionError(.cannotWrite, describe(error))
+        }
         guard path.hasDatabase else {
             throw ProvisionError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
         }

@@ -46,9 +46,15 @@ public struct JobInput: Sendable {
     }
 
     /// An invalid job: one sentence about the whole file (a saved plan, too large) is the
-    /// message itself; else the problems are counted and listed.
+    /// message itself; else the problems are counted and listed. A job whose every problem is an
+    /// origin that does not exist (`Diagnostic.isMissingFile`) is missing input (66).
     private static func invalid(_ diagnostics: [Diagnostic], path: String) -> ProvisionError {
         let name = path == JobLoader.standardInputArgument ? JobLoader.standardInputName : path
+        if !diagnostics.isEmpty, diagnostics.allSatisfy(\.isMissingFile) {
+            let what = diagnostics.count == 1 ? diagnostics[0].message : plural(diagnostics.count, "origin") + " not found"
+            return ProvisionError(.missingInput, "\(name) names \(diagnostics.count == 1 ? "an origin" : "origins") "
+                                  + "that cannot be found: \(what)", diagnostics: diagnostics)
+        }
         if diagnostics.count == 1, diagnostics[0].pointer.isEmpty, diagnostics[0].message.hasPrefix(name) {
             return ProvisionError(.invalidJob, diagnostics[0].message, diagnostics: diagnostics)
         }

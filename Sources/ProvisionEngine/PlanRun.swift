@@ -18,6 +18,8 @@ public struct PlanRun {
     public var outputs: [(flag: String, path: String)] = []
     /// `--shard`: also tell this share of the job's tiles.
     public var shard: Shard?
+    /// `--offline`: plan from the store's copies of the documents, fetching none.
+    public var offline = false
     public var context: RunContext
     public var progress: ProgressSink
 
@@ -35,7 +37,7 @@ public struct PlanRun {
     public func run() throws(ProvisionError) -> (plan: Plan, session: PlanSession) {
         let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
         try session.checkOutputs(outputs)
-        var plan = try session.plan(refresh: refresh, progress: progress).plan
+        var plan = try session.plan(refresh: refresh, offline: offline, progress: progress).plan
         if let shard, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
             throw ProvisionError(.usage, "--shard \(shard) cannot split style pack '\(pack.id)': its \"glyphs\": \"used\" ranges "
                                  + "come from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "

@@ -80,9 +80,11 @@ public final class PlanSession {
                 opened.append(archive)
                 return archive
             }
-            let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
+            var configuration = HTTPFetcher.Configuration(
                 settings: input.job.download, rewrite: { url in credentials.requestURL(url) },
-                now: { epoch }, trust: TLSTrust(environment: context.environment), secrets: credentials.secrets))
+                now: { epoch }, trust: TLSTrust(environment: context.environment), secrets: credentials.secrets)
+            configuration.carriesCredential = { url in credentials.secrets.leaks(in: url) || credentials.secrets.redact(url) != url }
+            let http = try HTTPFetcher(configuration: configuration)
             fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
             try fetcher.openRemoteArchives()
         } catch let error as StoreError {
@@ -117,22 +119,26 @@ public final class PlanSession {
         }
     }
 
-    /// Resolves the job's documents (the store's copy stands in for one an origin fails to
-    /// deliver) and plans against the store; with `refresh`, also counts what has expired by the
+    /// Resolves the job's documents (one an origin fails to deliver is `upstreamUnavailable`, 69,
+    /// even when the store holds a copy: a plan that cannot reach upstream cannot say "no
+    /// changes") and plans against the store; with `refresh`, also counts what has expired by the
     /// clock.
-    public func plan(refresh: Bool = false, progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
+    /// With `offline`, the documents are the store's copies (none is fetched) and the plan says
+    /// that drift was not checked.
+    public func plan(refresh: Bool = false, offline: Bool = false, progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
         let started = Date()
         progress.event("plan-started", JSONObject([("job", .string(input.path)), ("store", .string(store.display))]),
                        text: "Planning \(input.job.name) against \(store.display)")
         let database = try openForReading()
         defer { try? database?.close() }
         let fetcher = self.fetcher
-        let resolver = DocumentResolver(job: input.job, credentials: credentials, fetch: { requests in
+        var resolver = DocumentResolver(job: input.job, credentials: credentials, fetch: { requests in
             var results: [String: Result<FetchedBody, FetchFailure>] = [:]
             var iterator = requests.makeIterator()
             fetcher.fetchAll(&iterator) { request, result in results[request.url] = result }
             return results
         }, storedCopy: { url in (try? database?.resourceData(url: url)) ?? nil })
+        resolver.offline = offline
         var planInput: PlanInput
         do {
             planInput = try resolver.resolve(jobDigest: input.digest, epoch: epoch)
@@ -145,6 +151,7 @@ public final class PlanSession {
         var plan: Plan
         do {
             plan = try Planner.plan(planInput, store: database)
+            plan.driftChecked = !offline
             if refresh {
                 // "Now" for expiry is the clock: it decides what to ask upstream, never what is stored.
                 let expired = try database?.expiredCounts(before: context.now) ?? (resources: 0, tiles: 0)

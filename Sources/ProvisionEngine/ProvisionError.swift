@@ -23,6 +23,10 @@ public struct ProvisionError: Error, Sendable {
         case cannotWrite
         /// The apply finished partially.
         case partial
+        /// SIGINT stopped the apply after it committed what arrived (130).
+        case interrupted
+        /// SIGTERM stopped the apply after it committed what arrived (143).
+        case terminated
     }
 
     public var kind: Kind

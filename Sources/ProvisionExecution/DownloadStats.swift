@@ -33,7 +33,7 @@ public struct DownloadStats: Equatable, Sendable {
     public var failureCounts: [String: Int] = [:]
     /// Tiles the origin did not have, recorded empty under `missingTiles: "skip"` (counted in `succeeded`).
     public var missingTiles = 0
-    /// The fatal failure (HTTP 401/403) that stopped the run early, or nil when it ran to the end.
+    /// The fatal failure (a refused key or token, `FetchFailure.refused`) that stopped the run early, or nil when it ran to the end.
     public var stoppedBy: Failure?
     /// Payload bytes of the successful requests.
     public var bytes: Int64 = 0
@@ -59,7 +59,7 @@ public struct DownloadStats: Equatable, Sendable {
     /// The key a failure is counted under.
     public static func reason(of failure: FetchFailure) -> String {
         switch failure {
-        case .status(let code): return "http-\(code)"
+        case .status(let code), .refused(let code): return "http-\(code)"
         case .notFound: return "not-found"
         case .invalidBody: return "invalid-body"
         case .unusableDocument: return "unusable-document"

@@ -285,9 +285,14 @@ struct FetchLoop {
     /// Schedules a retry, or reports the result (stopping the run after a fatal failure).
     private mutating func finish(_ pending: Pending, _ result: Result<FetchedBody, FetchFailure>,
                                  retryAfter: TimeInterval?) {
-        guard case .failure(let failure) = result else {
+        guard case .failure(var failure) = result else {
             onResult(pending.request, result)
             return
+        }
+        // A 401/403 is a refused credential only when the request carried one.
+        if case .status(let code) = failure, code == 401 || code == 403,
+           configuration.carriesCredential(pending.transport.url) {
+            failure = .refused(code)
         }
         let policy = configuration.retry
         if stopReason == nil, policy.shouldRetry(failure, attempt: pending.attempt) {

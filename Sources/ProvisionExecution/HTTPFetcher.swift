@@ -19,8 +19,8 @@ public protocol RetryCounting: AnyObject {
 ///
 /// Flow control and failure handling (see `FetchLoop`): at most `perHost` transfers per host, so
 /// a slow host never holds every slot; an optional token bucket (`requestsPerSecond`) on every
-/// start, retries included; `Retry-After` honoured on 429/503; a 401/403 stops the run (no new
-/// request is pulled, waiting ones are reported `.abandoned`); every failure message is redacted
+/// start, retries included; `Retry-After` honoured on 429/503; a 401/403 to a request carrying a key or token stops
+/// the run (no new request is pulled, waiting ones are reported `.abandoned`); every failure message is redacted
 /// (`URLSecrets.redact`). Under `missingTiles: .skip` a tile 404 is delivered as `FetchedBody.missingTile`;
 /// a tile 204 is an empty tile whatever `missingTiles` says (MapLibre's "no content"), and a 204
 /// for any other kind a failure. Redirects are followed across hosts up to `maxRedirects`; results
@@ -49,13 +49,17 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         public var userAgent: String
         /// What a 404 for a tile means: a failure, or an empty tile (`FetchedBody.missingTile`).
         public var missingTiles: MissingTilePolicy
-        /// Whether a fatal failure (HTTP 401/403, `FetchFailure.isFatal`) stops the run: no new
+        /// Whether a fatal failure (a refused key, `FetchFailure.isFatal`) stops the run: no new
         /// request is pulled, waiting ones are reported `.abandoned`, in-flight ones finish.
         public var stopOnFatal: Bool
         /// When and how often transient failures are retried.
         public var retry: RetryPolicy
         /// Maps a canonical URL to the URL actually fetched; nil keeps the canonical URL.
         public var rewrite: @Sendable (String) -> String?
+        /// Whether a URL actually fetched carries a key or token: a 401/403 to it is
+        /// `FetchFailure.refused` (fatal), to any other `FetchFailure.status` (that URL fails).
+        /// By default, a secret query parameter or a user-info password (what `URLSecrets.redact` hides).
+        public var carriesCredential: @Sendable (String) -> Bool = { URLSecrets().redact($0) != $0 }
         /// The wall clock in Unix seconds, used to turn a relative max-age into an expiry when a
         /// response has no Date.
         public var now: @Sendable () -> Int64

@@ -66,6 +66,8 @@ public struct ApplyOutcome: Sendable {
     public var stopIsTemporary = false
     /// Whether the apply was stopped (SIGINT/SIGTERM) before every download was started.
     public var stopped = false
+    /// The signal that stopped the apply (`SIGINT`, `SIGTERM`), when the command line says which.
+    public var stopSignal: String?
     /// Wall-clock seconds the apply took (reports only, never the store).
     public var seconds: Double = 0
     /// The glyph resources the apply found the labels of `"glyphs": "used"` rows need, by row

@@ -10,6 +10,10 @@ public struct Diagnostic: Equatable, Sendable, CustomStringConvertible {
     public var line: Int?
     /// 1-based column (in Unicode scalars), for syntax errors.
     public var column: Int?
+    /// Whether the problem is an origin the job names that does not exist (an `mbtiles:PATH` or
+    /// `pmtiles:PATH` archive, a mirror directory): a job whose every problem is one is missing
+    /// input (exit 66), as a missing job file is.
+    public var isMissingFile = false
 
     public init(file: String, pointer: String, message: String, line: Int? = nil, column: Int? = nil) {
         self.file = file

@@ -20,6 +20,13 @@ struct DiagnosticCollector {
         diagnostics.append(Diagnostic(file: file, pointer: pointer, message: message))
     }
 
+    /// Records a file the job names that does not exist (`Diagnostic.isMissingFile`).
+    mutating func reportMissingFile(_ pointer: String, _ message: String) {
+        var diagnostic = Diagnostic(file: file, pointer: pointer, message: message)
+        diagnostic.isMissingFile = true
+        diagnostics.append(diagnostic)
+    }
+
     /// Records problems found in another file (a GeoJSON file a job refers to).
     mutating func append(contentsOf other: [Diagnostic]) {
         diagnostics.append(contentsOf: other)

@@ -165,7 +165,7 @@ struct JobValidator {
             return .pmtiles(url)
         }
         let url = resolve(text)
-        guard checkExists(url, directory: true, what: "mirror directory", at: pointer) else { return nil }
+        guard checkExists(url, directory: true, what: "mirror directory", at: pointer, isOrigin: true) else { return nil }
         return .directory(url)
     }
 
@@ -178,7 +178,7 @@ struct JobValidator {
             return nil
         }
         let url = resolve(path)
-        return checkExists(url, directory: false, what: what, at: pointer) ? url : nil
+        return checkExists(url, directory: false, what: what, at: pointer, isOrigin: true) ? url : nil
     }
 
     /// The URL of a `pmtiles:http(s)://…` mirror: a host after the scheme, no spaces, and no
@@ -297,10 +297,14 @@ struct JobValidator {
     }
 
     /// Whether a file (or directory) exists at `url`; reports `<what> not found: <path>` when not.
-    mutating func checkExists(_ url: URL, directory: Bool, what: String, at pointer: String) -> Bool {
+    mutating func checkExists(_ url: URL, directory: Bool, what: String, at pointer: String, isOrigin: Bool = false) -> Bool {
         var isDirectory: ObjCBool = false
         guard fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-            collector.report(pointer, "\(what) not found: \(url.path)")
+            if isOrigin {
+                collector.reportMissingFile(pointer, "\(what) not found: \(url.path)")
+            } else {
+                collector.report(pointer, "\(what) not found: \(url.path)")
+            }
             return false
         }
         if isDirectory.boolValue != directory {

@@ -54,6 +54,9 @@ public struct Plan: Sendable {
 
     /// Styles and TileJSONs whose bytes differ from the ones the lock pinned.
     public var drift: [DocumentDrift] = []
+    /// Whether `drift` compares upstream's documents with the lock's: false for `plan --offline`,
+    /// planned from the store's own copies, which cannot show what changed upstream.
+    public var driftChecked = true
     /// Tile templates whose source's TileJSON drifted: every tile of these is fetched again.
     public var refetchTemplates: [String] = []
     /// With `--refresh`: expired content to revalidate, counted at `before` (Unix seconds).

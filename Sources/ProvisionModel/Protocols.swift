@@ -3,8 +3,13 @@ import TileMath
 
 /// Why a download failed; `isTransient` failures may be retried.
 public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The server answered with a non-2xx status.
+    /// The server answered with a non-2xx status (a 401 or 403 here is to a request that carried
+    /// no key or token: a failed download of that URL, not a refused credential).
     case status(Int)
+    /// The server answered HTTP 401 or 403 to a request that carried a key or token (a secret
+    /// query parameter, a user-info password, the Mapbox token): the credential is wrong, expired
+    /// or lacks a scope, and every request carrying it will be refused alike.
+    case refused(Int)
     /// The connection failed, timed out or was cut (libcurl's message).
     case transport(String)
     /// The body arrived but is not plausible for its kind (HTML error page, truncated, wrong format).
@@ -35,25 +40,29 @@ public enum FetchFailure: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .status(let code): return [408, 429, 500, 502, 503, 504].contains(code)
         case .transport: return true
-        case .invalidBody, .unusableDocument, .notFound, .unsupported, .abandoned, .tls, .redirects, .changed: return false
+        case .refused, .invalidBody, .unusableDocument, .notFound, .unsupported, .abandoned, .tls, .redirects, .changed:
+            return false
         }
     }
 
-    /// Whether the failure dooms the rest of the run: the origin refused the request (HTTP 401
-    /// or 403), which almost always means a missing or wrong access token for every request
-    /// alike, or an archive changed under the run. Fetchers stop starting new requests after one.
+    /// Whether the failure dooms the rest of the run: the origin refused the key or token the
+    /// request carried (`refused`), which every request carrying it meets alike, or an archive
+    /// changed under the run. Fetchers stop starting new requests after one. A 401 or 403 to a
+    /// request that carried no credential (`status`) is not: it fails that URL only, as a host
+    /// that forbids a few objects does.
     public var isFatal: Bool {
         switch self {
-        case .status(let code): return code == 401 || code == 403
-        case .changed: return true
+        case .refused, .changed: return true
         default: return false
         }
     }
 
     public var description: String {
         switch self {
+        case .refused(let code):
+            return "the access token was refused (HTTP \(code)): it is wrong, expired or not allowed for this URL"
         case .status(let code) where code == 401 || code == 403:
-            return "the access token was refused (HTTP \(code)): it is missing, wrong or not allowed for this URL"
+            return "HTTP \(code) (the request carried no key or token)"
         case .status(let code): return "HTTP \(code)"
         case .transport(let message): return "transport error: \(message)"
         case .invalidBody(let why): return "invalid body: \(why)"

@@ -276,7 +276,7 @@ extension FetchFailure {
         case .tls(let text): return .tls(transform(text))
         case .redirects(let text): return .redirects(transform(text))
         case .changed(let text): return .changed(transform(text))
-        case .status, .notFound: return self
+        case .status, .refused, .notFound: return self
         }
     }
 }

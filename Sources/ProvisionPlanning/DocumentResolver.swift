@@ -32,7 +32,13 @@ public struct DocumentError: Error, Equatable, Sendable, CustomStringConvertible
 
 /// Fetches the styles and TileJSONs a job needs and resolves every style pack and region
 /// tileset into a `PlanInput`. It does no I/O of its own: it is handed a fetch function and
-/// the store's copy of each document, used when the origin fails.
+/// the store's copy of each document.
+///
+/// Why a failed fetch is an error even when the store holds a copy: a plan compares the job's
+/// documents as upstream serves them now with the store's; a plan made from the store's own copies
+/// would report "no changes" while it checked nothing, and a CI drift check would pass while
+/// upstream was down. So an unavailable document is exit 69 naming its URL, and the message says
+/// when the store holds a copy.
 public struct DocumentResolver {
     /// Fetches documents; every request gets a result, keyed by its URL.
     public typealias Fetch = ([FetchRequest]) -> [String: Result<FetchedBody, FetchFailure>]
@@ -43,8 +49,11 @@ public struct DocumentResolver {
     public var credentials: Credentials
     /// How documents are fetched.
     public var fetch: Fetch
-    /// The store's copy of a document, if it has one.
+    /// The store's copy of a document, if it has one: named in the message when its origin fails.
     public var storedCopy: (String) -> Data?
+    /// Whether documents come from the store's copies and are never fetched (`plan --offline`):
+    /// the plan then cannot show upstream drift, and says so (`Plan.driftChecked`).
+    public var offline = false
 
     public init(job: Job, credentials: Credentials, fetch: @escaping Fetch, storedCopy: @escaping (String) -> Data? = { _ in nil }) {
         self.job = job
@@ -194,12 +203,13 @@ public struct DocumentResolver {
         }
     }
 
-    /// Fetches documents; a failed fetch falls back to the store's copy, else fails as
-    /// unavailable, or as unusable when every failure is a body that arrived but cannot be used
+    /// Fetches documents; a failed fetch fails as unavailable (the store's copy never stands in:
+    /// see the type's comment), or as unusable when every failure is a body that arrived but cannot be used
     /// (a style that is not an object, a TileJSON without tiles; not an HTML error page).
     /// `subjects` names the style pack or region each URL belongs to, for messages.
     private func fetchDocuments(_ requests: [FetchRequest], subjects: [String: String]) throws(DocumentError) -> [String: FetchedBody] {
         guard !requests.isEmpty else { return [:] }
+        if offline { return try storedCopies(requests, subjects: subjects) }
         let results = fetch(requests)
         var bodies: [String: FetchedBody] = [:]
         var unavailable: [String] = []
@@ -214,18 +224,18 @@ public struct DocumentResolver {
             case .failure(let why)?: failure = why
             case nil: failure = .abandoned("not fetched")
             }
-            if let stored = storedCopy(request.url) {
-                bodies[request.url] = FetchedBody(data: stored)
-            } else if failure.isFatal {
+            if case .refused = failure {
                 let subject = subjects[request.url].map { " of \($0)" } ?? ""
-                refused.append("\(request.url)\(subject): the access token was refused (\(failure)); check that it is "
-                               + "valid and has the scopes this style needs")
+                refused.append("\(request.url)\(subject): \(failure); check that it is valid and has the scopes this "
+                               + "style needs")
             } else if let why = Self.unusableReason(failure) {
                 let kind = request.kind == .style ? "style " : "TileJSON "
                 unusable.append((kind + request.url, Diagnostic(file: credentials.secrets.redact(request.url), pointer: "", message: why)))
             } else {
                 let subject = subjects[request.url].map { " (\($0))" } ?? ""
-                unavailable.append("\(request.url)\(subject): \(failure)")
+                let stored = storedCopy(request.url) == nil ? ""
+                    : " (the store holds a copy, but whether upstream changed it cannot be checked)"
+                unavailable.append("\(request.url)\(subject): \(failure)\(stored)")
             }
         }
         let redacted = credentials.secrets.redact
@@ -242,6 +252,27 @@ public struct DocumentResolver {
             let what = unavailable.count == 1 ? "a document" : "\(unavailable.count) documents"
             throw DocumentError(.unavailable, "cannot fetch \(what) the plan needs:\n  "
                                 + unavailable.map(redacted).sorted().joined(separator: "\n  "))
+        }
+        return bodies
+    }
+
+    /// The store's copies of the documents `requests` name (`offline`); a document the store
+    /// lacks is unavailable, named with what needs it.
+    private func storedCopies(_ requests: [FetchRequest], subjects: [String: String]) throws(DocumentError) -> [String: FetchedBody] {
+        var bodies: [String: FetchedBody] = [:]
+        var missing: [String] = []
+        for request in requests {
+            if let stored = storedCopy(request.url) {
+                bodies[request.url] = FetchedBody(data: stored)
+            } else {
+                missing.append("\(request.url)\(subjects[request.url].map { " (\($0))" } ?? "")")
+            }
+        }
+        guard missing.isEmpty else {
+            let redacted = { (text: String) in credentials.secrets.redact(text) }
+            throw DocumentError(.unavailable, "--offline plans from the store's copies, and the store holds no copy of "
+                                + "\(missing.count == 1 ? "a document" : "\(missing.count) documents") the plan needs "
+                                + "(plan without --offline to fetch them):\n  " + missing.map(redacted).sorted().joined(separator: "\n  "))
         }
         return bodies
     }

@@ -14,6 +14,9 @@ public struct ApplyReport: Equatable, Sendable {
     /// The store the apply left: per region its marginal and shared bytes, per style pack its
     /// resources; nil when the store could not be read afterwards.
     public var footprint: Footprint?
+    /// Where the JSON report is written (`--report`'s path), for the text that points at it; nil
+    /// when none is written.
+    public var reportPath: String?
 
     public init(plan: PlanDocument, outcome: ApplyOutcome, planSeconds: Double, lock: LockDocument, footprint: Footprint?) {
         self.plan = plan
@@ -23,8 +26,20 @@ public struct ApplyReport: Equatable, Sendable {
         self.footprint = footprint
     }
 
-    /// `complete` or `partial`.
-    public var status: String { outcome.isComplete ? "complete" : "partial" }
+    /// `complete`, `partial` (some download failed or was refused), or `stopped` (a signal
+    /// stopped the run before every download started: exit 130 or 143).
+    public var status: String { outcome.stopped ? "stopped" : outcome.isComplete ? "complete" : "partial" }
+
+    /// Why downloading stopped before every download started: a signal, an origin that refused
+    /// the credential or an archive that changed; nil when it did not.
+    public var stoppedEarly: String? {
+        if let message = outcome.stopMessage { return message }
+        guard outcome.stopped else { return nil }
+        let signal = outcome.stopSignal ?? "a signal"
+        return "stopped by \(signal): no download started after it, the ones in flight were committed"
+            + (outcome.notAttempted > 0 ? " and \(plural(outcome.notAttempted, "planned download")) were not attempted" : "")
+            + "; run apply again to resume"
+    }
 
     /// The JSON document.
     public var json: JSONValue {
@@ -54,7 +69,7 @@ public struct ApplyReport: Equatable, Sendable {
                 "missingTiles": .int(outcome.missingTiles),
                 "revalidated": .int(outcome.revalidated),
                 "refreshed": .int(outcome.refreshed),
-                "stoppedEarly": outcome.stopMessage.map { .string($0) } ?? .null,
+                "stoppedEarly": stoppedEarly.map { .string($0) } ?? .null,
             ],
             "failures": .array(outcome.failures.map { ["url": .string($0.url), "reason": .string($0.reason)] }),
             "failureCounts": .object(JSONObject(outcome.failureCounts.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
@@ -112,7 +127,7 @@ public struct ApplyReport: Equatable, Sendable {
                 parts.append("\(grouped(o.missingTiles)) missing upstream (stored empty, download.missingTiles: skip)")
             }
             if o.notAttempted > 0 {
-                let why = o.stopMessage == nil ? "stopped"
+                let why = o.stopMessage == nil ? o.stopSignal.map { "stopped by \($0)" } ?? "stopped"
                     : o.stopIsTemporary ? "stopped when an origin archive changed" : "stopped when an origin refused access"
                 parts.append("\(grouped(o.notAttempted)) not attempted (\(why))")
             }
@@ -139,14 +154,15 @@ public struct ApplyReport: Equatable, Sendable {
         let more = o.failed - shown.count
         guard more > 0 else { return out }
         let listed = o.failures.count - shown.count
-        if listed <= 0 {
-            out += "  … and \(grouped(more)) more, counted by reason in the JSON report\n"
-        } else if listed == more {
-            out += "  … and \(grouped(more)) more, listed in the JSON report\n"
-        } else {
-            out += "  … and \(grouped(more)) more: the JSON report lists \(grouped(listed)) of them and counts all by reason\n"
-        }
-        return out
+        let holds = listed <= 0 ? "counts them by reason" : listed == more ? "lists them"
+            : "lists \(grouped(listed)) of them and counts all by reason"
+        return out + "  … and \(grouped(more)) more: \(Self.reportPointer(reportPath)) \(holds)\n"
+    }
+
+    /// How a message names the JSON report that holds what it leaves out: the file `--report`
+    /// wrote, else how to get one (so no message points at a report that does not exist).
+    public static func reportPointer(_ path: String?) -> String {
+        path.map { "the JSON report \($0)" } ?? "the JSON report ('apply --report FILE' writes it)"
     }
 
     private func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
@@ -174,6 +190,9 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
     public var isComplete: Bool
     public var missingTiles: Int
     public var stopMessage: String?
+    /// Whether a signal stopped the run (`ApplyOutcome.stopped`), and which.
+    public var stopped: Bool
+    public var stopSignal: String?
     /// Whether the early stop was an origin archive changing under the run (see `ApplyOutcome`).
     public var stopIsTemporary: Bool
     public var revalidated: Int
@@ -204,6 +223,8 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
         isComplete = o.isComplete
         missingTiles = o.missingTiles
         stopMessage = o.stopMessage
+        stopped = o.stopped
+        stopSignal = o.stopSignal
         stopIsTemporary = o.stopIsTemporary
         revalidated = o.revalidated
         refreshed = o.refreshed

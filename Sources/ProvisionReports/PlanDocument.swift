@@ -34,6 +34,8 @@ public struct PlanDocument: Equatable, Sendable {
     public var bytesToDownload: Int64
     public var limits: Limits
     public var drift: [DocumentDrift]
+    /// Whether upstream drift was checked (false: `plan --offline`).
+    public var driftChecked: Bool
     public var refresh: RefreshPlan?
     public var refetchTemplates: [String]
     public var notes: [PlanNote]
@@ -60,6 +62,7 @@ public struct PlanDocument: Equatable, Sendable {
         bytesToDownload = plan.bytesToDownload
         self.limits = limits
         drift = plan.drift
+        driftChecked = plan.driftChecked
         refresh = plan.refresh
         refetchTemplates = plan.refetchTemplates
         notes = plan.notes
@@ -109,6 +112,7 @@ public struct PlanDocument: Equatable, Sendable {
             "footprint": footprint?.json ?? .null,
             "notes": .array(notes.map { ["subject": .string($0.subject), "message": .string($0.message)] }),
             "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),
+            "driftChecked": .bool(driftChecked),
             "regions": .array(regions.map { region in
                 [
                     "key": .string(region.key),

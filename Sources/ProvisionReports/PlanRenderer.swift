@@ -59,8 +59,13 @@ public enum PlanRenderer {
         out += "Downloads: \(plural(doc.tilesToDownload, "tile")) (~\(ByteFormat.string(doc.bytesToDownload))"
         out += doc.countsArePrecise ? ")" : ", estimated)"
         out += doc.hasChanges ? ".\n" : ". No changes: the store matches the job.\n"
+        if !doc.driftChecked { out += Self.driftNotChecked + "\n" }
         return out
     }
+
+    /// What a plan made with `--offline` says under its totals and in its Markdown summary.
+    static let driftNotChecked = "Upstream drift not checked (--offline): planned from the store's copies of the styles and "
+        + "TileJSONs; run plan without --offline to compare them with upstream."
 
     /// A compact Markdown summary for pull-request comments; `coverage` is a line about the
     /// coverage picture (`CoverageRenderer.markdownLine`), placed after the totals.
@@ -80,6 +85,7 @@ public enum PlanRenderer {
         out += "| | **total** | | **\(grouped(tiles.add))** | **\(grouped(tiles.remove))** | **\(grouped(tiles.keep))** "
         out += "| **\(ByteFormat.string(doc.bytesToDownload))** |\n\n"
         out += doc.hasChanges ? "\(plural(doc.tilesToDownload, "tile")) to download.\n" : "No changes.\n"
+        if !doc.driftChecked { out += Self.driftNotChecked + "\n" }
         if let maxTiles = doc.limits.maxTiles {
             let used = tiles.add + tiles.keep
             out += "Limits: \(grouped(used)) of \(plural(maxTiles, "tile")) (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"

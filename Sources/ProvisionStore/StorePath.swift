@@ -8,10 +8,18 @@ public struct StorePath: Equatable, Sendable {
     /// The store directory.
     public let url: URL
 
-    /// The store `option` names (`--store`), else the job's, else `./store`.
+    /// The store `option` names (`--store`), else the job's, else `./store`. An option that names
+    /// an existing `offline.db` file means the store directory holding it.
     public init(option: String?, job: Job?) {
         if let option {
-            url = URL(fileURLWithPath: option)
+            let named = URL(fileURLWithPath: option)
+            var isDirectory: ObjCBool = false
+            if named.lastPathComponent == StoreDirectory.databaseName,
+               FileManager.default.fileExists(atPath: named.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                url = named.deletingLastPathComponent()
+            } else {
+                url = named
+            }
         } else if let store = job?.store {
             url = store
         } else {
@@ -41,8 +49,26 @@ public struct StorePath: Equatable, Sendable {
         [partialBuildURL, ownerURL].contains { FileManager.default.fileExists(atPath: $0.path) }
     }
 
-    /// Throws when the path exists and is not a directory (a store path that is a file).
+    /// The longest store directory path (in bytes, symlinks resolved) whose files SQLite opens:
+    /// its unix VFS refuses a database whose path is over 504 bytes (512 with `-journal`), and the
+    /// longest name opened in a store is `offline.db.canonical`.
+    public static let maxPathBytes = 504 - "/\(StoreDirectory.databaseName).canonical".utf8.count
+
+    /// Throws, naming the path and the limit, when the store's path is too long for SQLite to open
+    /// its database (`maxPathBytes`).
+    public func checkPathLength() throws {
+        let resolved = url.standardizedFileURL.resolvingSymlinksInPath().path
+        let bytes = resolved.utf8.count
+        guard bytes > Self.maxPathBytes else { return }
+        throw StoreError(.io, "the store path is \(bytes) bytes long\(resolved == display ? "" : " (as \(resolved))"); "
+                         + "SQLite opens no database under a path over 504 bytes, so a store directory's path may be at "
+                         + "most \(Self.maxPathBytes) bytes: give --store a shorter path", path: display)
+    }
+
+    /// Throws when the path exists and is not a directory (a store path that is a file), or is
+    /// too long for SQLite (`checkPathLength`).
     public func checkIsDirectoryOrAbsent() throws {
+        try checkPathLength()
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
             throw StoreError(.io, "the store path is a file, not a directory; give --store (or the job's \"store\") a directory",

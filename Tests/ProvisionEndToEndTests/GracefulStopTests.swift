@@ -49,6 +49,16 @@ final class GracefulStopTests: WorkspaceTestCase {
             XCTAssertEqual(schema.problems(value), [], event, file: file, line: line)
         }
         XCTAssertTrue(events.contains { $0.contains("\"event\":\"stopping\"") }, stopped.stderr, file: file, line: line)
+        // Issue 20: the stream ends with an error event naming the stop, as for any failing command.
+        let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
+        let last = events.last.flatMap { try? JSONValue.parse(Data($0.utf8)) }
+        XCTAssertEqual(last?["event"], "error", stopped.stderr, file: file, line: line)
+        XCTAssertEqual(last?["exitCode"], .int(Int(expected)), file: file, line: line)
+        XCTAssertEqual(last?["code"]?.stringValue, signal == SIGTERM ? "terminated" : "interrupted", file: file, line: line)
+        XCTAssertTrue(last?["message"]?.stringValue?.hasPrefix("stopped by \(name) after committing what arrived") == true,
+                      stopped.stderr, file: file, line: line)
+        XCTAssertTrue(events.contains { $0.contains("\"event\":\"apply-finished\"") && $0.contains("\"status\":\"stopped\"") },
+                      stopped.stderr, file: file, line: line)
 
         // The store opens and is sound; the owner file is released; the lock marks the region incomplete.
         XCTAssertEqual(try ws.integrityCheck(), "ok", file: file, line: line)
@@ -56,7 +66,9 @@ final class GracefulStopTests: WorkspaceTestCase {
         XCTAssertEqual(try ws.lockCompleteness(), ["manhattan/streets": false], file: file, line: line)
         let report = try readJSON(reportURL)
         XCTAssertEqual(report["kind"], "apply-report", file: file, line: line)
-        XCTAssertNotEqual(report["status"], "complete", file: file, line: line)
+        XCTAssertEqual(report["status"], "stopped", "a stop by signal is neither complete nor partial (75)", file: file, line: line)
+        XCTAssertTrue(report["downloads"]?["stoppedEarly"]?.stringValue?.hasPrefix("stopped by \(name): ") == true,
+                      "\(report["downloads"]?["stoppedEarly"] ?? .null)", file: file, line: line)
         XCTAssertEqual(report["regions"]?.arrayValue?.first?["complete"], .bool(false), file: file, line: line)
         // The report and the summary count the tiles never requested.
         let downloads = report["downloads"]
@@ -64,7 +76,7 @@ final class GracefulStopTests: WorkspaceTestCase {
         XCTAssertEqual(downloads?["plannedTiles"]?.intValue, slow.count, file: file, line: line)
         XCTAssertEqual(notAttempted, slow.count - requestedBeforeStop.count, "the tiles never requested", file: file, line: line)
         XCTAssertEqual((downloads?["planned"]?.intValue ?? 0) - notAttempted, downloads?["requested"]?.intValue, file: file, line: line)
-        XCTAssertTrue(stopped.stdout.contains(", \(grouped(notAttempted)) not attempted (stopped); "), stopped.stdout,
+        XCTAssertTrue(stopped.stdout.contains(", \(grouped(notAttempted)) not attempted (stopped by \(name)); "), stopped.stdout,
                       file: file, line: line)
 
         // The downloads in flight were finished and committed: what was requested is stored.

@@ -142,7 +142,7 @@ final class PMTilesExtractTests: WorkspaceTestCase {
             XCTAssertTrue(planned.stderr.contains(message), "\(planned.stderr)\n  expected: \(message)")
         }
         let missing = try ws.provision("validate", try ws.write(job(archive: "nowhere.pmtiles")).path)
-        missing.expect(65, "a missing local archive is a job error")
+        missing.expect(66, "a missing local archive is missing input, as the README's table says (issue 20)")
         XCTAssertTrue(missing.combined.contains("PMTiles file not found: \(ws.root.path)/nowhere.pmtiles"), missing.combined)
         XCTAssertFalse(FileManager.default.fileExists(atPath: ws.store.path), "nothing is written")
     }

@@ -2,8 +2,8 @@ import Foundation
 import ProvisionModel
 import XCTest
 
-/// Issue 4 #7 (a style changed upstream is a change of its own) and issue 3 #1 (a 401 stops the
-/// apply early, with exit 69 and a message naming the likely cause).
+/// Issue 4 #7 (a style changed upstream is a change of its own) and issue 3 #1 (a 401 to a request
+/// carrying a key stops the apply early, with exit 69 and a message naming the likely cause).
 final class UpstreamTests: WorkspaceTestCase {
     override class var servesTiles: Bool { true }
 
@@ -64,21 +64,24 @@ final class UpstreamTests: WorkspaceTestCase {
     }
 
     func testUnauthorizedTilesStopTheApplyEarlyWith69() throws {
-        // Every tile of New York answers 401, as a host does for a missing or wrong token.
+        // Every tile of New York answers 401, as a host does for a wrong token. The requests carry
+        // a key (the style's ?key=${DEMO_KEY} goes to every request to its host): a 401 to a
+        // request without one fails that tile only (NamedOutcomeTests).
         let tiles = Demo.newYork.tiles
         for tile in tiles {
-            ws.server.setRoute(ws.tilePath(tile), .status(401, body: "{\"message\":\"Not Authorized - No Token\"}"))
+            ws.server.setRoute(ws.tilePath(tile), .status(401, body: "{\"message\":\"Not Authorized - Invalid Token\"}"))
         }
-        let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
+        let job = try ws.write(Demo.job(regions: [Demo.newYork.region()], origins: ws.origins(tiles: .http),
+                                        stylePacks: [Demo.stylePack(style: Demo.styleURL + "?key=${DEMO_KEY}")])).path
 
-        let result = try ws.provision("apply", job)
+        let result = try ws.provision("apply", job, environment: ["DEMO_KEY": "wrong-key"])
         result.expect(69, "401 on tiles")
         let requested = ws.tileRequestPaths.count
         XCTAssertLessThanOrEqual(requested, 64, "stops after few of \(tiles.count) tile requests")
         XCTAssertEqual(ws.tileRequestPaths.count, Set(ws.tileRequestPaths).count, "a 401 is not retried")
         let stderr = result.stderr.lowercased()
         XCTAssertTrue(stderr.contains("token"), "names the likely cause: \(result.stderr)")
-        XCTAssertTrue(stderr.contains("missing") || stderr.contains("not allowed"), result.stderr)
+        XCTAssertTrue(stderr.contains("wrong") || stderr.contains("not allowed"), result.stderr)
         XCTAssertTrue(result.stderr.contains("401"), result.stderr)
         XCTAssertFalse(result.stderr.contains("Fatal error"), result.stderr)
 

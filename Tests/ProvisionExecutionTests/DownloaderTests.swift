@@ -173,7 +173,7 @@ final class DownloaderTests: XCTestCase {
 
     func testAFatalFailureStopsPullingWhateverTheFetcher() throws {
         let fetcher = StubFetcher { request in
-            if request.url.hasSuffix("/2.pbf") { return .failure(.status(403)) }
+            if request.url.hasSuffix("/2.pbf") { return .failure(.refused(403)) }
             if request.url.hasSuffix("/1.pbf") { return .success(.missingTile) }
             return .success(FetchedBody(data: Data(count: 3)))
         }

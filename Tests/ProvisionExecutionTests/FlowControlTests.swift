@@ -44,12 +44,16 @@ final class FlowControlTests: XCTestCase {
         for code in [400, 401, 403, 404, 410] { XCTAssertFalse(policy.shouldRetry(.status(code), attempt: 1), "\(code)") }
         for code in [408, 429, 500, 502, 503, 504] { XCTAssertTrue(policy.shouldRetry(.status(code), attempt: 1), "\(code)") }
         XCTAssertFalse(policy.shouldRetry(.status(503), attempt: 4), "attempts are capped")
-        XCTAssertTrue(FetchFailure.status(401).isFatal)
-        XCTAssertTrue(FetchFailure.status(403).isFatal)
+        XCTAssertFalse(policy.shouldRetry(.refused(401), attempt: 1))
+        XCTAssertTrue(FetchFailure.refused(401).isFatal, "a refused key dooms every request carrying it")
+        XCTAssertTrue(FetchFailure.refused(403).isFatal)
+        XCTAssertFalse(FetchFailure.status(401).isFatal, "a 401 to a request without a key fails that URL only")
+        XCTAssertFalse(FetchFailure.status(403).isFatal)
         XCTAssertFalse(FetchFailure.status(404).isFatal)
         XCTAssertFalse(FetchFailure.notFound.isFatal)
-        XCTAssertEqual(FetchFailure.status(401).description,
-                       "the access token was refused (HTTP 401): it is missing, wrong or not allowed for this URL")
+        XCTAssertEqual(FetchFailure.refused(401).description,
+                       "the access token was refused (HTTP 401): it is wrong, expired or not allowed for this URL")
+        XCTAssertEqual(FetchFailure.status(403).description, "HTTP 403 (the request carried no key or token)")
         XCTAssertEqual(FetchFailure.status(500).description, "HTTP 500")
     }
 

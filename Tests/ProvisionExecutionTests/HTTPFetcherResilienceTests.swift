@@ -145,9 +145,9 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         XCTAssertEqual(stats.requested, stats.succeeded + stats.failed, "every pulled request is reported once")
         XCTAssertLessThanOrEqual(stats.requested, 4)
         let stop = try XCTUnwrap(stats.stoppedBy)
-        XCTAssertEqual(stop.failure, .status(401))
+        XCTAssertEqual(stop.failure, .refused(401))
         let message = try XCTUnwrap(stats.stopMessage)
-        XCTAssertTrue(message.contains("the access token was refused (HTTP 401): it is missing, wrong or not "
+        XCTAssertTrue(message.contains("the access token was refused (HTTP 401): it is wrong, expired or not "
                                        + "allowed for this URL"), message)
         XCTAssertTrue(message.contains(base + "/private/"), message)
         let everything = "\(stats) \(message) " + stats.failures.map { "\($0.url) \($0.failure)" }.joined(separator: " ")
@@ -176,13 +176,13 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         XCTAssertTrue(server.requests.contains { $0.target.contains("k=SECRET3") }, "the key is sent, only never shown")
     }
 
-    func testFetcherAloneStopsPullingAfterAForbiddenAndAbandonsWhatWaits() throws {
+    func testFetcherAloneStopsPullingAfterAForbiddenKeyAndAbandonsWhatWaits() throws {
         server.setRoute("/denied.pbf", .status(403))
         for index in 0..<50 { server.setRoute("/ok/\(index).pbf", .delay(0.05, then: .ok(Fixtures.pythonTile))) }
         server.setRoute("/retry.pbf", .status(503))
         let fetcher = try makeFetcher(DownloadSettings(concurrency: 3, retries: 3, timeoutSeconds: 10),
                                       retry: fastRetries(3, delay: 5))
-        let requests = [tile("/retry.pbf"), tile("/denied.pbf")] + (0..<50).map { tile("/ok/\($0).pbf") }
+        let requests = [tile("/retry.pbf"), tile("/denied.pbf?key=K")] + (0..<50).map { tile("/ok/\($0).pbf") }
         let counted = CountingRequests(requests)
         var iterator = counted
         var results: [(FetchRequest, Result<FetchedBody, FetchFailure>)] = []
@@ -192,11 +192,29 @@ final class HTTPFetcherResilienceTests: XCTestCase {
         XCTAssertEqual(results.count, counted.pulled, "one result per pulled request")
         XCTAssertLessThanOrEqual(counted.pulled, 5)
         let byPath = Dictionary(results.map { (URL(string: $0.0.url)?.path ?? "", $0.1) }, uniquingKeysWith: { a, _ in a })
-        XCTAssertEqual(byPath["/denied.pbf"]?.failureValue, .status(403))
+        XCTAssertEqual(byPath["/denied.pbf"]?.failureValue, .refused(403))
         guard case .failure(.abandoned(let why))? = byPath["/retry.pbf"] else {
             return XCTFail("the waiting retry should be abandoned, got \(String(describing: byPath["/retry.pbf"]))")
         }
         XCTAssertTrue(why.contains("HTTP 403"), why)
+    }
+
+    /// Issue 20: a 401 or 403 to a request that carried no key or token is a failed download of
+    /// that URL; the run goes on and every request is made.
+    func testAForbiddenWithoutAKeyFailsThatRequestOnly() throws {
+        server.setRoute("/forbidden.pbf", .status(403))
+        server.setRoute("/unauthorized.pbf", .status(401))
+        for index in 0..<30 { server.setRoute("/ok/\(index).pbf", .ok(Fixtures.pythonTile)) }
+        let fetcher = try makeFetcher(DownloadSettings(concurrency: 2, retries: 3, timeoutSeconds: 10))
+        let requests = [tile("/forbidden.pbf"), tile("/unauthorized.pbf")] + (0..<30).map { tile("/ok/\($0).pbf") }
+        let stats = try Downloader(fetcher: fetcher) { _ in }.run(requests)
+        XCTAssertNil(stats.stoppedBy, "no credential was refused")
+        XCTAssertEqual(stats.requested, 32)
+        XCTAssertEqual(stats.succeeded, 30)
+        XCTAssertEqual(Set(stats.failures.map { "\($0.failure)" }),
+                       ["HTTP 403 (the request carried no key or token)", "HTTP 401 (the request carried no key or token)"])
+        XCTAssertEqual(stats.failureCounts, ["http-401": 1, "http-403": 1])
+        XCTAssertEqual(server.requestCount("/forbidden.pbf"), 1, "a 403 is not retried")
     }
 
     // MARK: - Missing tiles

@@ -47,19 +47,53 @@ final class DocumentResolverTests: XCTestCase {
         XCTAssertEqual(Set(input.documents.keys), [Self.styleURL, Self.tileJSONURL])
     }
 
-    func testTheStoredCopyStandsInForAnOriginThatFails() throws {
-        let input = try resolver([Self.styleURL: .failure(.status(503))],
-                                 stored: [Self.tileJSONURL: Data(Self.tileJSON.utf8), Self.styleURL: Data(Self.style.utf8)])
-            .resolve(jobDigest: "d", epoch: 0)
+    /// Issue 20: a plan resolved from the store's own copies would say "no changes" while it
+    /// checked nothing; an origin that fails is unavailable (69) though the store holds a copy.
+    func testTheStoredCopyDoesNotStandInForAnOriginThatFails() throws {
+        let stored = [Self.tileJSONURL: Data(Self.tileJSON.utf8), Self.styleURL: Data(Self.style.utf8)]
+        for failure in [FetchFailure.status(503), .transport("Connection refused"), .notFound] {
+            XCTAssertThrowsError(try resolver([Self.styleURL: .failure(failure)], stored: stored).resolve(jobDigest: "d", epoch: 0),
+                                 "\(failure)") { error in
+                let failure = error as? DocumentError
+                XCTAssertEqual(failure?.kind, .unavailable)
+                XCTAssertTrue(failure?.message.contains("\(Self.styleURL) (style pack 'streets')") == true, "\(error)")
+                XCTAssertTrue(failure?.message.contains("the store holds a copy, but whether upstream changed it cannot be checked")
+                              == true, "\(error)")
+            }
+        }
+    }
+
+    /// `offline` (`plan --offline`): the store's copies, nothing fetched; a copy the store lacks
+    /// is unavailable, named.
+    func testOfflineResolvesFromTheStoresCopiesWithoutFetching() throws {
+        var asked: [String] = []
+        let stored = [Self.tileJSONURL: Data(Self.tileJSON.utf8), Self.styleURL: Data(Self.style.utf8)]
+        let input = try withUnsafeMutablePointer(to: &asked) { pointer in
+            var resolver = try resolver([:], stored: stored, asked: pointer)
+            resolver.offline = true
+            return try resolver.resolve(jobDigest: "d", epoch: 0)
+        }
+        XCTAssertEqual(asked, [], "nothing is fetched")
         XCTAssertEqual(input.documents[Self.styleURL]?.data, Data(Self.style.utf8))
         XCTAssertNotNil(input.packs["streets"])
+
+        var lacking = try resolver([:], stored: [Self.styleURL: Data(Self.style.utf8)])
+        lacking.offline = true
+        XCTAssertThrowsError(try lacking.resolve(jobDigest: "d", epoch: 0)) { error in
+            let failure = error as? DocumentError
+            XCTAssertEqual(failure?.kind, .unavailable)
+            XCTAssertTrue(failure?.message.contains("the store holds no copy of a document the plan needs") == true, "\(error)")
+            XCTAssertTrue(failure?.message.contains("\(Self.tileJSONURL) (style pack 'streets')") == true, "\(error)")
+        }
     }
 
     func testFailuresAreTold() throws {
         let cases: [(name: String, answers: [String: Result<FetchedBody, FetchFailure>], kind: DocumentError.Kind, message: String)] = [
             ("unavailable", [Self.styleURL: .failure(.status(503))], .unavailable,
              "cannot fetch a document the plan needs:\n  \(Self.styleURL) (style pack 'streets'): HTTP 503"),
-            ("refused", [Self.styleURL: .failure(.status(401))], .unavailable, "the access token was refused"),
+            ("refused", [Self.styleURL: .failure(.refused(401))], .unavailable, "the access token was refused"),
+            ("401 without a key", [Self.styleURL: .failure(.status(401))], .unavailable,
+             "\(Self.styleURL) (style pack 'streets'): HTTP 401 (the request carried no key or token)"),
             ("not JSON", [Self.styleURL: body("<html>")], .unusable, "\(Self.styleURL) (style pack 'streets') is not valid JSON"),
             ("unusable", [Self.styleURL: .failure(.unusableDocument("nested past the cap"))], .unusable,
              "style \(Self.styleURL) of style pack 'streets' cannot be used"),

@@ -87,7 +87,13 @@ final class DocumentSchemaTests: XCTestCase {
                                  lock: Samples.lock(), footprint: Samples.storeFootprint())
         let json = report.json
         try assertValid(json, against: "report")
-        XCTAssertEqual(json["status"], "partial")
+        XCTAssertEqual(json["status"], "stopped", "a signal stopped it (exit 130/143), which is not partial (75)")
+        XCTAssertEqual(json["downloads"]?["stoppedEarly"]?.stringValue?.hasPrefix("stopped by a signal: "), true)
+        let failed = ApplyReport(plan: Samples.planDocument(), outcome: Samples.partialOutcome(notAttempted: 0), planSeconds: 0.25,
+                                 lock: Samples.lock(), footprint: nil)
+        try assertValid(failed.json, against: "report")
+        XCTAssertEqual(failed.json["status"], "partial")
+        XCTAssertEqual(failed.json["downloads"]?["stoppedEarly"], .null)
         XCTAssertEqual(json["failureCounts"], ["HTTP 500": 8, "timeout": 4])
         // The planned downloads add up: written + failed + missing upstream + not attempted.
         XCTAssertEqual(json["downloads"]?["planned"], 1_573)
