@@ -82,7 +82,7 @@ public final class PlanSession {
             }
             let http = try HTTPFetcher(configuration: HTTPFetcher.Configuration(
                 settings: input.job.download, rewrite: { url in credentials.requestURL(url) },
-                now: { epoch }, trust: TLSTrust(environment: context.environment)))
+                buildTime: epoch, trust: TLSTrust(environment: context.environment)))
             fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
             try fetcher.openRemoteArchives()
         } catch let error as StoreError {

@@ -56,9 +56,12 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         public var retry: RetryPolicy
         /// Maps a canonical URL to the URL actually fetched; nil keeps the canonical URL.
         public var rewrite: @Sendable (String) -> String?
-        /// The wall clock in Unix seconds, used to turn a relative max-age into an expiry when a
-        /// response has no Date.
+        /// The wall clock in Unix seconds: what a `Retry-After` date counts from (and the build
+        /// time when `buildTime` is nil).
         public var now: @Sendable () -> Int64
+        /// The time of the build (Unix seconds) that a response's freshness lifetime counts from
+        /// (`HTTPCacheFields`), so that a stored `expires` never depends on when a response came.
+        public var buildTime: Int64?
         /// The CA certificates HTTPS origins are checked against.
         public var trust: TLSTrust
         /// Where the fetch loop reads the time and waits for it: retry delays and the rate limit.
@@ -77,6 +80,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
                     retry: RetryPolicy? = nil,
                     rewrite: @escaping @Sendable (String) -> String? = { _ in nil },
                     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+                    buildTime: Int64? = nil,
                     trust: TLSTrust = TLSTrust(environment: ProcessInfo.processInfo.environment),
                     clock: any MonotonicClock = SystemClock()) {
             self.concurrency = max(1, settings.concurrency)
@@ -93,6 +97,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
             self.retry = retry ?? RetryPolicy(settings: settings)
             self.rewrite = rewrite
             self.now = now
+            self.buildTime = buildTime
             self.trust = trust
             self.clock = clock
         }
