@@ -209,7 +209,7 @@ public final class OriginRouter: Fetcher, RetryCounting {
     static func answer(_ request: FetchRequest, _ bytes: Result<Data, FetchFailure>, verifier: Verifier,
                        missingTiles: MissingTilePolicy) -> Result<FetchedBody, FetchFailure> {
         if case .failure(.notFound) = bytes, request.kind == .tile, missingTiles == .skip { return .success(.missingTile) }
-        return bytes.flatMap { verifier.verifiedBody($0, kind: request.kind) }.mapError(\.redacted)
+        return bytes.flatMap { verifier.verifiedBody($0, kind: request.kind, url: request.url) }.mapError(\.redacted)
     }
 }
 
