@@ -1,14 +1,14 @@
 import Foundation
 
-/// The area within a distance of a shape, measured along the Earth's surface, as polygons whose
-/// union contains it (a corridor along a route, a radius around a point).
+/// The area within a distance of a shape, measured along the Earth's surface, as valid polygons
+/// that contain it (a corridor along a route, a radius around a point).
 ///
-/// Why polygons whose union is the buffer, not one outline: covers already take the union of a
-/// MultiPolygon, and MapLibre's cover of a geometry definition fills overlapping polygons the same
-/// way (non-zero rule, every ring counter-clockwise), so no polygon clipping is needed. The result
-/// is the shape itself (polygons), plus for every line and ring a band of quadrilaterals, plus a
-/// disc at every vertex; discs are circumscribed polygons, so nothing within the distance is left
-/// out and the overshoot is under 0.2% of the distance. Distances are on a sphere of the Earth's
+/// The buffer is built as overlapping parts: the shape itself (polygons), plus for every line and
+/// ring a band of quadrilaterals, plus a disc at every vertex; discs are circumscribed polygons,
+/// so nothing within the distance is left out and the overshoot is under 0.2% of the distance.
+/// A region definition must be a valid geometry (MapLibre counts a region's tiles from it, and
+/// overlapping parts of a MultiPolygon are invalid), so the parts are then united with
+/// `CoveringUnion`, which only ever adds area: the result holds every point of the parts. Distances are on a sphere of the Earth's
 /// mean radius (within 0.5% of the ellipsoid), and lines are densified in Mercator space (where
 /// covers draw them straight) to pieces no longer than the distance.
 public enum GeodesicBuffer {
@@ -19,9 +19,24 @@ public enum GeodesicBuffer {
     /// The most pieces a line is cut into; longer lines get longer pieces.
     static let maxPieces = 20_000
 
-    /// The polygons whose union holds every point within `metres` of the lines, points and
-    /// polygons given (latitudes are kept within Web Mercator's limit).
+    /// Cells of `CoveringUnion`'s grid per buffer distance: the union exceeds the buffer by less
+    /// than two cells, under 2% of the distance.
+    static let cellsPerDistance = 128.0
+
+    /// Valid polygons (no overlap, no self-intersection: `CoveringUnion`) that hold every point
+    /// within `metres` of the lines, points and polygons given (latitudes are kept within Web
+    /// Mercator's limit): what a region definition records and its tiles are counted from.
     public static func polygons(lines: [[LngLat]], points: [LngLat], polygons: [Polygon], metres: Double) -> [Polygon] {
+        let parts = self.parts(lines: lines, points: points, polygons: polygons, metres: metres)
+        // The Web Mercator width of the distance where it is smallest: nearest the equator.
+        let latitudes = (lines.flatMap { $0 } + points + polygons.flatMap { $0.rings.flatMap { $0 } }).map { abs($0.lat) }
+        let scale = cos(min(latitudes.min() ?? 0, WebMercator.maxLatitude) * .pi / 180)
+        let width = metres / (2 * .pi * earthRadius * scale)
+        return CoveringUnion.polygons(parts, cell: width / cellsPerDistance)
+    }
+
+    /// The overlapping polygons whose union holds every point within `metres` of the shapes.
+    static func parts(lines: [[LngLat]], points: [LngLat], polygons: [Polygon], metres: Double) -> [Polygon] {
         var out = polygons.map { polygon in
             Polygon(rings: polygon.rings.enumerated().map { i, ring in i == 0 ? counterClockwise(ring) : counterClockwise(ring).reversed() })
         }
