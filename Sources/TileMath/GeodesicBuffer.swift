@@ -81,28 +81,41 @@ public enum GeodesicBuffer {
     }
 
     /// Discs at the vertices of `line` and a quadrilateral either side of every piece.
+    ///
+    /// Each segment of the line gets its own band: consecutive pieces of one segment share their
+    /// offset points (at the mean of their bearings, which barely differ), and the disc at each
+    /// vertex of the line fills the joint between two segments, however sharp the turn (sharing
+    /// offsets across a hairpin would fold the band and leave points near it out).
     static func band(_ line: [LngLat], _ metres: Double) -> [Polygon] {
         var out = line.map { disc($0, metres) }
-        let points = densified(line, step: metres)
-        guard points.count >= 2 else { return out }
-        // One pair of offset points per vertex, at the mean bearing of its two pieces, so
-        // consecutive quadrilaterals share their edge.
-        let bearings = zip(points, points.dropFirst()).map { bearing($0, $1) }
-        func offsets(_ i: Int) -> (LngLat, LngLat) {
-            let before = bearings[max(0, i - 1)], after = bearings[min(bearings.count - 1, i)]
-            let mean = atan2(sin(before) + sin(after), cos(before) + cos(after))
-            let reach = metres / max(0.5, cos((after - before) / 2))
-            return (destination(points[i], reach, bearing: mean - .pi / 2), destination(points[i], reach, bearing: mean + .pi / 2))
-        }
-        var previous = offsets(0)
-        for i in 1..<points.count {
-            let next = offsets(i)
-            guard points[i] != points[i - 1] else { continue }
-            let quad = [previous.0, next.0, next.1, previous.1, previous.0]
-            if abs(ringArea(quad)) > 0 { out.append(Polygon(rings: [counterClockwise(quad)])) }
-            previous = next
+        let step = pieceLength(line, step: metres)
+        for (start, end) in zip(line, line.dropFirst()) where start != end {
+            let points = densified([start, end], step: step)
+            guard points.count >= 2 else { continue }
+            let bearings = zip(points, points.dropFirst()).map { bearing($0, $1) }
+            func offsets(_ i: Int) -> (LngLat, LngLat) {
+                let before = bearings[max(0, i - 1)], after = bearings[min(bearings.count - 1, i)]
+                let mean = atan2(sin(before) + sin(after), cos(before) + cos(after))
+                let reach = metres / max(0.5, cos((after - before) / 2))
+                return (destination(points[i], reach, bearing: mean - .pi / 2), destination(points[i], reach, bearing: mean + .pi / 2))
+            }
+            var previous = offsets(0)
+            for i in 1..<points.count {
+                let next = offsets(i)
+                guard points[i] != points[i - 1] else { continue }
+                let quad = [previous.0, next.0, next.1, previous.1, previous.0]
+                if abs(ringArea(quad)) > 0 { out.append(Polygon(rings: [counterClockwise(quad)])) }
+                previous = next
+            }
         }
         return out
+    }
+
+    /// The longest piece `densified` cuts `line` into: `step`, or longer for a line so long that
+    /// it would otherwise be cut into more than `maxPieces`.
+    static func pieceLength(_ line: [LngLat], step: Double) -> Double {
+        let total = zip(line, line.dropFirst()).reduce(0) { $0 + distance($1.0, $1.1) }
+        return max(step, total / Double(maxPieces))
     }
 
     /// `line` with points added so that no piece is longer than `step` metres, interpolated in
@@ -110,10 +123,8 @@ public enum GeodesicBuffer {
     static func densified(_ line: [LngLat], step: Double) -> [LngLat] {
         guard let first = line.first else { return [] }
         var out = [first]
-        let total = zip(line, line.dropFirst()).reduce(0) { $0 + distance($1.0, $1.1) }
-        let pieceLength = max(step, total / Double(maxPieces))
         for (a, b) in zip(line, line.dropFirst()) {
-            let pieces = max(1, Int((distance(a, b) / pieceLength).rounded(.up)))
+            let pieces = max(1, Int((distance(a, b) / step).rounded(.up)))
             let ya = WebMercator.tileY(lat: a.lat, zoom: 0), yb = WebMercator.tileY(lat: b.lat, zoom: 0)
             for k in 1...pieces {
                 let t = Double(k) / Double(pieces)
