@@ -164,6 +164,15 @@ struct CellRows {
             for (a, b) in zip(ring, ring.dropFirst()) where a != b { edges.append((a, b)) }
             if let first = ring.first, let last = ring.last, first != last { edges.append((last, first)) }
         }
+        // This polygon's runs, merged per row before they join the others' (one run per row for
+        // the convex parts of a buffer), so the grid holds few runs however many parts overlap.
+        var part = CellRows(cell: cell)
+        part.fillRuns(edges)
+        for (row, runs) in part.rows { rows[row, default: []] += Self.merged(runs) }
+    }
+
+    /// Adds the runs of the cells the polygon with these edges touches.
+    private mutating func fillRuns(_ edges: [(CoveringUnion.Point, CoveringUnion.Point)]) {
         // Cells an edge passes through (a tiny margin keeps rounding on the safe side).
         let margin = cell * 1e-6
         for (a, b) in edges {
@@ -174,17 +183,21 @@ struct CellRows {
                 add(row, index((xs.min() ?? 0) - margin)...index((xs.max() ?? 0) + margin))
             }
         }
-        // Cells whose centre is inside (even-odd, as rings with holes are drawn).
-        guard let top = edges.map({ min($0.0.y, $0.1.y) }).min(),
-              let bottom = edges.map({ max($0.0.y, $0.1.y) }).max() else { return }
-        for row in index(top)...index(bottom) {
-            let y = (Double(row) + 1) * cell
-            var crossings: [Double] = []
-            for (a, b) in edges where (a.y > y) != (b.y > y) { crossings.append(x(on: a, b, at: y)) }
-            crossings.sort()
+        // Cells whose centre is inside (even-odd, as rings with holes are drawn): each edge adds
+        // its crossing of the centre line of every row it spans.
+        var crossings: [Int: [Double]] = [:]
+        for (a, b) in edges where a.y != b.y {
+            let low = min(a.y, b.y), high = max(a.y, b.y)
+            for row in Int((low / cell - 1).rounded(.down))...Int((high / cell - 1).rounded(.up)) {
+                let y = (Double(row) + 1) * cell
+                if (a.y > y) != (b.y > y) { crossings[row, default: []].append(x(on: a, b, at: y)) }
+            }
+        }
+        for (row, xs) in crossings {
+            let sorted = xs.sorted()
             var k = 0
-            while k + 1 < crossings.count {
-                let first = Int((crossings[k] / cell - 1).rounded(.up)), last = Int((crossings[k + 1] / cell - 1).rounded(.down))
+            while k + 1 < sorted.count {
+                let first = Int((sorted[k] / cell - 1).rounded(.up)), last = Int((sorted[k + 1] / cell - 1).rounded(.down))
                 if first <= last { add(row, first...last) }
                 k += 2
             }
