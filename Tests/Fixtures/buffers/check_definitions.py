@@ -3,8 +3,8 @@
 
     check_definitions.py CASES.json
 
-CASES.json is a list of {"name", "metres", "input" (the region's GeoJSON geometry before the
-buffer), "definition" (the region definition JSON as stored)}. For each case it prints one JSON
+CASES.json is a list of {"name", "metres" (0 for no buffer), "input" (the region's GeoJSON
+geometry before the buffer), "definition" (the region definition JSON as stored)}. For each case it prints one JSON
 line: whether the stored geometry is valid (GEOS is_valid, with explain_validity when not), how
 many points within the buffer distance were sampled and how many of them the stored geometry
 misses, and its vertex count. Points are sampled on the sphere of the Earth's mean radius at
@@ -80,18 +80,20 @@ def paths(geometry):
 def samples(geometry, metres):
     points = []
     for line in paths(geometry):
-        for lng, lat in along(line, metres / 4) if len(line) > 1 else [tuple(line[0][:2])]:
+        for lng, lat in along(line, metres / 4 if metres > 0 else 50) if len(line) > 1 else [tuple(line[0][:2])]:
             points.append((lng, lat))
-            for k in range(72):
+            for k in range(72 if metres > 0 else 0):
                 points.append(destination(lng, lat, metres * 0.995, k * 5.0))
     if geometry["type"] in ("Polygon", "MultiPolygon"):
-        shell = shape(geometry)
-        west, south, east, north = shell.bounds
-        for i in range(1, 20):
-            for j in range(1, 20):
-                p = (west + (east - west) * i / 20, south + (north - south) * j / 20)
-                if shell.contains(Point(p)):
-                    points.append(p)
+        parts = [geometry["coordinates"]] if geometry["type"] == "Polygon" else geometry["coordinates"]
+        for part in parts:
+            shell = shape({"type": "Polygon", "coordinates": part})
+            west, south, east, north = shell.bounds
+            for i in range(1, 20):
+                for j in range(1, 20):
+                    p = (west + (east - west) * i / 20, south + (north - south) * j / 20)
+                    if shell.contains(Point(p)):
+                        points.append(p)
     return points
 
 
