@@ -74,8 +74,9 @@ public enum CoveringUnion {
             let a = points[(k + n - 1) % n], b = points[k], c = points[(k + 1) % n]
             return (b.i - a.i) * (c.j - b.j) - (b.j - a.j) * (c.i - b.i)
         }
-        // Filled cells on the left in y-down coordinates: a negative cross product turns left
-        // on the page, toward the filled side… so convex corners have turn < 0, reflex > 0.
+        // With the filled cells on the left (grid coordinates, y down), the cross product of a
+        // corner's two edges is negative where the outline turns toward them (a convex corner)
+        // and positive where it turns away (a reflex one).
         var drop = [Bool](repeating: false, count: n)
         for k in 0..<n where turn(k) > 0 && turn((k + n - 1) % n) < 0 && turn((k + 1) % n) < 0 {
             let a = points[(k + n - 1) % n], b = points[k], c = points[(k + 1) % n]
