@@ -82,7 +82,7 @@ public final class PlanSession {
             }
             var configuration = HTTPFetcher.Configuration(
                 settings: input.job.download, rewrite: { url in credentials.requestURL(url) },
-                now: { epoch }, trust: TLSTrust(environment: context.environment), secrets: credentials.secrets)
+                buildTime: epoch, trust: TLSTrust(environment: context.environment), secrets: credentials.secrets)
             configuration.carriesCredential = { url in credentials.secrets.leaks(in: url) || credentials.secrets.redact(url) != url }
             let http = try HTTPFetcher(configuration: configuration)
             fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)

@@ -166,24 +166,26 @@ final class CurlTransfer {
         var cacheControl: [String]
         var expires: String?
         var date: String?
-        /// The wall clock when the response was read, for a response without a valid Date.
-        var now: Int64
+        /// The build time the response's freshness lifetime counts from.
+        var buildTime: Int64
 
         /// The cache fields these headers give.
         var fields: HTTPCacheFields {
             HTTPCacheFields(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires,
-                            now: now, date: date)
+                            buildTime: buildTime, date: date)
         }
 
         /// `fields`, parsing the dates through `dates`.
         func fields(dates: inout HTTPCacheFields.RecentDates) -> HTTPCacheFields {
             HTTPCacheFields(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires,
-                            now: now, date: date, parseDate: { dates.parse($0) })
+                            buildTime: buildTime, date: date, parseDate: { dates.parse($0) })
         }
     }
 
-    /// Interprets libcurl's result code, the status and the headers of the finished transfer.
-    func outcome(_ code: CURLcode, now: Int64) -> Outcome {
+    /// Interprets libcurl's result code, the status and the headers of the finished transfer:
+    /// `now` (the wall clock) is what a Retry-After date counts from, `buildTime` what the
+    /// response's freshness lifetime counts from.
+    func outcome(_ code: CURLcode, now: Int64, buildTime: Int64) -> Outcome {
         if let range = transport?.range, overflowed || code == CURLE_FILESIZE_EXCEEDED {
             return .failure(rangeOverflow(range), retryAfter: nil)
         }
@@ -244,7 +246,7 @@ final class CurlTransfer {
         }
         let headers = CacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
                                    cacheControl: headerLines("Cache-Control"), expires: header("Expires"),
-                                   date: header("Date"), now: now)
+                                   date: header("Date"), buildTime: buildTime)
         if status == 304 { return .notModified(headers.fields) }
         if let range = transport?.range { return rangeOutcome(range, status: status, headers: headers) }
         if status == 204 { return .noContent(headers.fields) }

@@ -232,7 +232,7 @@ struct FetchLoop {
             hostActive[transfer.host, default: 1] -= 1
             let wallClock = now ?? configuration.now()
             now = wallClock
-            let outcome = transfer.outcome(code, now: wallClock)
+            let outcome = transfer.outcome(code, now: wallClock, buildTime: configuration.buildTime ?? wallClock)
             let pending = transfer.transport.map {
                 Pending(transport: $0, host: transfer.host, attempt: transfer.attempt, due: 0)
             }

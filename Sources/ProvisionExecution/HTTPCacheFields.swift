@@ -7,11 +7,19 @@ import ProvisionModel
 /// Freshness follows RFC 9111: every Cache-Control field line of a response is one list, and
 /// when its directives conflict the most restrictive wins (§4.2.1): `no-store` or an unqualified
 /// `no-cache` make the response stale on arrival whatever `max-age` says; of several `max-age`
-/// the smallest counts; a `max-age` that is not a number makes the response stale. `max-age`
-/// counts from the response's own `Date` (a time from upstream, not from this machine); `Expires`
-/// is used only without `max-age`, and an invalid one ("0", garbage) means already expired.
-/// "Stale on arrival" is stored as an expiry equal to the response's Date, so that a device
-/// revalidates the body as soon as it is online, and uses it offline (must_revalidate = 0).
+/// the smallest counts; a `max-age` that is not a number makes the response stale. `Expires` is
+/// used only without `max-age`, and an invalid one ("0", garbage) means already expired.
+///
+/// Why the expiry counts from the build time, not from the response's `Date` or its arrival: a
+/// bundle must be the same bytes whenever it is built from the same upstream bytes and
+/// `SOURCE_DATE_EPOCH` (DESIGN invariant 1), and a host's `Date` (with the `Expires` it derives
+/// from it, as nginx and CDNs do) moves with every request. So the response only says how long
+/// it stays fresh: `max-age` as a duration, or `Expires` − `Date`; the expiry is the build time
+/// plus that lifetime. `Expires` without a valid `Date` is taken as the absolute time it names
+/// (never before the build time). `Age` is ignored: it counts how long a CDN held the response,
+/// which differs from one request to the next. `s-maxage` is for shared caches and a device is a
+/// private one. "Stale on arrival" is stored as an expiry equal to the build time, so that a
+/// device revalidates the body as soon as it is online, and uses it offline (must_revalidate = 0).
 public struct HTTPCacheFields: Equatable, Sendable {
     /// The ETag header verbatim.
     public var etag: String?
@@ -34,27 +42,26 @@ public struct HTTPCacheFields: Equatable, Sendable {
     }
 
     /// Reads the fields from raw header values: `cacheControl` holds every Cache-Control field
-    /// line in the order received; `now` (Unix seconds) stands in for a missing or invalid Date.
-    public init(etag: String?, lastModified: String?, cacheControl: [String], expires: String?, now: Int64,
+    /// line in the order received; `buildTime` (Unix seconds) is the time freshness counts from.
+    public init(etag: String?, lastModified: String?, cacheControl: [String], expires: String?, buildTime: Int64,
                 date: String? = nil) {
-        self.init(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires, now: now,
-                  date: date, parseDate: Self.httpDate)
+        self.init(etag: etag, lastModified: lastModified, cacheControl: cacheControl, expires: expires,
+                  buildTime: buildTime, date: date, parseDate: Self.httpDate)
     }
 
     /// The fields from raw header values, with the HTTP dates parsed by `parseDate` (which must
     /// agree with `httpDate`; a cache of recent dates, say).
-    init(etag: String?, lastModified: String?, cacheControl: [String], expires: String?, now: Int64,
+    init(etag: String?, lastModified: String?, cacheControl: [String], expires: String?, buildTime: Int64,
          date: String?, parseDate: (String) -> Int64?) {
         self.etag = etag.flatMap { $0.isEmpty ? nil : $0 }
         self.modified = lastModified.flatMap(parseDate)
         let directives = CacheDirectives(cacheControl)
-        let served = date.flatMap(parseDate) ?? now
         if directives.noStore || directives.noCache {
-            self.expires = served
+            self.expires = buildTime
         } else if let maxAge = directives.maxAge {
-            self.expires = served + maxAge
+            self.expires = buildTime + maxAge
         } else if let expires {
-            self.expires = parseDate(expires) ?? served
+            self.expires = Self.expiry(expires: expires, date: date, buildTime: buildTime, parseDate: parseDate)
         } else {
             self.expires = nil
         }
@@ -64,6 +71,15 @@ public struct HTTPCacheFields: Equatable, Sendable {
         if directives.mustRevalidate { revalidation.insert(.mustRevalidate) }
         if let last = cacheControl.last, Self.mapLibreMustRevalidate(last) { revalidation.insert(.mapLibreMustRevalidate) }
         self.revalidation = revalidation
+    }
+
+    /// The expiry an `Expires` header gives without `max-age`: the build time plus `Expires` −
+    /// `Date` (0 when negative, at most 2^31 s); without a valid `Date`, the time `Expires` names,
+    /// but never before the build time; an invalid `Expires`, the build time (already expired).
+    static func expiry(expires: String, date: String?, buildTime: Int64, parseDate: (String) -> Int64?) -> Int64 {
+        guard let until = parseDate(expires) else { return buildTime }
+        guard let served = date.flatMap(parseDate) else { return max(buildTime, until) }
+        return buildTime + min(max(0, until - served), maxDeltaSeconds)
     }
 
     /// The last few HTTP dates parsed, with their values: the `Date` of responses a moment apart

@@ -60,9 +60,12 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         /// `FetchFailure.refused` (fatal), to any other `FetchFailure.status` (that URL fails).
         /// By default, a secret query parameter or a user-info password (what `URLSecrets.redact` hides).
         public var carriesCredential: @Sendable (String) -> Bool = { URLSecrets().redact($0) != $0 }
-        /// The wall clock in Unix seconds, used to turn a relative max-age into an expiry when a
-        /// response has no Date.
+        /// The wall clock in Unix seconds: what a `Retry-After` date counts from (and the build
+        /// time when `buildTime` is nil).
         public var now: @Sendable () -> Int64
+        /// The time of the build (Unix seconds) that a response's freshness lifetime counts from
+        /// (`HTTPCacheFields`), so that a stored `expires` never depends on when a response came.
+        public var buildTime: Int64?
         /// The CA certificates HTTPS origins are checked against.
         public var trust: TLSTrust
         /// The job's secrets: every failure message is redacted with them (`URLSecrets.redact`).
@@ -83,6 +86,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
                     retry: RetryPolicy? = nil,
                     rewrite: @escaping @Sendable (String) -> String? = { _ in nil },
                     now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
+                    buildTime: Int64? = nil,
                     trust: TLSTrust = TLSTrust(environment: ProcessInfo.processInfo.environment),
                     secrets: URLSecrets = URLSecrets(),
                     clock: any MonotonicClock = SystemClock()) {
@@ -100,6 +104,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
             self.retry = retry ?? RetryPolicy(settings: settings)
             self.rewrite = rewrite
             self.now = now
+            self.buildTime = buildTime
             self.trust = trust
             self.secrets = secrets
             self.clock = clock

@@ -210,7 +210,7 @@ public final class OriginRouter: Fetcher, RetryCounting {
                        missingTiles: MissingTilePolicy) -> Result<FetchedBody, FetchFailure> {
         if case .failure(.notFound) = bytes, request.kind == .tile, missingTiles == .skip { return .success(.missingTile) }
         // `fetchAll` redacts every failure it delivers with the job's secrets.
-        return bytes.flatMap { verifier.verifiedBody($0, kind: request.kind) }
+        return bytes.flatMap { verifier.verifiedBody($0, kind: request.kind, url: request.url) }
     }
 }
 

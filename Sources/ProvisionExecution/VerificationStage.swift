@@ -114,7 +114,8 @@ final class VerificationStage: Sendable {
     }
 
     private func check(_ job: Job, dates: inout HTTPCacheFields.RecentDates) -> Result<FetchedBody, FetchFailure> {
-        let verified = verifier.verifiedBody(job.data, kind: job.pending.request.kind, contentType: job.contentType)
+        let verified = verifier.verifiedBody(job.data, kind: job.pending.request.kind, contentType: job.contentType,
+                                             url: job.pending.request.url)
         guard case .success(var body) = verified else { return verified }
         let fields = job.headers.fields(dates: &dates)
         (body.etag, body.modified, body.expires) = (fields.etag, fields.modified, fields.expires)

@@ -20,18 +20,20 @@ public struct Verifier: Sendable {
 
     /// Verifies `data` as a body of `kind` served with the `Content-Type` header `contentType`:
     /// a body the server declares as HTML is refused whatever its bytes (an empty or plain-text
-    /// error page would otherwise pass as an empty tile or glyph range).
-    public func verify(_ data: Data, kind: ResourceKind, contentType: String?) -> Result<Data, FetchFailure> {
+    /// error page would otherwise pass as an empty tile or glyph range). `url`, the URL asked
+    /// for, tells a glyph range which range it must be.
+    public func verify(_ data: Data, kind: ResourceKind, contentType: String?, url: String? = nil) -> Result<Data, FetchFailure> {
         if let contentType, let media = Self.htmlMediaType(contentType) {
             return .failure(.invalidBody("HTML page (served as \(media)) instead of \(kind.name)"))
         }
-        return verify(data, kind: kind)
+        return verify(data, kind: kind, url: url)
     }
 
     /// `verify(data, kind:contentType:)` as the body to store: the payload, with its zlib form
     /// when `data` was one gzip layer around it (rewrapped, not recompressed).
-    public func verifiedBody(_ data: Data, kind: ResourceKind, contentType: String? = nil) -> Result<FetchedBody, FetchFailure> {
-        verify(data, kind: kind, contentType: contentType).map { payload in
+    public func verifiedBody(_ data: Data, kind: ResourceKind, contentType: String? = nil,
+                             url: String? = nil) -> Result<FetchedBody, FetchFailure> {
+        verify(data, kind: kind, contentType: contentType, url: url).map { payload in
             var body = FetchedBody(data: payload)
             if Gzip.isGzip(data) && !Gzip.isGzip(payload) { body.zlibData = Gzip.zlibStream(fromGzip: data, payload: payload) }
             return body
@@ -49,8 +51,9 @@ public struct Verifier: Sendable {
     ///
     /// A JSON document that arrived whole but cannot be used (not JSON, past a parse cap, a
     /// byte-order mark, not an object, the wrong shape) fails as `.unusableDocument`; every other
-    /// refusal (an HTML page, a damaged image, tile or glyph range) as `.invalidBody`.
-    public func verify(_ data: Data, kind: ResourceKind) -> Result<Data, FetchFailure> {
+    /// refusal (an HTML page, a damaged image, tile or glyph range) as `.invalidBody`. `url`, when
+    /// given, is the URL the body was asked for (a glyph range must be the range it names).
+    public func verify(_ data: Data, kind: ResourceKind, url: String? = nil) -> Result<Data, FetchFailure> {
         var payload = data
         // Up to two layers: a gzip tile sent with Content-Encoding: gzip arrives wrapped twice.
         for _ in 0..<2 where Gzip.isGzip(payload) {
@@ -60,7 +63,7 @@ public struct Verifier: Sendable {
                 return .failure(.invalidBody(error.description))
             }
         }
-        guard let failure = Self.failure(of: payload, kind: kind) else { return .success(payload) }
+        guard let failure = Self.failure(of: payload, kind: kind, url: url) else { return .success(payload) }
         if Self.looksLikeHTML(payload) {
             switch failure {
             case .invalidBody(let problem), .unusableDocument(let problem):
@@ -73,7 +76,7 @@ public struct Verifier: Sendable {
     }
 
     /// Why `payload` is not a usable body of `kind`, or nil when it is.
-    static func failure(of payload: Data, kind: ResourceKind) -> FetchFailure? {
+    static func failure(of payload: Data, kind: ResourceKind, url: String? = nil) -> FetchFailure? {
         switch kind {
         case .style:
             return jsonProblem(payload) { object in
@@ -93,12 +96,12 @@ public struct Verifier: Sendable {
         case .spriteJSON:
             return jsonProblem(payload) { _ in nil }.map(FetchFailure.unusableDocument)
         default:
-            return problem(with: payload, kind: kind).map(FetchFailure.invalidBody)
+            return problem(with: payload, kind: kind, url: url).map(FetchFailure.invalidBody)
         }
     }
 
     /// Why `payload` is not a usable binary body of `kind`, or nil when it is.
-    static func problem(with payload: Data, kind: ResourceKind) -> String? {
+    static func problem(with payload: Data, kind: ResourceKind, url: String? = nil) -> String? {
         switch kind {
         case .tile:
             if payload.isEmpty { return nil }
@@ -106,7 +109,7 @@ public struct Verifier: Sendable {
         case .spriteImage, .image:
             return imageProblem(payload)
         case .glyphs:
-            return payload.isEmpty ? nil : GlyphCheck.problem(payload)
+            return payload.isEmpty ? nil : GlyphCheck.problem(payload, expected: url.flatMap(GlyphCheck.requestedRange(in:)))
         case .unknown, .style, .source, .spriteJSON:
             return looksLikeHTML(payload) ? "HTML page" : nil
         }

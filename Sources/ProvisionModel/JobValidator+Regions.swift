@@ -30,7 +30,7 @@ extension JobValidator {
                                                    seen: &seen) }
         let name = object["name"].flatMap { collector.string($0, at: JSONPointer.appending(pointer, "name"),
                                                               nonEmpty: true) }
-        var area = self.area(object, at: pointer)
+        var area = self.area(object, at: pointer).map(Self.withoutOverlaps)
         if let value = object["buffer"] {
             let bufferPointer = JSONPointer.appending(pointer, "buffer")
             let metres = collector.number(value, at: bufferPointer, expected: "a distance in metres")
@@ -78,6 +78,42 @@ extension JobValidator {
         }
         let grown = GeodesicBuffer.polygons(lines: lines, points: points, polygons: polygons, metres: metres)
         return .geometry(grown, geoJSON: GeoJSONGeometry.geoJSON(grown, asMultiPolygon: true))
+    }
+
+    /// `area` with polygons that overlap (or share more than a point of their outlines) united
+    /// by `CoveringUnion`, the rest as it is.
+    ///
+    /// Why: a MultiPolygon whose parts overlap is not a valid geometry, and the region
+    /// definition MapLibre counts a region's tiles from must be one. Features of a GeoJSON file
+    /// (or parts of a MultiPolygon) that do not overlap are recorded exactly as written.
+    static func withoutOverlaps(_ area: RegionArea) -> RegionArea {
+        guard case .geometry(let polygons, _) = area, polygons.count > 1, overlap(polygons) else { return area }
+        let united = CoveringUnion.polygons(polygons, cell: 0)
+        return .geometry(united, geoJSON: GeoJSONGeometry.geoJSON(united, asMultiPolygon: true))
+    }
+
+    /// Whether two of the polygons overlap or touch along more than points.
+    static func overlap(_ polygons: [Polygon]) -> Bool {
+        let boxes = polygons.map { polygon -> (west: Double, south: Double, east: Double, north: Double) in
+            let shell = polygon.rings.first ?? []
+            return (shell.map(\.lng).min() ?? 0, shell.map(\.lat).min() ?? 0, shell.map(\.lng).max() ?? 0, shell.map(\.lat).max() ?? 0)
+        }
+        func inside(_ polygon: Polygon, _ point: LngLat) -> Bool {
+            guard let shell = polygon.rings.first, RingGeometry.contains(shell, point) == true else { return false }
+            return !polygon.rings.dropFirst().contains { RingGeometry.contains($0, point) != false }
+        }
+        for i in polygons.indices {
+            for j in polygons.indices where j > i {
+                let (a, b) = (boxes[i], boxes[j])
+                guard a.west <= b.east, b.west <= a.east, a.south <= b.north, b.south <= a.north else { continue }
+                for ringA in polygons[i].rings {
+                    for ringB in polygons[j].rings where RingGeometry.firstCrossing(ringA, ringB) != nil { return true }
+                }
+                if polygons[j].rings.first?.contains(where: { inside(polygons[i], $0) }) == true { return true }
+                if polygons[i].rings.first?.contains(where: { inside(polygons[j], $0) }) == true { return true }
+            }
+        }
+        return false
     }
 
     /// The one of `bbox`, `geometry` or `geojson` a region has, or nil after reporting.

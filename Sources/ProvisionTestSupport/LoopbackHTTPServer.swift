@@ -98,6 +98,8 @@ public final class LoopbackHTTPServer: Sendable {
         var faultCounts: [InjectedFault: Int] = [:]
         var dripSeconds: TimeInterval = 0.2
         var fileCacheMaxAge: Int?
+        var fileCacheDate: Int64?
+        var fileCacheAge: Int?
     }
 
     private let listener: Int32
@@ -116,6 +118,20 @@ public final class LoopbackHTTPServer: Sendable {
     public var fileCacheMaxAge: Int? {
         get { state.withLock { $0.fileCacheMaxAge } }
         set { state.withLock { $0.fileCacheMaxAge = newValue } }
+    }
+
+    /// When set (with `fileCacheMaxAge`), served files also carry a `Date` of this time (Unix
+    /// seconds) and an `Expires` `fileCacheMaxAge` seconds later, as a real host (nginx's
+    /// `expires` directive, a CDN) sends them: a test moves it instead of waiting for the clock.
+    public var fileCacheDate: Int64? {
+        get { state.withLock { $0.fileCacheDate } }
+        set { state.withLock { $0.fileCacheDate = newValue } }
+    }
+
+    /// When set (with `fileCacheMaxAge`), served files also carry this `Age`, as from a CDN's cache.
+    public var fileCacheAge: Int? {
+        get { state.withLock { $0.fileCacheAge } }
+        set { state.withLock { $0.fileCacheAge = newValue } }
     }
 
     /// Starts listening on an ephemeral port of 127.0.0.1; requests are stamped with `clock`
@@ -320,7 +336,7 @@ public final class LoopbackHTTPServer: Sendable {
                 behaviour = handled
             } else {
                 behaviour = Self.staticFile(for: request.path, ifNoneMatch: request.headers["if-none-match"],
-                                            directories: state.directories, maxAge: state.fileCacheMaxAge)
+                                            directories: state.directories, cache: Self.cacheHeaders(state))
             }
             return (request, behaviour, hit, state.dripSeconds)
         }
@@ -381,7 +397,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// The behaviour of a path no route claims: a file under a served directory, or 404.
     private static func staticFile(for path: String, ifNoneMatch: String?, directories: [(prefix: String, directory: URL)],
-                                   maxAge: Int?) -> Behaviour {
+                                   cache: [Header]?) -> Behaviour {
         for (prefix, directory) in directories.sorted(by: { $0.prefix.count > $1.prefix.count })
         where path.hasPrefix(prefix) {
             let rest = String(path.dropFirst(prefix.count))
@@ -391,13 +407,33 @@ public final class LoopbackHTTPServer: Sendable {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
                   let data = FileManager.default.contents(atPath: file.path) else { return .status(404, body: "not found") }
-            guard let maxAge else { return .ok(data, contentType: Self.contentType(file.pathExtension)) }
+            guard let cache else { return .ok(data, contentType: Self.contentType(file.pathExtension)) }
             let etag = "\"\(String(SHA256.hex(data).prefix(16)))\""
-            let cache = [Header("ETag", etag), Header("Cache-Control", "max-age=\(maxAge)")]
-            if ifNoneMatch == etag { return .respond(status: 304, headers: cache, body: Data()) }
-            return .ok(data, contentType: Self.contentType(file.pathExtension), headers: cache)
+            let headers = [Header("ETag", etag)] + cache
+            if ifNoneMatch == etag { return .respond(status: 304, headers: headers, body: Data()) }
+            return .ok(data, contentType: Self.contentType(file.pathExtension), headers: headers)
         }
         return .status(404, body: "not found")
+    }
+
+    /// The freshness headers of served files (the ETag aside), nil when files are served without.
+    private static func cacheHeaders(_ state: State) -> [Header]? {
+        guard let maxAge = state.fileCacheMaxAge else { return nil }
+        var headers = [Header("Cache-Control", "max-age=\(maxAge)")]
+        if let date = state.fileCacheDate {
+            headers += [Header("Date", httpDate(date)), Header("Expires", httpDate(date + Int64(maxAge)))]
+        }
+        if let age = state.fileCacheAge { headers.append(Header("Age", String(age))) }
+        return headers
+    }
+
+    /// An IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ seconds: Int64) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 
     private func send(_ fd: Int32, status: Int, headers: [Header], body: Data, keepAlive: Bool) -> Bool {

@@ -52,14 +52,17 @@ public final class NginxTLSServer: Sendable {
     /// Creates the CA and certificate (with `tls`), writes the configuration and starts nginx
     /// serving each `(prefix, directory)`: a request for `prefix + path` gets `directory/path`.
     /// With `http2` false an HTTPS server offers only HTTP/1.1 (ALPN `http/1.1`), as many tile
-    /// hosts still do.
-    public init(serving locations: [(prefix: String, directory: URL)], tls: Bool = true, http2: Bool = true) throws {
+    /// hosts still do. `expires` (nginx's directive, such as `1h`) makes every answer carry
+    /// `Cache-Control: max-age` and an `Expires` that far after its `Date`, as CDNs and tile
+    /// hosts send them.
+    public init(serving locations: [(prefix: String, directory: URL)], tls: Bool = true, http2: Bool = true,
+                expires: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         port = try Self.freePort()
         self.tls = tls
         if tls { try makeCertificates() }
-        try writeConfiguration(locations, http2: http2)
+        try writeConfiguration(locations, http2: http2, expires: expires)
         process.executableURL = try Self.tool("nginx", in: ["/usr/sbin", "/usr/local/sbin", "/usr/bin"])
         process.arguments = ["-p", directory.path + "/", "-c", directory.appendingPathComponent("nginx.conf").path,
                              "-e", directory.appendingPathComponent("error.log").path,
@@ -113,7 +116,7 @@ public final class NginxTLSServer: Sendable {
         try run(openssl, ["rehash", caDirectory.path])
     }
 
-    private func writeConfiguration(_ locations: [(prefix: String, directory: URL)], http2: Bool) throws {
+    private func writeConfiguration(_ locations: [(prefix: String, directory: URL)], http2: Bool, expires: String?) throws {
         let dir = directory.path
         let served = locations.map { location in
             "        location \(location.prefix) { alias \(location.directory.standardizedFileURL.path)/; }"
@@ -136,6 +139,7 @@ public final class NginxTLSServer: Sendable {
             \(temp)
                 keepalive_requests 100000;
                 http2_max_concurrent_streams 128;
+            \(expires.map { "    expires \($0);" } ?? "")
                 server {
             \(listen)
             \(served)

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The Python test oracles from PyPI (`.ci/oracles.txt`: the `pmtiles` package, `mercantile`,
+/// The Python test oracles from PyPI (`.ci/oracles.txt`: the `pmtiles` package, `mercantile`, `shapely`,
 /// `supermercado`) in the venv `.ci/run` installs at `.oracles/` of the repository, and the
 /// scripts under `Tests/Fixtures/` that drive them.
 public enum Oracles {

@@ -1,14 +1,14 @@
 import Foundation
 
-/// The area within a distance of a shape, measured along the Earth's surface, as polygons whose
-/// union contains it (a corridor along a route, a radius around a point).
+/// The area within a distance of a shape, measured along the Earth's surface, as valid polygons
+/// that contain it (a corridor along a route, a radius around a point).
 ///
-/// Why polygons whose union is the buffer, not one outline: covers already take the union of a
-/// MultiPolygon, and MapLibre's cover of a geometry definition fills overlapping polygons the same
-/// way (non-zero rule, every ring counter-clockwise), so no polygon clipping is needed. The result
-/// is the shape itself (polygons), plus for every line and ring a band of quadrilaterals, plus a
-/// disc at every vertex; discs are circumscribed polygons, so nothing within the distance is left
-/// out and the overshoot is under 0.2% of the distance. Distances are on a sphere of the Earth's
+/// The buffer is built as overlapping parts: the shape itself (polygons), plus for every line and
+/// ring a band of quadrilaterals, plus a disc at every vertex; discs are circumscribed polygons,
+/// so nothing within the distance is left out and the overshoot is under 0.2% of the distance.
+/// A region definition must be a valid geometry (MapLibre counts a region's tiles from it, and
+/// overlapping parts of a MultiPolygon are invalid), so the parts are then united with
+/// `CoveringUnion`, which only ever adds area: the result holds every point of the parts. Distances are on a sphere of the Earth's
 /// mean radius (within 0.5% of the ellipsoid), and lines are densified in Mercator space (where
 /// covers draw them straight) to pieces no longer than the distance.
 public enum GeodesicBuffer {
@@ -19,9 +19,24 @@ public enum GeodesicBuffer {
     /// The most pieces a line is cut into; longer lines get longer pieces.
     static let maxPieces = 20_000
 
-    /// The polygons whose union holds every point within `metres` of the lines, points and
-    /// polygons given (latitudes are kept within Web Mercator's limit).
+    /// Cells of `CoveringUnion`'s grid per buffer distance: the union exceeds the buffer by less
+    /// than two cells, under 2% of the distance.
+    static let cellsPerDistance = 128.0
+
+    /// Valid polygons (no overlap, no self-intersection: `CoveringUnion`) that hold every point
+    /// within `metres` of the lines, points and polygons given (latitudes are kept within Web
+    /// Mercator's limit): what a region definition records and its tiles are counted from.
     public static func polygons(lines: [[LngLat]], points: [LngLat], polygons: [Polygon], metres: Double) -> [Polygon] {
+        let parts = self.parts(lines: lines, points: points, polygons: polygons, metres: metres)
+        // The Web Mercator width of the distance where it is smallest: nearest the equator.
+        let latitudes = (lines.flatMap { $0 } + points + polygons.flatMap { $0.rings.flatMap { $0 } }).map { abs($0.lat) }
+        let scale = cos(min(latitudes.min() ?? 0, WebMercator.maxLatitude) * .pi / 180)
+        let width = metres / (2 * .pi * earthRadius * scale)
+        return CoveringUnion.polygons(parts, cell: width / cellsPerDistance)
+    }
+
+    /// The overlapping polygons whose union holds every point within `metres` of the shapes.
+    static func parts(lines: [[LngLat]], points: [LngLat], polygons: [Polygon], metres: Double) -> [Polygon] {
         var out = polygons.map { polygon in
             Polygon(rings: polygon.rings.enumerated().map { i, ring in i == 0 ? counterClockwise(ring) : counterClockwise(ring).reversed() })
         }
@@ -66,28 +81,41 @@ public enum GeodesicBuffer {
     }
 
     /// Discs at the vertices of `line` and a quadrilateral either side of every piece.
+    ///
+    /// Each segment of the line gets its own band: consecutive pieces of one segment share their
+    /// offset points (at the mean of their bearings, which barely differ), and the disc at each
+    /// vertex of the line fills the joint between two segments, however sharp the turn (sharing
+    /// offsets across a hairpin would fold the band and leave points near it out).
     static func band(_ line: [LngLat], _ metres: Double) -> [Polygon] {
         var out = line.map { disc($0, metres) }
-        let points = densified(line, step: metres)
-        guard points.count >= 2 else { return out }
-        // One pair of offset points per vertex, at the mean bearing of its two pieces, so
-        // consecutive quadrilaterals share their edge.
-        let bearings = zip(points, points.dropFirst()).map { bearing($0, $1) }
-        func offsets(_ i: Int) -> (LngLat, LngLat) {
-            let before = bearings[max(0, i - 1)], after = bearings[min(bearings.count - 1, i)]
-            let mean = atan2(sin(before) + sin(after), cos(before) + cos(after))
-            let reach = metres / max(0.5, cos((after - before) / 2))
-            return (destination(points[i], reach, bearing: mean - .pi / 2), destination(points[i], reach, bearing: mean + .pi / 2))
-        }
-        var previous = offsets(0)
-        for i in 1..<points.count {
-            let next = offsets(i)
-            guard points[i] != points[i - 1] else { continue }
-            let quad = [previous.0, next.0, next.1, previous.1, previous.0]
-            if abs(ringArea(quad)) > 0 { out.append(Polygon(rings: [counterClockwise(quad)])) }
-            previous = next
+        let step = pieceLength(line, step: metres)
+        for (start, end) in zip(line, line.dropFirst()) where start != end {
+            let points = densified([start, end], step: step)
+            guard points.count >= 2 else { continue }
+            let bearings = zip(points, points.dropFirst()).map { bearing($0, $1) }
+            func offsets(_ i: Int) -> (LngLat, LngLat) {
+                let before = bearings[max(0, i - 1)], after = bearings[min(bearings.count - 1, i)]
+                let mean = atan2(sin(before) + sin(after), cos(before) + cos(after))
+                let reach = metres / max(0.5, cos((after - before) / 2))
+                return (destination(points[i], reach, bearing: mean - .pi / 2), destination(points[i], reach, bearing: mean + .pi / 2))
+            }
+            var previous = offsets(0)
+            for i in 1..<points.count {
+                let next = offsets(i)
+                guard points[i] != points[i - 1] else { continue }
+                let quad = [previous.0, next.0, next.1, previous.1, previous.0]
+                if abs(ringArea(quad)) > 0 { out.append(Polygon(rings: [counterClockwise(quad)])) }
+                previous = next
+            }
         }
         return out
+    }
+
+    /// The longest piece `densified` cuts `line` into: `step`, or longer for a line so long that
+    /// it would otherwise be cut into more than `maxPieces`.
+    static func pieceLength(_ line: [LngLat], step: Double) -> Double {
+        let total = zip(line, line.dropFirst()).reduce(0) { $0 + distance($1.0, $1.1) }
+        return max(step, total / Double(maxPieces))
     }
 
     /// `line` with points added so that no piece is longer than `step` metres, interpolated in
@@ -95,10 +123,8 @@ public enum GeodesicBuffer {
     static func densified(_ line: [LngLat], step: Double) -> [LngLat] {
         guard let first = line.first else { return [] }
         var out = [first]
-        let total = zip(line, line.dropFirst()).reduce(0) { $0 + distance($1.0, $1.1) }
-        let pieceLength = max(step, total / Double(maxPieces))
         for (a, b) in zip(line, line.dropFirst()) {
-            let pieces = max(1, Int((distance(a, b) / pieceLength).rounded(.up)))
+            let pieces = max(1, Int((distance(a, b) / step).rounded(.up)))
             let ya = WebMercator.tileY(lat: a.lat, zoom: 0), yb = WebMercator.tileY(lat: b.lat, zoom: 0)
             for k in 1...pieces {
                 let t = Double(k) / Double(pieces)

@@ -15,9 +15,35 @@ final class HTTPSApplyTests: WorkspaceTestCase {
         return try ws.write(Demo.job(regions: [Demo.paris.region()], origins: origins)).path
     }
 
-    private func serveOverHTTPS() throws -> NginxTLSServer {
+    private func serveOverHTTPS(expires: String? = nil) throws -> NginxTLSServer {
         let tree = ws.root.appendingPathComponent("tile-tree")
-        return try NginxTLSServer(serving: [("/demo/", Demo.directory), ("/tiles/", tree)])
+        return try NginxTLSServer(serving: [("/demo/", Demo.directory), ("/tiles/", tree)], expires: expires)
+    }
+
+    /// Issue 20 #5: nginx with `expires 1h` sends its own clock's `Date`, `Cache-Control:
+    /// max-age=3600`, an `Expires` an hour after that `Date` and the file's `Last-Modified`, as tile
+    /// hosts do. Every stored `expires` is SOURCE_DATE_EPOCH plus the hour (never nginx's clock),
+    /// every `modified` the file's Last-Modified, and a second apply into another store gives
+    /// the same bytes.
+    func testARealHostsCacheHeadersGiveTimesFromTheBuildTime() throws {
+        let nginx = try serveOverHTTPS(expires: "1h")
+        defer { nginx.stop() }
+        let job = try nginxJob(nginx)
+        let environment = ["CURL_CA_BUNDLE": nginx.caFile.path, "SOURCE_DATE_EPOCH": "1700000000"]
+        let (a, b) = (ws.root.appendingPathComponent("a"), ws.root.appendingPathComponent("b"))
+        try ws.provision("apply", "--quiet", "--store", a.path, job, environment: environment).expect(0)
+        try ws.provision("apply", "--quiet", "--store", b.path, job, environment: environment).expect(0)
+
+        let sql = SQLiteShell(database: a.appendingPathComponent("offline.db"))
+        XCTAssertEqual(try sql.rows("SELECT DISTINCT expires FROM tiles UNION SELECT DISTINCT expires FROM resources"),
+                       [["1700003600"]], "SOURCE_DATE_EPOCH + max-age, not nginx's Date")
+        let style = Demo.directory.appendingPathComponent("styles/streets.json")
+        let mtime = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: style.path)[.modificationDate] as? Date)
+        XCTAssertEqual(try sql.int("SELECT modified FROM resources WHERE url = '\(Demo.styleURL)'"),
+                       Int(mtime.timeIntervalSince1970), "Last-Modified as nginx sent it")
+        for name in ["offline.db", "provision.lock.json"] {
+            XCTAssertEqual(ws.sha256(b.appendingPathComponent(name)), ws.sha256(a.appendingPathComponent(name)), name)
+        }
     }
 
     func testApplyOverHTTPSWithTheCAFromCURL_CA_BUNDLEUsesHTTP2() throws {

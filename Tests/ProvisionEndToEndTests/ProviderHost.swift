@@ -36,7 +36,11 @@ enum ProviderHost {
     /// Mounts every provider on `server`; vector tiles answer with `tile`, raster ones with a PNG.
     static func install(on server: LoopbackHTTPServer, tile: Data) {
         let png = FixturePNG.solid(width: 256, height: 256, rgb: (0x80, 0xa0, 0xc0))
-        let glyphs = (try? Data(contentsOf: Demo.directory.appendingPathComponent("fonts/Noto Sans Regular/0-255.pbf"))) ?? Data()
+        /// The demo font's range named by the last segment of `path` (a glyph range must be the one asked for).
+        @Sendable func glyphs(_ path: String) -> Data {
+            let range = path.split(separator: "/").last ?? ""
+            return (try? Data(contentsOf: Demo.directory.appendingPathComponent("fonts/Noto Sans Regular/\(range)"))) ?? Data()
+        }
         @Sendable func sprite(_ file: String) -> Data {
             (try? Data(contentsOf: Demo.directory.appendingPathComponent("sprites/" + file))) ?? Data()
         }
@@ -73,7 +77,7 @@ enum ProviderHost {
             if path == "/mapbox/styles/v1/provision-test/streets-v12" { return ok(document("mapbox/style.json"), json) }
             if path.hasPrefix("/mapbox/styles/v1/provision-test/streets-v12/") { return spriteFile(path) }
             if path.hasPrefix("/mapbox/fonts/v1/provision-test/") && path.hasSuffix(".pbf") {
-                return ok(glyphs, "application/x-protobuf")
+                return ok(glyphs(path), "application/x-protobuf")
             }
             if path == "/mapbox/v4/mapbox.mapbox-streets-v8,mapbox.mapbox-terrain-v2.json" {
                 return ok(document("mapbox/tilejson.json"), json)
@@ -89,7 +93,7 @@ enum ProviderHost {
             let path = request.path
             if path == "/maptiler/maps/streets-v2/style.json" { return ok(document("maptiler/style.json"), json) }
             if path.hasPrefix("/maptiler/maps/streets-v2/") { return spriteFile(path) }
-            if path.hasPrefix("/maptiler/fonts/") && path.hasSuffix(".pbf") { return ok(glyphs, "application/x-protobuf") }
+            if path.hasPrefix("/maptiler/fonts/") && path.hasSuffix(".pbf") { return ok(glyphs(path), "application/x-protobuf") }
             if path == "/maptiler/tiles/v3/tiles.json" { return ok(document("maptiler/tilejson.json"), json) }
             if path.hasPrefix("/maptiler/tiles/v3/"), isTile(path, ".pbf") { return ok(tile, "application/x-protobuf") }
             return nil
@@ -103,7 +107,7 @@ enum ProviderHost {
             }
             if path.hasPrefix("/openfreemap/natural_earth/ne2sr/"), isTile(path, ".png") { return ok(png, "image/png") }
             if path.hasPrefix("/openfreemap/sprites/ofm_f384/") { return spriteFile(path) }
-            if path.hasPrefix("/openfreemap/fonts/") && path.hasSuffix(".pbf") { return ok(glyphs, "application/x-protobuf") }
+            if path.hasPrefix("/openfreemap/fonts/") && path.hasSuffix(".pbf") { return ok(glyphs(path), "application/x-protobuf") }
             return nil
         }
         server.setHandler(prefix: "/osm/") { request in isTile(request.path, ".png") ? ok(png, "image/png") : nil }

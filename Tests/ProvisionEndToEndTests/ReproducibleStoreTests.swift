@@ -92,4 +92,27 @@ final class ReproducibleStoreTests: WorkspaceTestCase {
                        mtimes, "mtimes unchanged")
         XCTAssertEqual(try ws.storeEntries(), entries)
     }
+
+    /// Issue 20 #5: against a host that sends `Date`, `Cache-Control: max-age`, `Expires` (and a
+    /// CDN's `Age`) as real hosts do, two applies seconds apart with the same SOURCE_DATE_EPOCH
+    /// give byte-identical stores: every `expires` is the build time plus the lifetime.
+    func testAHostsDateAndAgeDoNotReachTheStore() throws {
+        ws.server.fileCacheMaxAge = 86_400
+        ws.server.fileCacheDate = 1_765_000_000
+        ws.server.fileCacheAge = 0
+        let job = try ws.write(ws.job([Demo.paris], tiles: .http), to: "j.json").path
+        let (a, b) = (storeURL("a"), storeURL("b"))
+        try ws.provision("apply", "--quiet", "--store", a.path, job, environment: epoch).expect(0, "first apply")
+        // Two seconds later by the host's clock, through a cache that has held the files a while.
+        ws.server.fileCacheDate = 1_765_000_002
+        ws.server.fileCacheAge = 37
+        try ws.provision("apply", "--quiet", "--store", b.path, job, environment: epoch).expect(0, "second apply")
+
+        XCTAssertEqual(digests(b), digests(a), "the host's Date and Age reached the store")
+        let sql = SQLiteShell(database: b.appendingPathComponent("offline.db"))
+        let expected = String(1_700_000_000 + 86_400)
+        XCTAssertEqual(try sql.rows("SELECT DISTINCT expires FROM tiles"), [[expected]], "SOURCE_DATE_EPOCH + max-age")
+        XCTAssertEqual(try sql.rows("SELECT DISTINCT expires FROM resources"), [[expected]])
+        XCTAssertEqual(try sql.int("SELECT count(*) FROM tiles"), Demo.paris.tiles.count)
+    }
 }

@@ -64,9 +64,12 @@ final class StyleWalkTests: WorkspaceTestCase {
         for suffix in [".png", "@2x.png", ".json", "@2x.json"] {
             try write(Data(contentsOf: sprites.appendingPathComponent("streets" + suffix)), "styles/outdoor/sprite" + suffix)
         }
-        let glyph = try Data(contentsOf: Demo.directory.appendingPathComponent("fonts/Noto Sans Regular/0-255.pbf"))
         for stack in expectedStacks {
-            for start in expectedRangeStarts { try write(glyph, "fonts/\(stack)/\(start)-\(start + 255).pbf") }
+            for start in expectedRangeStarts {
+                let range = "\(start)-\(start + 255).pbf"
+                try write(Data(contentsOf: Demo.directory.appendingPathComponent("fonts/Noto Sans Regular/" + range)),
+                          "fonts/\(stack)/" + range)
+            }
         }
         // Whole images: bodies are checked deep (PNG chunks and CRCs) before they are stored.
         let png = FixturePNG.solid(width: 4, height: 4, rgb: (10, 20, 30))

@@ -27,11 +27,12 @@ enum Fixtures {
         return tile.bytes
     }
 
-    /// A glyph PBF with one stack and one glyph.
+    /// A glyph PBF with one stack and one glyph ("A", 1×1 with its 3-pixel border).
     static func glyphs(stack: String = "Noto Sans Regular", range: String = "0-255") -> Data {
         var glyph = PB()
         glyph.varint(1, 65)
-        glyph.bytesField(2, Data([1, 2, 3]))
+        glyph.bytesField(2, Data(repeating: 7, count: 49))
+        for (field, value) in [(3, 1), (4, 1), (5, 0), (6, 0), (7, 3)] as [(Int, UInt64)] { glyph.varint(field, value) }
         var fontstack = PB()
         fontstack.string(1, stack)
         fontstack.string(2, range)

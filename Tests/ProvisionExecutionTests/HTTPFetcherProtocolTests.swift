@@ -25,7 +25,8 @@ final class HTTPFetcherProtocolTests: XCTestCase {
         var settings = DownloadSettings(concurrency: 4, retries: 3, timeoutSeconds: 10)
         settings.missingTiles = missingTiles
         return try HTTPFetcher(configuration: HTTPFetcher.Configuration(settings: settings, retry: fastRetries(),
-                                                                        now: { 1_000 }, trust: .system))
+                                                                        now: { 1_000 }, buildTime: 5_000,
+                                                                        trust: .system))
     }
 
     private func result(_ fetcher: HTTPFetcher, _ path: String, kind: ResourceKind,
@@ -49,16 +50,16 @@ final class HTTPFetcherProtocolTests: XCTestCase {
         let fetcher = try makeFetcher()
 
         let twoLines = try XCTUnwrap(result(fetcher, "/two-lines.json", kind: .style)).get()
-        XCTAssertEqual(twoLines.expires, 784_111_777 + 60, "the smallest max-age, from the response's Date")
+        XCTAssertEqual(twoLines.expires, 5_000 + 60, "the smallest max-age, from the build time, not the response's Date")
         XCTAssertEqual(twoLines.revalidation, [])
 
         let noCache = try XCTUnwrap(result(fetcher, "/no-cache.json", kind: .style)).get()
-        XCTAssertEqual(noCache.expires, 784_111_777, "no-cache on a second line beats max-age and Expires")
+        XCTAssertEqual(noCache.expires, 5_000, "no-cache on a second line beats max-age and Expires")
         XCTAssertEqual(noCache.revalidation, [.noCache, .mustRevalidate],
                        "MapLibre keeps the last line, which has no must-revalidate")
 
         let expired = try XCTUnwrap(result(fetcher, "/expired.pbf", kind: .tile)).get()
-        XCTAssertEqual(expired.expires, 784_111_777, "an invalid Expires is already expired")
+        XCTAssertEqual(expired.expires, 5_000, "an invalid Expires is already expired")
     }
 
     func testMustRevalidateOnTheLastLineIsWhatMapLibreWouldStore() throws {
@@ -67,7 +68,7 @@ final class HTTPFetcherProtocolTests: XCTestCase {
         ]))
         let body = try XCTUnwrap(result(try makeFetcher(), "/strict.json", kind: .source)).get()
         XCTAssertEqual(body.revalidation, [.mustRevalidate, .mapLibreMustRevalidate])
-        XCTAssertEqual(body.expires, 1_300, "no Date: max-age from the fetcher's clock")
+        XCTAssertEqual(body.expires, 5_300, "max-age from the build time")
     }
 
     func testEveryRedirectStatusIsFollowedAcrossHostsAndTheRequestURLIsKept() throws {
@@ -126,7 +127,7 @@ final class HTTPFetcherProtocolTests: XCTestCase {
         let empty = try XCTUnwrap(result(fetcher, "/empty.pbf", kind: .tile)).get()
         XCTAssertEqual(empty.data, Data())
         XCTAssertFalse(empty.isMissing, "an empty tile, not a missing one")
-        XCTAssertEqual(empty.expires, 1_010)
+        XCTAssertEqual(empty.expires, 5_010)
         guard case .failure(.notFound)? = result(fetcher, "/absent.pbf", kind: .tile) else {
             return XCTFail("a 404 still follows missingTiles: fail")
         }
