@@ -17,7 +17,8 @@ public enum Commands {
                        + "store's canonical order, into a partial store that 'provision merge' combines. auto reads I and "
                        + "N from the batch engine: JOB_COMPLETION_INDEX (Kubernetes Indexed Job; N from --shard-count or "
                        + "PROVISION_SHARD_COUNT), SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT, "
-                       + "or CI_NODE_INDEX of CI_NODE_TOTAL (GitLab parallel, 1-based).", example: "auto"),
+                       + "or CI_NODE_INDEX of CI_NODE_TOTAL (GitLab parallel, 1-based). Needs SOURCE_DATE_EPOCH, the same "
+                       + "for every shard and the merge (a plan saved by 'plan --shard' carries it).", example: "auto"),
         OptionSpec(name: "--shard-count", value: .text(placeholder: "N"),
                    help: "N for --shard auto where the engine does not say it (Kubernetes).", requires: ["--shard"], example: "4"),
     ]

@@ -66,8 +66,15 @@ public struct ExportRun {
             throw ProvisionError(.invalidJob, "\(scope)the store at \(path.display) holds no tiles with content: nothing to export")
         }
         let exporter = Exporter(database: database, regions: regions, lock: lock, progress: progress)
+        let partial = ExportResult.partiality(lock: lock, regions: regions)
+        if let partial {
+            progress.event("warning", JSONObject([("message", .string("the export is partial: " + partial))]),
+                           text: "warning: the export is partial: \(partial)")
+        }
         if format == .bundle {
-            return try BundleExport(exporter: exporter, catalog: catalog, store: path, out: URL(fileURLWithPath: out)).run()
+            var result = try BundleExport(exporter: exporter, catalog: catalog, store: path, out: URL(fileURLWithPath: out)).run()
+            result.partial = partial
+            return result
         }
         let (sources, destinations) = try archiveTargets(catalog)
         progress.event("export-started", JSONObject([
@@ -78,7 +85,9 @@ public struct ExportRun {
         for (source, destination) in zip(sources, destinations) {
             files.append(try exporter.export(source, format: format, to: destination))
         }
-        return exporter.finish(ExportResult(store: path.display, format: format.rawValue, files: files))
+        var result = exporter.finish(ExportResult(store: path.display, format: format.rawValue, files: files))
+        result.partial = partial
+        return result
     }
 
     /// The region rows of `--region` (nil without it), from the lock.

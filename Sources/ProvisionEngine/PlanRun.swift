@@ -33,9 +33,22 @@ public struct PlanRun {
     /// Plans; with `repair`, re-reads every stored row and counts the damaged ones (and an
     /// unreadable lock) as changes.
     public func run() throws(ProvisionError) -> (plan: Plan, session: PlanSession) {
+        if let shard, context.sourceDateEpoch == nil { throw ApplyRun.unfixedBuildTime(shard, command: "plan") }
         let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
         try session.checkOutputs(outputs)
-        var plan = try session.plan(refresh: refresh, progress: progress).plan
+        // Damaged rows first: 'apply --repair' removes them before it plans, so
+        // the plan is made without them and counts their downloads.
+        var damage: StoreDamage?
+        if repair, session.store.hasDatabase, let database = try session.openForReading() {
+            defer { try? database.close() }
+            do {
+                damage = try StoreRepair.damage(in: database, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())
+            } catch {
+                throw ProvisionError(store: error, context: "cannot read every row of the store at \(session.store.display)")
+            }
+        }
+        let hidden = damage?.rows.map(\.key) ?? []
+        var plan = try session.plan(refresh: refresh, hiding: hidden, progress: progress).plan
         if let shard, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
             throw ProvisionError(.usage, "--shard \(shard) cannot split style pack '\(pack.id)': its \"glyphs\": \"used\" ranges "
                                  + "come from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
@@ -44,27 +57,25 @@ public struct PlanRun {
         if let shard {
             let database = try session.openForReading()
             defer { try? database?.close() }
+            let view = try database.map { base throws(ProvisionError) in try session.plannedStore(base, hiding: hidden) }
             let share: ShardShare
             do {
-                share = try plan.shardShare(shard, store: database)
+                let shardPlan = try plan.shardPlan(shard, store: view)
+                plan.shard = shardPlan
+                share = shardPlan.share
             } catch {
                 throw ProvisionError(store: error, context: "cannot read the store at \(session.store.display)", kind: .failure)
             }
             plan.notes.append(PlanNote(subject: "shard \(shard)", message: "this shard holds tiles \(share.tiles.lowerBound)–"
                 + "\(max(share.tiles.lowerBound, share.tiles.upperBound - 1)) of the job's \(grouped(share.totalTiles)) in canonical order "
-                + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet"))
+                + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet; "
+                + "the counts above are this shard's (the whole job would download \(grouped(plan.tilesToDownload)))"))
         }
-        guard repair, session.store.hasDatabase, let database = try session.openForReading() else { return (plan, session) }
-        defer { try? database.close() }
-        let damage: StoreDamage
-        do {
-            damage = try StoreRepair.damage(in: database, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())
-        } catch {
-            throw ProvisionError(store: error, context: "cannot read every row of the store at \(session.store.display)")
+        if let damage {
+            plan.repairRows = damage.rows.count
+            if let note = damage.note(fixing: false) { plan.notes.append(note) }
         }
-        plan.repairRows = damage.rows.count
-        if let note = damage.note(fixing: false) { plan.notes.append(note) }
-        if session.lock == nil, FileManager.default.fileExists(atPath: session.store.lockURL.path) {
+        if repair, session.store.hasDatabase, session.lock == nil, FileManager.default.fileExists(atPath: session.store.lockURL.path) {
             // An unreadable lock is rewritten by the next apply: a change too.
             plan.repairRows += 1
             plan.notes.append(PlanNote(subject: "repair", message: "provision.lock.json is unreadable; 'apply --repair' rewrites it"))

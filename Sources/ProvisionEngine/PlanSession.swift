@@ -119,13 +119,16 @@ public final class PlanSession {
 
     /// Resolves the job's documents (the store's copy stands in for one an origin fails to
     /// deliver) and plans against the store; with `refresh`, also counts what has expired by the
-    /// clock.
-    public func plan(refresh: Bool = false, progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
+    /// clock. The store is read as the apply will find it (`PlannedStore`): with what a killed
+    /// apply left taken in, and without the `hiding` rows (the damage a repair removes first).
+    public func plan(refresh: Bool = false, hiding: [ChunkKey] = [],
+                     progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
         let started = Date()
         progress.event("plan-started", JSONObject([("job", .string(input.path)), ("store", .string(store.display))]),
                        text: "Planning \(input.job.name) against \(store.display)")
-        let database = try openForReading()
-        defer { try? database?.close() }
+        let opened = try openForReading()
+        defer { try? opened?.close() }
+        let database = try opened.map { base throws(ProvisionError) in try plannedStore(base, hiding: hiding) }
         let fetcher = self.fetcher
         let resolver = DocumentResolver(job: input.job, credentials: credentials, fetch: { requests in
             var results: [String: Result<FetchedBody, FetchFailure>] = [:]
@@ -147,7 +150,7 @@ public final class PlanSession {
             plan = try Planner.plan(planInput, store: database)
             if refresh {
                 // "Now" for expiry is the clock: it decides what to ask upstream, never what is stored.
-                let expired = try database?.expiredCounts(before: context.now) ?? (resources: 0, tiles: 0)
+                let expired = try opened?.expiredCounts(before: context.now) ?? (resources: 0, tiles: 0)
                 plan.refresh = RefreshPlan(before: context.now, resources: expired.resources, tiles: expired.tiles)
             }
         } catch let error as PlanError {
@@ -161,6 +164,15 @@ public final class PlanSession {
             ("seconds", .double((seconds * 1000).rounded() / 1000)),
         ]), text: nil)
         return (plan, seconds)
+    }
+
+    /// `database` (this store's) as the next apply will find it: see `PlannedStore`.
+    func plannedStore(_ database: OfflineDatabase, hiding: [ChunkKey] = []) throws(ProvisionError) -> PlannedStore {
+        do {
+            return try PlannedStore(base: database, store: store, epoch: epoch, hidden: hiding)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
+        }
     }
 
     /// One line when the build time comes from the clock: the bytes then depend on when it ran.
