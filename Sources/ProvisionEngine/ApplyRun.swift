@@ -75,7 +75,7 @@ public struct ApplyRun {
                                  + "from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
                                  + "or \"all\" for a sharded apply")
         }
-        if let shard { plan.shard = try Self.shardPlan(plan, shard: shard, session: session) }
+        if let shard, plan.shard == nil { plan.shard = try Self.shardPlan(plan, shard: shard, session: session) }
         let (outcome, lock, applied, wrote) = try execute(plan, session: session, build: held)
         plan = applied
         // A store the apply left as it was is the one the plan read: its footprint, when every byte
@@ -287,7 +287,7 @@ public struct ApplyRun {
         try session.checkOutputs(request.outputs)
         try prepare(session)
         try recover(session)
-        let planned = try session.plan(refresh: request.refresh, progress: progress)
+        let planned = try session.plan(refresh: request.refresh, shard: shard, progress: progress)
         return (planned.plan, session, planned.seconds)
     }
 }

@@ -48,24 +48,13 @@ public struct PlanRun {
             }
         }
         let hidden = damage?.rows.map(\.key) ?? []
-        var plan = try session.plan(refresh: refresh, hiding: hidden, progress: progress).plan
+        var plan = try session.plan(refresh: refresh, hiding: hidden, shard: shard, progress: progress).plan
         if let shard, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
             throw ProvisionError(.usage, "--shard \(shard) cannot split style pack '\(pack.id)': its \"glyphs\": \"used\" ranges "
                                  + "come from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
                                  + "or \"all\" for a sharded apply")
         }
-        if let shard {
-            let database = try session.openForReading()
-            defer { try? database?.close() }
-            let view = try database.map { base throws(ProvisionError) in try session.plannedStore(base, hiding: hidden) }
-            let share: ShardShare
-            do {
-                let shardPlan = try plan.shardPlan(shard, store: view)
-                plan.shard = shardPlan
-                share = shardPlan.share
-            } catch {
-                throw ProvisionError(store: error, context: "cannot read the store at \(session.store.display)", kind: .failure)
-            }
+        if let shard, let share = plan.shard?.share {
             plan.notes.append(PlanNote(subject: "shard \(shard)", message: "this shard holds tiles \(share.tiles.lowerBound)–"
                 + "\(max(share.tiles.lowerBound, share.tiles.upperBound - 1)) of the job's \(grouped(share.totalTiles)) in canonical order "
                 + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet; "

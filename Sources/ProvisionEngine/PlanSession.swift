@@ -121,14 +121,18 @@ public final class PlanSession {
     /// deliver) and plans against the store; with `refresh`, also counts what has expired by the
     /// clock. The store is read as the apply will find it (`PlannedStore`): with what a killed
     /// apply left taken in, and without the `hiding` rows (the damage a repair removes first).
-    public func plan(refresh: Bool = false, hiding: [ChunkKey] = [],
+    /// With `shard`, the plan also holds what that shard's apply does (`Plan.shard`), unless a
+    /// pack's glyphs are `"used"` (which no shard can split: the caller refuses it).
+    public func plan(refresh: Bool = false, hiding: [ChunkKey] = [], shard: Shard? = nil,
                      progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
         let started = Date()
         progress.event("plan-started", JSONObject([("job", .string(input.path)), ("store", .string(store.display))]),
                        text: "Planning \(input.job.name) against \(store.display)")
         let opened = try openForReading()
         defer { try? opened?.close() }
-        let database = try opened.map { base throws(ProvisionError) in try plannedStore(base, hiding: hiding) }
+        let view = try opened.map { base throws(ProvisionError) in try plannedStore(base, hiding: hiding) }
+        // The store itself when the view would not differ (its reads are the planner's fast path).
+        let database: StoreInventory? = view?.changesTheStore == true ? view : opened
         let fetcher = self.fetcher
         let resolver = DocumentResolver(job: input.job, credentials: credentials, fetch: { requests in
             var results: [String: Result<FetchedBody, FetchFailure>] = [:]
@@ -153,6 +157,9 @@ public final class PlanSession {
                 let expired = try opened?.expiredCounts(before: context.now) ?? (resources: 0, tiles: 0)
                 plan.refresh = RefreshPlan(before: context.now, resources: expired.resources, tiles: expired.tiles)
             }
+            if let shard, !plan.stylePacks.contains(where: { $0.glyphPolicy == .used }) {
+                plan.shard = try plan.shardPlan(shard, store: database)
+            }
         } catch let error as PlanError {
             throw ProvisionError(.invalidJob, error.description)
         } catch {
@@ -160,7 +167,7 @@ public final class PlanSession {
         }
         let seconds = Date().timeIntervalSince(started)
         progress.event("plan-finished", JSONObject([
-            ("hasChanges", .bool(plan.hasChanges)), ("tilesToDownload", .int(plan.tilesToDownload)),
+            ("hasChanges", .bool(plan.hasChanges)), ("tilesToDownload", .int(plan.appliedTilesToDownload)),
             ("seconds", .double((seconds * 1000).rounded() / 1000)),
         ]), text: nil)
         return (plan, seconds)

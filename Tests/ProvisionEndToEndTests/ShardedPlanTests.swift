@@ -72,6 +72,10 @@ final class ShardedPlanTests: WorkspaceTestCase {
         XCTAssertEqual(shard["jobTilesToDownload"]?.intValue, wholeDownloads, "the whole job's downloads beside")
         XCTAssertNil(whole["shard"], "a plan of the whole job has no shard")
 
+        let streamed = try ws.provision("plan", "job.json", "--shard", "1/2", "--progress", "json", environment: epoch)
+        let finished = streamed.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }
+            .first { $0["event"] == "plan-finished" }
+        XCTAssertEqual(finished?["tilesToDownload"]?.intValue, share, "the plan-finished event counts the shard: \(streamed.stderr)")
         let text = try ws.provision("plan", "job.json", "--shard", "1/2", "--quiet", environment: epoch).stdout
         XCTAssertTrue(text.contains("Downloads: \(grouped(share)) tiles"), text)
         let markdown = try ws.provision("plan", "job.json", "--shard", "1/2", "--format", "markdown", "--quiet", environment: epoch)
