@@ -71,6 +71,7 @@ final class ShardedPlanTests: WorkspaceTestCase {
         XCTAssertEqual(plan["summary"]?["tiles"]?["add"]?.intValue, regionAdds)
         XCTAssertEqual(shard["jobTilesToDownload"]?.intValue, wholeDownloads, "the whole job's downloads beside")
         XCTAssertNil(whole["shard"], "a plan of the whole job has no shard")
+        XCTAssertEqual(try SchemaSubset(named: "plan.schema.json").problems(plan), [])
 
         let streamed = try ws.provision("plan", "job.json", "--shard", "1/2", "--progress", "json", environment: epoch)
         let finished = streamed.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }
@@ -135,6 +136,13 @@ final class ShardedPlanTests: WorkspaceTestCase {
         let export = try ws.provision("export", "--store", ws.store.path, "--format", "mbtiles", "--out", "shard.mbtiles", "--json")
         export.expect(0)
         XCTAssertTrue(export.stderr.contains("warning: the export is partial: the store is shard 0/2"), export.stderr)
+        let streamed = try ws.provision("export", "--store", ws.store.path, "--format", "mbtiles", "--out", "again.mbtiles",
+                                        "--progress", "json")
+        let events = streamed.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }
+        let warning = try XCTUnwrap(events.first { $0["event"] == "warning" }, streamed.stderr)
+        XCTAssertTrue(warning["message"]?.stringValue?.contains("shard 0/2") ?? false)
+        let eventSchema = try SchemaSubset(named: "events.schema.json")
+        for event in events { XCTAssertEqual(eventSchema.problems(event), [], event.serialized()) }
         let exported = try parseJSON(export.stdout)
         XCTAssertTrue(exported["partial"]?.stringValue?.contains("provision merge") ?? false, export.stdout)
         XCTAssertEqual(try SchemaSubset(named: "export-report.schema.json").problems(exported), [])
