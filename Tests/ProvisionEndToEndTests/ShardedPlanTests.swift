@@ -79,8 +79,10 @@ final class ShardedPlanTests: WorkspaceTestCase {
         XCTAssertEqual(finished?["tilesToDownload"]?.intValue, share, "the plan-finished event counts the shard: \(streamed.stderr)")
         let text = try ws.provision("plan", "job.json", "--shard", "1/2", "--quiet", environment: epoch).stdout
         XCTAssertTrue(text.contains("Downloads: \(grouped(share)) tiles"), text)
+        XCTAssertTrue(text.contains("Plan (shard 1/2, this shard's apply): \(grouped(share)) tiles to add"), text)
         let markdown = try ws.provision("plan", "job.json", "--shard", "1/2", "--format", "markdown", "--quiet", environment: epoch)
         XCTAssertTrue(markdown.stdout.contains("\(grouped(share)) tiles to download"), markdown.stdout)
+        XCTAssertTrue(markdown.stdout.hasPrefix("### provision plan: e2e (shard 1/2)"), markdown.stdout)
 
         // The shard's apply downloads exactly that; then its plan has no changes, the whole job's has.
         let applied = try parseJSON(try ws.provision("apply", "job.json", "--shard", "1/2", "--json", "--quiet", environment: epoch).stdout)
@@ -92,6 +94,8 @@ final class ShardedPlanTests: WorkspaceTestCase {
             .expect(2, "the other shard's tiles are missing")
         let again = try parseJSON(try ws.provision("plan", "job.json", "--shard", "1/2", "--json", "--quiet", environment: epoch).stdout)
         XCTAssertEqual(again["hasChanges"], false)
+        let unchanged = try ws.provision("plan", "job.json", "--shard", "1/2", "--quiet", environment: epoch).stdout
+        XCTAssertTrue(unchanged.contains("No changes: the store holds shard 1/2's share of the job."), unchanged)
         XCTAssertEqual(again["summary"]?["tilesToDownload"], 0)
         XCTAssertEqual(again["summary"]?["tiles"]?["keep"]?.intValue, share, "every tile of the share is kept")
     }
