@@ -108,7 +108,14 @@ public struct ApplyRun {
         applier.shardTiles = share?.tiles
         let progress = self.progress
         applier.shouldStop = shouldStop
-        applier.onRegion = { key, linked, wanted, complete in
+        // A shard's row wants the share's tiles of it, not the whole row's.
+        var shardWanted: [String: Int] = [:]
+        for (index, region) in plan.regions.enumerated() where plan.shard != nil {
+            let counts = plan.tileTotals(of: index)
+            shardWanted[region.key] = counts.add + counts.keep
+        }
+        applier.onRegion = { [shardWanted] key, linked, wanted, complete in
+            let wanted = shardWanted[key] ?? wanted
             progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),
                                                  ("complete", .bool(complete))]), text: nil)
         }
@@ -167,11 +174,11 @@ public struct ApplyRun {
 
     /// The refusal of a shard without a fixed build time: each shard would stamp its rows with
     /// its own clock, and merge refuses shards built at different times.
-    static func unfixedBuildTime(_ shard: Shard, command: String) -> ProvisionError {
+    static func unfixedBuildTime(_ shard: Shard, applying: Bool) -> ProvisionError {
         ProvisionError(.usage, "--shard \(shard) needs a fixed build time: set SOURCE_DATE_EPOCH (Unix seconds, e.g. the "
                        + "commit time from 'git log -1 --format=%ct') to the same value for every shard and the merge; "
                        + "shards built at different clock times record different build times and 'provision merge' "
-                       + "refuses them (exit 65)" + (command == "apply" ? ", or apply a plan saved by 'SOURCE_DATE_EPOCH=… "
+                       + "refuses them (exit 65)" + (applying ? ", or apply a plan saved by 'SOURCE_DATE_EPOCH=… "
                        + "provision plan JOB --shard \(shard) --out FILE', which carries its build time" : ""))
     }
 
@@ -281,7 +288,7 @@ public struct ApplyRun {
             progress.event("plan-loaded", JSONObject([("path", .string(path))]), text: "Applying the saved plan \(path)")
             return (saved.plan, session, 0)
         }
-        if let asked = request.shard, context.sourceDateEpoch == nil { throw Self.unfixedBuildTime(asked, command: "apply") }
+        if let asked = request.shard, context.sourceDateEpoch == nil { throw Self.unfixedBuildTime(asked, applying: true) }
         shard = request.shard
         let session = try PlanSession(input: try JobInput.load(contents, path: path), storeOption: request.store, context: context)
         try session.checkOutputs(request.outputs)

@@ -33,7 +33,7 @@ public struct PlanRun {
     /// Plans; with `repair`, re-reads every stored row and counts the damaged ones (and an
     /// unreadable lock) as changes.
     public func run() throws(ProvisionError) -> (plan: Plan, session: PlanSession) {
-        if let shard, context.sourceDateEpoch == nil { throw ApplyRun.unfixedBuildTime(shard, command: "plan") }
+        if let shard, context.sourceDateEpoch == nil { throw ApplyRun.unfixedBuildTime(shard, applying: false) }
         let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
         try session.checkOutputs(outputs)
         // Damaged rows first: 'apply --repair' removes them before it plans, so

@@ -122,6 +122,16 @@ final class ShardedPlanTests: WorkspaceTestCase {
         }
         XCTAssertLessThan(held, regions.reduce(0) { $0 + ($1["tiles"]?.intValue ?? 0) }, "the shard holds part of the regions' tiles")
         XCTAssertEqual(try SchemaSubset(named: "report.schema.json").problems(report), [])
+        // Its region events want the share's tiles, which the finished shard holds.
+        let again = try ws.provision("apply", "job.json", "--shard", "0/2", "--progress", "json", environment: epoch)
+        again.expect(0)
+        let regionEvents = again.stderr.split(separator: "\n").compactMap { try? JSONValue.parse(Data($0.utf8)) }
+            .filter { $0["event"] == "region" }
+        XCTAssertEqual(regionEvents.count, regions.count)
+        for event in regionEvents {
+            XCTAssertEqual(event["tiles"], event["wanted"], "\(event)")
+            XCTAssertEqual(event["wanted"]?.intValue, regions.first { $0["key"] == event["key"] }?["shardTiles"]?.intValue)
+        }
 
         let audit = try ws.provision("audit", "--store", ws.store.path, "--json")
         audit.expect(0, "a finished shard is whole for its share")
