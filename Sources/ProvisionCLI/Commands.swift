@@ -68,7 +68,7 @@ public enum Commands {
                            + "changed upstream is a change)."),
             OptionSpec(name: "--refresh", value: .flag,
                        help: "Also count region content whose HTTP expiry has passed; it is a change that "
-                           + "'apply --refresh' revalidates."),
+                           + "'apply --refresh' revalidates. Damaged rows count as downloads, as with --repair."),
             OptionSpec(name: "--repair", value: .flag,
                        help: "Also re-read every stored row: rows that do not inflate, are not their kind, or whose "
                            + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again."),

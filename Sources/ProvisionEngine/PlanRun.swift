@@ -36,10 +36,10 @@ public struct PlanRun {
         if let shard, context.sourceDateEpoch == nil { throw ApplyRun.unfixedBuildTime(shard, applying: false) }
         let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
         try session.checkOutputs(outputs)
-        // Damaged rows first: 'apply --repair' removes them before it plans, so
+        // Damaged rows first: 'apply --repair' (and '--refresh') removes them before it plans, so
         // the plan is made without them and counts their downloads.
         var damage: StoreDamage?
-        if repair, session.store.hasDatabase, let database = try session.openForReading() {
+        if repair || refresh, session.store.hasDatabase, let database = try session.openForReading() {
             defer { try? database.close() }
             do {
                 damage = try StoreRepair.damage(in: database, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())
@@ -60,7 +60,7 @@ public struct PlanRun {
                 + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet; "
                 + "the counts above are this shard's (the whole job would download \(grouped(plan.tilesToDownload)))"))
         }
-        if let damage {
+        if repair, let damage {
             plan.repairRows = damage.rows.count
             if let note = damage.note(fixing: false) { plan.notes.append(note) }
         }

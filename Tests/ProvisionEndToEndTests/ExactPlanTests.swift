@@ -40,6 +40,10 @@ final class ExactPlanTests: WorkspaceTestCase {
         XCTAssertTrue(text.contains("Downloads: \(plural(downloads, "tile"))"), text)
         XCTAssertEqual(try storeFiles(), before, "plan --repair writes nothing")
 
+        // 'apply --refresh' removes damage first too: 'plan --refresh' counts it the same way.
+        let refreshPlan = try parseJSON(try ws.provision("plan", "--refresh", "--json", job, environment: epoch).stdout)
+        XCTAssertEqual(refreshPlan["summary"]?["tilesToDownload"]?.intValue, downloads)
+
         let applied = try parseJSON(try ws.provision("apply", "--repair", "--json", "--quiet", job, environment: epoch).stdout)
         XCTAssertEqual(applied["downloads"]?["plannedTiles"]?.intValue, downloads, "the repair downloads what the plan counted")
         try ws.provision("plan", "--repair", "--detailed-exitcode", job, environment: epoch).expect(0)
