@@ -17,7 +17,8 @@ public enum Commands {
                        + "store's canonical order, into a partial store that 'provision merge' combines. auto reads I and "
                        + "N from the batch engine: JOB_COMPLETION_INDEX (Kubernetes Indexed Job; N from --shard-count or "
                        + "PROVISION_SHARD_COUNT), SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT, "
-                       + "or CI_NODE_INDEX of CI_NODE_TOTAL (GitLab parallel, 1-based).", example: "auto"),
+                       + "or CI_NODE_INDEX of CI_NODE_TOTAL (GitLab parallel, 1-based). Needs SOURCE_DATE_EPOCH, the same "
+                       + "for every shard and the merge (a plan saved by 'plan --shard' carries it).", example: "auto"),
         OptionSpec(name: "--shard-count", value: .text(placeholder: "N"),
                    help: "N for --shard auto where the engine does not say it (Kubernetes).", requires: ["--shard"], example: "4"),
     ]
@@ -68,7 +69,7 @@ public enum Commands {
                        conflicts: ["--offline"]),
             OptionSpec(name: "--refresh", value: .flag,
                        help: "Also count region content whose HTTP expiry has passed; it is a change that "
-                           + "'apply --refresh' revalidates."),
+                           + "'apply --refresh' revalidates. Damaged rows count as downloads, as with --repair."),
             OptionSpec(name: "--repair", value: .flag,
                        help: "Also re-read every stored row: rows that do not inflate, are not their kind, or whose "
                            + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again."),
@@ -87,7 +88,7 @@ public enum Commands {
                        requires: ["--html"], example: "https://ci.example.com/artifacts/coverage.html"),
         ] + shardOptions + CommandSpec.common(format: OutputFormat.allCases.map(\.rawValue)),
         exitCodes: [(.success, "ok (with --detailed-exitcode: no changes)"), (.changesPresent, "changes present (--detailed-exitcode)"),
-                    (.usage, "usage, or a key or token missing from the environment"),
+                    (.usage, "usage, a missing key or token, or --shard without SOURCE_DATE_EPOCH"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
                     (.missingInput, "missing job file or origin archive"),
                     (.upstreamUnavailable, "a style or TileJSON cannot be fetched (a copy in the store does not do)"),
@@ -120,7 +121,7 @@ public enum Commands {
                        help: "Also write the JSON report (Jobs/schema/report.schema.json) to FILE."),
         ] + shardOptions + CommandSpec.common(),
         exitCodes: [(.success, "complete"), (.failure, "a stale saved plan, or other errors"),
-                    (.usage, "usage, or a key or token missing from the environment"),
+                    (.usage, "usage, a missing key or token, --shard without SOURCE_DATE_EPOCH or unlike the plan's"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
                     (.missingInput, "missing job file or origin archive"),
                     (.upstreamUnavailable, "an origin is unavailable, or refused the key or token a request carried"),

@@ -62,7 +62,9 @@ public struct ApplyRun {
         defer { build?.release() }
         var repairNote: PlanNote?
         var unverified = false
-        var (plan, session, planSeconds) = try obtainPlan(build: &build, repairNote: &repairNote, unverified: &unverified)
+        var shard: Shard?
+        var (plan, session, planSeconds) = try obtainPlan(build: &build, repairNote: &repairNote, unverified: &unverified,
+                                                          shard: &shard)
         if let repairNote { plan.notes.append(repairNote) }
         let held: StoreBuild
         if let build {
@@ -72,11 +74,12 @@ public struct ApplyRun {
             build = held
             try recoverStore(held)
         }
-        if request.shard != nil, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
+        if shard != nil, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
             throw ProvisionError(.usage, "--shard cannot split style pack '\(pack.id)': its \"glyphs\": \"used\" ranges come "
                                  + "from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
                                  + "or \"all\" for a sharded apply")
         }
+        if let shard, plan.shard == nil { plan.shard = try Self.shardPlan(plan, shard: shard, session: session) }
         let (executed, lock, applied, wrote) = try execute(plan, session: session, build: held, rewrite: unverified)
         var outcome = executed
         if outcome.stopped { outcome.stopSignal = stopSignal() }
@@ -109,14 +112,18 @@ public struct ApplyRun {
         }
         let applier = Applier(store: database, fetcher: session.fetcher,
                               configuration: .init(flushWindow: context.flushWindow))
-        let share = request.shard.map { shard in
-            let total = Plan.distinctTiles(plan.tileGroups)
-            return LockDocument.ShardEntry(shard: shard, tiles: shard.range(total: total), totalTiles: total)
-        }
+        let share = plan.shard.map { LockDocument.ShardEntry(shard: $0.shard, tiles: $0.share.tiles, totalTiles: $0.share.totalTiles) }
         applier.shardTiles = share?.tiles
         let progress = self.progress
         applier.shouldStop = shouldStop
-        applier.onRegion = { key, linked, wanted, complete in
+        // A shard's row wants the share's tiles of it, not the whole row's.
+        var shardWanted: [String: Int] = [:]
+        for (index, region) in plan.regions.enumerated() where plan.shard != nil {
+            let counts = plan.tileTotals(of: index)
+            shardWanted[region.key] = counts.add + counts.keep
+        }
+        applier.onRegion = { [shardWanted] key, linked, wanted, complete in
+            let wanted = shardWanted[key] ?? wanted
             progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),
                                                  ("complete", .bool(complete))]), text: nil)
         }
@@ -160,6 +167,27 @@ public struct ApplyRun {
         defer { try? database.close() }
         guard let sharing = try? database.contentSharing(tiles: tiles), let regions = try? database.regions() else { return nil }
         return Footprint(sharing: sharing, regions: regions, lock: lock)
+    }
+
+    /// What the apply of `shard` does to the store (read after recovery, before any download).
+    static func shardPlan(_ plan: Plan, shard: Shard, session: PlanSession) throws(ProvisionError) -> ShardPlan {
+        let database = try session.openForReading()
+        defer { try? database?.close() }
+        do {
+            return try plan.shardPlan(shard, store: database)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot read the store at \(session.store.display)", kind: .failure)
+        }
+    }
+
+    /// The refusal of a shard without a fixed build time: each shard would stamp its rows with
+    /// its own clock, and merge refuses shards built at different times.
+    static func unfixedBuildTime(_ shard: Shard, applying: Bool) -> ProvisionError {
+        ProvisionError(.usage, "--shard \(shard) needs a fixed build time: set SOURCE_DATE_EPOCH (Unix seconds, e.g. the "
+                       + "commit time from 'git log -1 --format=%ct') to the same value for every shard and the merge; "
+                       + "shards built at different clock times record different build times and 'provision merge' "
+                       + "refuses them (exit 65)" + (applying ? ", or apply a plan saved by 'SOURCE_DATE_EPOCH=… "
+                       + "provision plan JOB --shard \(shard) --out FILE', which carries its build time" : ""))
     }
 
     /// Makes this process the store's one writer (naming the holder when another apply runs).
@@ -234,8 +262,10 @@ public struct ApplyRun {
     /// --repair or --refresh) repaired before planning; for a
     /// saved plan the store is compared with the one it was planned against in between, since the
     /// plan saw the store before recovery.
-    private func obtainPlan(build: inout StoreBuild?, repairNote: inout PlanNote?, unverified: inout Bool) throws(ProvisionError)
-        -> (Plan, PlanSession, Double) {
+    /// `shard` is the share the apply holds: the saved plan's (a different `--shard` is refused),
+    /// else `--shard`, which needs `SOURCE_DATE_EPOCH`.
+    private func obtainPlan(build: inout StoreBuild?, repairNote: inout PlanNote?, unverified: inout Bool,
+                            shard: inout Shard?) throws(ProvisionError) -> (Plan, PlanSession, Double) {
         func prepare(_ session: PlanSession) throws(ProvisionError) {
             guard build == nil, FileManager.default.fileExists(atPath: session.store.url.path) else { return }
             build = try lock(session.store)
@@ -265,6 +295,15 @@ public struct ApplyRun {
             } catch {
                 throw ProvisionError(.invalidJob, "\(path) is not a usable saved plan: \(error)")
             }
+            if let asked = request.shard, asked != saved.shard {
+                throw ProvisionError(.usage, "--shard \(asked) differs from the saved plan \(path), which was planned for "
+                                     + (saved.shard.map { "shard \($0)" } ?? "the whole job (no --shard)") + "; apply it without "
+                                     + "--shard, or save a plan of that shard with 'provision plan JOB --shard \(asked) --out FILE'")
+            }
+            shard = saved.shard
+            // The plan fixes the build time: the rows, their expiry and the lock take its epoch.
+            var context = self.context
+            context.sourceDateEpoch = saved.plan.epoch
             let input = try JobInput.load(saved.jobPath)
             guard input.digest == saved.plan.jobDigest else {
                 throw ProvisionError(.failure, "the saved plan \(path) is stale: the job file \(saved.jobPath) changed since it was "
@@ -281,11 +320,13 @@ public struct ApplyRun {
             progress.event("plan-loaded", JSONObject([("path", .string(path))]), text: "Applying the saved plan \(path)")
             return (saved.plan, session, 0)
         }
+        if let asked = request.shard, context.sourceDateEpoch == nil { throw Self.unfixedBuildTime(asked, applying: true) }
+        shard = request.shard
         let session = try PlanSession(input: try JobInput.load(contents, path: path), storeOption: request.store, context: context)
         try session.checkOutputs(request.outputs)
         try prepare(session)
         try recover(session)
-        let planned = try session.plan(refresh: request.refresh, progress: progress)
+        let planned = try session.plan(refresh: request.refresh, shard: shard, progress: progress)
         return (planned.plan, session, planned.seconds)
     }
 }

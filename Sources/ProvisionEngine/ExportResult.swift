@@ -51,6 +51,9 @@ public struct ExportResult: Equatable, Sendable {
     /// What the store's documents could not tell, and what that left out or guessed
     /// (`ExportCatalog.warnings`), one sentence each.
     public var warnings: [String]
+    /// Why the archives hold only part of the job (the store is one shard's, or an apply did
+    /// not finish), one sentence; nil when the store is whole or unknown (no lock).
+    public var partial: String?
 
     public init(store: String, format: String, files: [File], bundle: Bundle? = nil, warnings: [String] = []) {
         self.store = store
@@ -62,7 +65,7 @@ public struct ExportResult: Equatable, Sendable {
 
     /// The JSON document.
     public var json: JSONValue {
-        [
+        var document: JSONValue = [
             "schemaVersion": .int(Self.schemaVersion),
             "kind": "export",
             "store": .string(store),
@@ -85,6 +88,11 @@ public struct ExportResult: Equatable, Sendable {
             } ?? .null,
             "warnings": .array(warnings.map { .string($0) }),
         ]
+        if let partial, case .object(var object) = document {
+            object["partial"] = .string(partial)
+            document = .object(object)
+        }
+        return document
     }
 
     /// The text view.
@@ -104,6 +112,24 @@ public struct ExportResult: Equatable, Sendable {
             }
         }
         for warning in warnings { out += "warning: \(warning)\n" }
+        if let partial { out += "warning: the export is partial: \(partial)\n" }
         return out
+    }
+
+    /// Why an export of the store with `lock` (of `regions` rows, nil: all) holds only part of
+    /// its job; nil when the lock says the store is whole, or there is no lock to tell.
+    public static func partiality(lock: LockDocument?, regions: [Int64]?) -> String? {
+        guard let lock else { return nil }
+        if let shard = lock.shard {
+            return "the store is shard \(shard.shard) of its job, holding tiles \(grouped(shard.tiles.lowerBound))–"
+                + "\(grouped(max(shard.tiles.lowerBound, shard.tiles.upperBound - 1))) of its \(grouped(shard.totalTiles)) "
+                + "(\(plural(shard.tiles.count, "tile"))); merge the \(shard.shard.count) shards' stores with 'provision merge' "
+                + "and export the merged store for the whole job"
+        }
+        let incomplete = lock.regions.filter { !$0.isComplete && (regions?.contains($0.rowID) ?? true) }.map(\.key)
+        guard !incomplete.isEmpty else { return nil }
+        return "the store is incomplete: \(incomplete.count == 1 ? "region" : "regions") \(incomplete.joined(separator: ", ")) "
+            + "\(incomplete.count == 1 ? "lacks" : "lack") tiles or resources (the last apply did not finish); run "
+            + "'provision apply' to complete it"
     }
 }

@@ -71,9 +71,15 @@ public struct ExportRun {
             throw ProvisionError(.invalidJob, "\(scope)the store at \(path.display) holds no tiles with content: nothing to export")
         }
         let exporter = Exporter(database: database, regions: regions, lock: lock, progress: progress)
+        let partial = ExportResult.partiality(lock: lock, regions: regions)
+        if let partial {
+            progress.event("warning", JSONObject([("message", .string("the export is partial: " + partial))]),
+                           text: "warning: the export is partial: \(partial)")
+        }
         if format == .bundle {
             var result = try BundleExport(exporter: exporter, catalog: catalog, store: path, out: URL(fileURLWithPath: out)).run()
             result.warnings = catalog.warnings
+            result.partial = partial
             return result
         }
         let (sources, destinations) = try archiveTargets(catalog)
@@ -85,8 +91,10 @@ public struct ExportRun {
         for (source, destination) in zip(sources, destinations) {
             files.append(try exporter.export(source, format: format, to: destination))
         }
-        return exporter.finish(ExportResult(store: path.display, format: format.rawValue, files: files,
-                                            warnings: catalog.warnings))
+        var result = exporter.finish(ExportResult(store: path.display, format: format.rawValue, files: files,
+                                                  warnings: catalog.warnings))
+        result.partial = partial
+        return result
     }
 
     /// The region rows of `--region` (nil without it), from the lock.

@@ -35,53 +35,45 @@ public struct PlanRun {
     /// Plans; with `repair`, re-reads every stored row and counts the damaged ones (and an
     /// unreadable lock) as changes.
     public func run() throws(ProvisionError) -> (plan: Plan, session: PlanSession) {
+        if let shard, context.sourceDateEpoch == nil { throw ApplyRun.unfixedBuildTime(shard, applying: false) }
         let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
         try session.checkOutputs(outputs)
-        var plan = try session.plan(refresh: refresh, offline: offline, progress: progress).plan
+        // Damaged rows first: 'apply --repair' (and '--refresh') removes them before it plans, so
+        // the plan is made without them and counts their downloads; so does any apply with the
+        // rows no lock vouches for (StoreTrust) that are invalid.
+        let unvouched = repair || refresh ? nil : StoreTrust.unvouchedReason(session)
+        var damage: StoreDamage?
+        if repair || refresh || unvouched != nil, session.store.hasDatabase, let database = try session.openForReading() {
+            defer { try? database.close() }
+            do {
+                damage = unvouched != nil ? try StoreTrust.invalidRows(in: database)
+                    : try StoreRepair.damage(in: database, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())
+            } catch {
+                throw ProvisionError(store: error, context: "cannot read every row of the store at \(session.store.display)")
+            }
+        }
+        let hidden = damage?.rows.map(\.key) ?? []
+        var plan = try session.plan(refresh: refresh, offline: offline, hiding: hidden, shard: shard, progress: progress).plan
         if let shard, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
             throw ProvisionError(.usage, "--shard \(shard) cannot split style pack '\(pack.id)': its \"glyphs\": \"used\" ranges "
                                  + "come from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "
                                  + "or \"all\" for a sharded apply")
         }
-        if let shard {
-            let database = try session.openForReading()
-            defer { try? database?.close() }
-            let share: ShardShare
-            do {
-                share = try plan.shardShare(shard, store: database)
-            } catch {
-                throw ProvisionError(store: error, context: "cannot read the store at \(session.store.display)", kind: .failure)
-            }
+        if let shard, let share = plan.shard?.share {
             plan.notes.append(PlanNote(subject: "shard \(shard)", message: "this shard holds tiles \(share.tiles.lowerBound)–"
                 + "\(max(share.tiles.lowerBound, share.tiles.upperBound - 1)) of the job's \(grouped(share.totalTiles)) in canonical order "
-                + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet"))
+                + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet; "
+                + "the counts above are this shard's (the whole job would download \(grouped(plan.tilesToDownload)))"))
         }
-        let unvouched = repair ? nil : StoreTrust.unvouchedReason(session)
-        guard repair || unvouched != nil, session.store.hasDatabase, let database = try session.openForReading() else {
-            return (plan, session)
-        }
-        defer { try? database.close() }
-        if let unvouched {
+        if let unvouched, let damage {
             // Rows no apply of this store recorded: the next apply checks them and fetches the invalid ones again.
-            let damage: StoreDamage
-            do {
-                damage = try StoreTrust.invalidRows(in: database)
-            } catch {
-                throw ProvisionError(store: error, context: "cannot read every row of the store at \(session.store.display)")
-            }
             plan.repairRows = damage.rows.count
             plan.notes.append(StoreTrust.note(reason: unvouched, damage: damage, removed: false))
-            return (plan, session)
+        } else if repair, let damage {
+            plan.repairRows = damage.rows.count
+            if let note = damage.note(fixing: false) { plan.notes.append(note) }
         }
-        let damage: StoreDamage
-        do {
-            damage = try StoreRepair.damage(in: database, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())
-        } catch {
-            throw ProvisionError(store: error, context: "cannot read every row of the store at \(session.store.display)")
-        }
-        plan.repairRows = damage.rows.count
-        if let note = damage.note(fixing: false) { plan.notes.append(note) }
-        if session.lock == nil, FileManager.default.fileExists(atPath: session.store.lockURL.path) {
+        if repair, session.store.hasDatabase, session.lock == nil, FileManager.default.fileExists(atPath: session.store.lockURL.path) {
             // An unreadable lock is rewritten by the next apply: a change too.
             plan.repairRows += 1
             plan.notes.append(PlanNote(subject: "repair", message: "provision.lock.json is unreadable; 'apply --repair' rewrites it"))

@@ -122,15 +122,22 @@ public final class PlanSession {
     /// Resolves the job's documents (one an origin fails to deliver is `upstreamUnavailable`, 69,
     /// even when the store holds a copy: a plan that cannot reach upstream cannot say "no
     /// changes") and plans against the store; with `refresh`, also counts what has expired by the
-    /// clock.
-    /// With `offline`, the documents are the store's copies (none is fetched) and the plan says
-    /// that drift was not checked.
-    public func plan(refresh: Bool = false, offline: Bool = false, progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
+    /// clock. With `offline`, the documents are the store's copies (none is fetched) and the plan
+    /// says that drift was not checked. The store is read as the apply will find it
+    /// (`PlannedStore`): with what a killed apply left taken in, and without the `hiding` rows (the
+    /// damage a repair removes first). With `shard`, the plan also holds what that shard's apply
+    /// does (`Plan.shard`), unless a pack's glyphs are `"used"` (which no shard can split: the
+    /// caller refuses it).
+    public func plan(refresh: Bool = false, offline: Bool = false, hiding: [ChunkKey] = [], shard: Shard? = nil,
+                     progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
         let started = Date()
         progress.event("plan-started", JSONObject([("job", .string(input.path)), ("store", .string(store.display))]),
                        text: "Planning \(input.job.name) against \(store.display)")
-        let database = try openForReading()
-        defer { try? database?.close() }
+        let opened = try openForReading()
+        defer { try? opened?.close() }
+        let view = try opened.map { base throws(ProvisionError) in try plannedStore(base, hiding: hiding) }
+        // The store itself when the view would not differ (its reads are the planner's fast path).
+        let database: StoreInventory? = view?.changesTheStore == true ? view : opened
         let fetcher = self.fetcher
         var resolver = DocumentResolver(job: input.job, credentials: credentials, fetch: { requests in
             var results: [String: Result<FetchedBody, FetchFailure>] = [:]
@@ -154,8 +161,11 @@ public final class PlanSession {
             plan.driftChecked = !offline
             if refresh {
                 // "Now" for expiry is the clock: it decides what to ask upstream, never what is stored.
-                let expired = try database?.expiredCounts(before: context.now) ?? (resources: 0, tiles: 0)
+                let expired = try opened?.expiredCounts(before: context.now) ?? (resources: 0, tiles: 0)
                 plan.refresh = RefreshPlan(before: context.now, resources: expired.resources, tiles: expired.tiles)
+            }
+            if let shard, !plan.stylePacks.contains(where: { $0.glyphPolicy == .used }) {
+                plan.shard = try plan.shardPlan(shard, store: database)
             }
         } catch let error as PlanError {
             throw ProvisionError(.invalidJob, error.description)
@@ -164,10 +174,19 @@ public final class PlanSession {
         }
         let seconds = Date().timeIntervalSince(started)
         progress.event("plan-finished", JSONObject([
-            ("hasChanges", .bool(plan.hasChanges)), ("tilesToDownload", .int(plan.tilesToDownload)),
+            ("hasChanges", .bool(plan.hasChanges)), ("tilesToDownload", .int(plan.appliedTilesToDownload)),
             ("seconds", .double((seconds * 1000).rounded() / 1000)),
         ]), text: nil)
         return (plan, seconds)
+    }
+
+    /// `database` (this store's) as the next apply will find it: see `PlannedStore`.
+    func plannedStore(_ database: OfflineDatabase, hiding: [ChunkKey] = []) throws(ProvisionError) -> PlannedStore {
+        do {
+            return try PlannedStore(base: database, store: store, epoch: epoch, hidden: hiding)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
+        }
     }
 
     /// One line when the build time comes from the clock: the bytes then depend on when it ran.

@@ -63,6 +63,9 @@ public struct Plan: Sendable {
     public var refresh: RefreshPlan?
     /// With `plan --repair`: stored rows that are damaged and would be fetched again.
     public var repairRows = 0
+    /// With `--shard`: what this shard's apply holds and downloads (the counts the plan shows
+    /// are the shard's; `regions` keep the whole job's, which every shard's lock records).
+    public var shard: ShardPlan?
     /// What the user should know about how the job was resolved (sources skipped, templates
     /// chosen, zooms fetched beyond MapLibre's own download …), in the order they were found.
     public var notes: [PlanNote] = []
@@ -70,7 +73,7 @@ public struct Plan: Sendable {
     /// Whether applying the plan would change the store.
     public var hasChanges: Bool {
         !removedRegions.isEmpty || !drift.isEmpty || (refresh.map { $0.resources + $0.tiles > 0 } ?? false) || repairRows > 0
-            || regions.contains { $0.action != .keep || $0.hasTileChanges || $0.resources.hasChanges }
+            || regions.indices.contains { action(of: $0) != .keep || tileTotals(of: $0).hasChanges || regions[$0].resources.hasChanges }
     }
 
     /// Tiles to add over all regions (links; a tile shared by two regions counts twice).

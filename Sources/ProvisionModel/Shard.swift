@@ -162,3 +162,123 @@ public struct ShardShare: Equatable, Sendable {
         self.missingTiles = missingTiles
     }
 }
+
+/// What the apply of one shard of a plan carries out: the share it holds, the tile changes of
+/// each region row in the shard's store, and what it downloads. The plan's own counts are the
+/// whole job's (every shard's lock records them, so merge can check the shards agree); the
+/// plan's summary, JSON and exit code show these.
+public struct ShardPlan: Equatable, Sendable {
+    public var share: ShardShare
+    /// Per region (plan order), per tile set and zoom: the shard's tiles the row wants, as
+    /// links added (tiles of the share the store does not hold yet, or a new row), kept and
+    /// removed (links the row has beyond the share's tiles it keeps).
+    public var zoomChanges: [[ZoomChange]]
+    /// Per region (plan order): estimated bytes of the tiles it adds that are downloaded.
+    public var estimatedBytes: [Int64]
+    /// Per region (plan order): what happens to the row in the shard's store (a row the whole
+    /// job would update only for tiles other shards hold is kept).
+    public var actions: [PlanAction] = []
+    /// Tiles of the share the apply downloads (each once).
+    public var tilesToDownload: Int
+    /// Their estimated bytes.
+    public var bytesToDownload: Int64
+
+    public init(share: ShardShare, zoomChanges: [[ZoomChange]], estimatedBytes: [Int64], tilesToDownload: Int,
+                bytesToDownload: Int64) {
+        self.share = share
+        self.zoomChanges = zoomChanges
+        self.estimatedBytes = estimatedBytes
+        self.tilesToDownload = tilesToDownload
+        self.bytesToDownload = bytesToDownload
+    }
+
+    public var shard: Shard { share.shard }
+}
+
+extension Plan {
+    /// Tile link counts of region `index` as the apply carries them out: the shard's when the
+    /// plan is one shard's, else the row's own.
+    public func tileTotals(of index: Int) -> ChangeCounts {
+        guard let shard, index < shard.zoomChanges.count else { return regions[index].totals }
+        return shard.zoomChanges[index].reduce(ChangeCounts()) { $0 + $1.counts }
+            + ChangeCounts(remove: regions[index].staleTileCounts.reduce(0) { $0 + $1.count })
+    }
+
+    /// What happens to region row `index`: in the shard's store when the plan is one shard's.
+    public func action(of index: Int) -> PlanAction {
+        guard let shard, index < shard.actions.count else { return regions[index].action }
+        return shard.actions[index]
+    }
+
+    /// The tiles the apply downloads: the shard's when the plan is one shard's.
+    public var appliedTilesToDownload: Int { shard?.tilesToDownload ?? tilesToDownload }
+    /// Their estimated bytes.
+    public var appliedBytesToDownload: Int64 { shard?.bytesToDownload ?? bytesToDownload }
+
+    /// What the apply of `shard` carries out against `store` (read only): per region row the
+    /// shard's tiles it wants, how many the store holds, and the downloads. A tile of a template
+    /// whose TileJSON drifted is downloaded again, as the whole apply would.
+    public func shardPlan(_ shard: Shard, store: StoreInventory?) throws -> ShardPlan {
+        let groups = Plan.canonicalOrder(tileGroups)
+        let total = Plan.distinctTiles(groups)
+        let range = shard.range(total: total)
+        let refetch = Set(refetchTemplates)
+        struct Count { var wanted = 0, stored = 0 }
+        // Per region: (template, zoom) → counts.
+        var counts = [[String: Count]](repeating: [:], count: regions.count)
+        var missing = 0
+        var base = 0
+        for group in groups {
+            let covers = group.covers
+            let key = "\(group.zoom)\u{0}\(group.tileSet.urlTemplate)"
+            let all = refetch.contains(group.tileSet.urlTemplate)
+            base += try group.forEachTile(inOrdinals: range, base: base, store: store) { _, tile, isStored in
+                if !isStored || all { missing += 1 }
+                var counted: [Int] = []
+                for (member, row) in group.rows.enumerated() where !counted.contains(row) {
+                    guard covers.count == 1 || covers[member].contains(tile) else { continue }
+                    counted.append(row)
+                    counts[row][key, default: Count()].wanted += 1
+                    if isStored && !all { counts[row][key, default: Count()].stored += 1 }
+                }
+            }
+        }
+        var zoomChanges: [[ZoomChange]] = []
+        var estimated: [Int64] = []
+        for (index, region) in regions.enumerated() {
+            var changes: [ZoomChange] = []
+            var added = 0
+            for change in region.zoomChanges {
+                let count = counts[index]["\(change.zoom)\u{0}\(change.urlTemplate)"] ?? Count()
+                // A new row links every tile it holds; a kept row keeps the stored ones.
+                let keep = region.rowID == nil ? 0 : count.stored
+                let linked = change.counts.keep + change.counts.remove
+                changes.append(ZoomChange(urlTemplate: change.urlTemplate, zoom: change.zoom,
+                                          counts: ChangeCounts(add: count.wanted - keep, remove: max(0, linked - keep), keep: keep)))
+                added += count.wanted - keep
+            }
+            zoomChanges.append(changes)
+            let wholeAdded = region.totals.add
+            estimated.append(wholeAdded > 0 ? Int64((Double(region.estimatedBytes) * Double(added) / Double(wholeAdded)).rounded()) : 0)
+        }
+        // A row updated only because it lacks other shards' tiles is kept in this shard's store.
+        let stored = Dictionary(try store?.regions().map { ($0.rowID, $0) } ?? [], uniquingKeysWith: { a, _ in a })
+        var actions: [PlanAction] = []
+        for (index, region) in regions.enumerated() {
+            var action = region.action
+            if action == .update, let row = region.rowID.flatMap({ stored[$0] }), row.definition == region.definition,
+               (row.description ?? Data()) == region.description, !region.resources.hasChanges {
+                let tiles = zoomChanges[index].reduce(ChangeCounts()) { $0 + $1.counts }
+                    + ChangeCounts(remove: region.staleTileCounts.reduce(0) { $0 + $1.count })
+                if !tiles.hasChanges { action = .keep }
+            }
+            actions.append(action)
+        }
+        let bytes = tilesToDownload > 0
+            ? Int64((Double(bytesToDownload) * Double(missing) / Double(tilesToDownload)).rounded()) : 0
+        var plan = ShardPlan(share: ShardShare(shard: shard, tiles: range, totalTiles: total, missingTiles: missing),
+                             zoomChanges: zoomChanges, estimatedBytes: estimated, tilesToDownload: missing, bytesToDownload: bytes)
+        plan.actions = actions
+        return plan
+    }
+}

@@ -43,7 +43,7 @@ public struct ApplyReport: Equatable, Sendable {
 
     /// The JSON document.
     public var json: JSONValue {
-        [
+        var document: JSONValue = [
             "schemaVersion": .int(Self.schemaVersion),
             "kind": "apply-report",
             "status": .string(status),
@@ -73,16 +73,38 @@ public struct ApplyReport: Equatable, Sendable {
             ],
             "failures": .array(outcome.failures.map { ["url": .string($0.url), "reason": .string($0.reason)] }),
             "failureCounts": .object(JSONObject(outcome.failureCounts.sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) })),
-            "regions": .array(lock.regions.map {
-                ["key": .string($0.key), "id": .string($0.regionID), "stylePack": $0.stylePack.map { .string($0) } ?? .null,
-                 "rowId": .int(Int($0.rowID)), "tiles": .int($0.expectedTiles.reduce(0) { $0 + $1.count }),
-                 "complete": .bool($0.isComplete)]
+            "regions": .array(lock.regions.map { region in
+                var entry: JSONValue = [
+                    "key": .string(region.key), "id": .string(region.regionID),
+                    "stylePack": region.stylePack.map { .string($0) } ?? .null, "rowId": .int(Int(region.rowID)),
+                    "tiles": .int(region.expectedTiles.reduce(0) { $0 + $1.count }), "complete": .bool(region.isComplete),
+                ]
+                if lock.shard != nil, case .object(var object) = entry {
+                    object["shardTiles"] = .int(shardTiles(of: region.key) ?? 0)
+                    entry = .object(object)
+                }
+                return entry
             }),
             "removed": ["regions": .int(outcome.removedRegions), "tiles": .int(outcome.prunedTiles),
                         "resources": .int(outcome.prunedResources)],
             "durations": ["planSeconds": .double(rounded(planSeconds)), "applySeconds": .double(rounded(outcome.seconds))],
             "footprint": footprint?.json ?? .null,
         ]
+        // Only a shard's store has it: which share of the job the store holds.
+        if let shard = lock.shard, case .object(var object) = document {
+            object["shard"] = ["index": .int(shard.shard.index), "count": .int(shard.shard.count),
+                               "firstTile": .int(shard.tiles.lowerBound), "endTile": .int(shard.tiles.upperBound),
+                               "totalTiles": .int(shard.totalTiles)]
+            document = .object(object)
+        }
+        return document
+    }
+
+    /// For a shard's store: the tiles of the shard's share that row `key` holds (what the
+    /// shard's plan counts for it).
+    func shardTiles(of key: String) -> Int? {
+        guard lock.shard != nil, let region = plan.regions.first(where: { $0.key == key }) else { return nil }
+        return region.tiles.add + region.tiles.keep
     }
 
     /// The text summary printed after an apply: what was planned and what became of it, what
@@ -99,9 +121,15 @@ public struct ApplyReport: Equatable, Sendable {
             out += regions.isEmpty ? "Removed \(pruned.text) no region uses.\n"
                 : pruned.text.isEmpty ? regions + ".\n" : "\(regions); \(pruned.text) no region uses any more.\n"
         }
+        if let shard = lock.shard {
+            out += "Shard \(shard.shard): a partial store holding tiles \(grouped(shard.tiles.lowerBound))–"
+                + "\(grouped(max(shard.tiles.lowerBound, shard.tiles.upperBound - 1))) of the job's \(grouped(shard.totalTiles)) "
+                + "(\(plural(shard.tiles.count, "tile"))); 'provision merge' joins the \(shard.shard.count) shards' stores.\n"
+        }
         for region in lock.regions {
             let tiles = region.expectedTiles.reduce(0) { $0 + $1.count }
-            out += "  \(region.isComplete ? "✓" : "✗") \(region.key): \(plural(tiles, "tile"))\(region.isComplete ? "" : " (incomplete)")\n"
+            let held = shardTiles(of: region.key).map { "\(grouped($0)) of its \(plural(tiles, "tile")) (shard \(lock.shard?.shard.description ?? "")'s share)" }
+            out += "  \(region.isComplete ? "✓" : "✗") \(region.key): \(held ?? plural(tiles, "tile"))\(region.isComplete ? "" : " (incomplete)")\n"
         }
         out += failuresText
         if let footprint { out += FootprintRenderer.text(footprint, title: "Bytes in offline.db") }

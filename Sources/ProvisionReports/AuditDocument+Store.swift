@@ -27,8 +27,10 @@ extension AuditDocument {
             let metadata: JSONValue = region.description.map { data in
                 (try? JSONValue.parse(data)) ?? .string(data.base64EncodedString())
             } ?? .null
-            regions.append(Region(rowID: region.rowID, key: entry?.key, definition: definition, metadata: metadata, zooms: zooms,
-                                  expectedResources: entry?.expectedResources, presentResources: region.resourceCount))
+            var row = Region(rowID: region.rowID, key: entry?.key, definition: definition, metadata: metadata, zooms: zooms,
+                             expectedResources: entry?.expectedResources, presentResources: region.resourceCount)
+            row.isShardPart = lock?.shard != nil
+            regions.append(row)
         }
         let rows = Set(summary.regions.map(\.rowID))
         let missing = (lock?.regions ?? []).filter { !rows.contains($0.rowID) }.map(\.key)
@@ -36,6 +38,7 @@ extension AuditDocument {
                   resourceCount: summary.resourceCount, byteCount: summary.tileBytes + summary.resourceBytes,
                   orphanTiles: summary.orphanTileCount, orphanResources: summary.orphanResourceCount,
                   unexpectedFiles: unexpectedFiles, missingRegions: missing)
+        shard = lock?.shard
         footprint = sharing.map { sharing in
             Footprint(sharing: sharing, regions: summary.regions.map {
                 StoredRegion(rowID: $0.rowID, definition: $0.definition, description: $0.description)

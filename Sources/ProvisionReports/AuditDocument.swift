@@ -17,6 +17,9 @@ public struct AuditDocument: Equatable, Sendable {
         public var zooms: [(template: String, zoom: Int, expected: Int?, present: Int)]
         public var expectedResources: Int?
         public var presentResources: Int
+        /// In a shard's store: the expected tile counts are the whole job's, of which the store
+        /// holds one share, so a zoom short of them is not missing (the store's share is checked whole).
+        public var isShardPart = false
 
         public init(rowID: Int64, key: String?, definition: JSONValue, metadata: JSONValue,
                     zooms: [(template: String, zoom: Int, expected: Int?, present: Int)],
@@ -32,7 +35,7 @@ public struct AuditDocument: Equatable, Sendable {
 
         /// Whether everything the lock expects is present.
         public var isComplete: Bool {
-            zooms.allSatisfy { z in z.expected.map { z.present >= $0 } ?? true }
+            (isShardPart || zooms.allSatisfy { z in z.expected.map { z.present >= $0 } ?? true })
                 && (expectedResources.map { presentResources >= $0 } ?? true)
         }
 
@@ -87,6 +90,8 @@ public struct AuditDocument: Equatable, Sendable {
     public var manifestDifferences: [String]?
     /// Per region its marginal and shared bytes, per style pack its resources; nil when not read.
     public var footprint: Footprint?
+    /// For the store of a sharded apply: the share of the job's tiles it holds (the lock's `shard`).
+    public var shard: LockDocument.ShardEntry?
 
     /// What `audit --verify` found re-reading every row.
     public struct Verification: Equatable, Sendable {
@@ -161,6 +166,9 @@ public struct AuditDocument: Equatable, Sendable {
                        + "apply rewrites it")
         }
         if interrupted { out.append("an apply was interrupted (or is running); run apply to finish") }
+        if let shard, tileCount < shard.tiles.count {
+            out.append("shard \(shard.shard): \(grouped(shard.tiles.count - tileCount)) of its \(plural(shard.tiles.count, "tile")) missing")
+        }
         for region in regions where region.presentResources == 0 && region.zooms.allSatisfy({ $0.present == 0 }) {
             out.append("region \(region.key ?? "row \(region.rowID)") holds no tiles or resources")
         }
@@ -212,7 +220,7 @@ public struct AuditDocument: Equatable, Sendable {
 
     /// The JSON document.
     public var json: JSONValue {
-        [
+        var document: JSONValue = [
             "schemaVersion": .int(Self.schemaVersion),
             "kind": "audit",
             "store": .string(store),
@@ -257,6 +265,14 @@ public struct AuditDocument: Equatable, Sendable {
             "problems": .array(problems.map { .string($0) }),
             "footprint": footprint?.json ?? .null,
         ]
+        // Only a shard's store has it.
+        if let shard, case .object(var object) = document {
+            object["shard"] = ["index": .int(shard.shard.index), "count": .int(shard.shard.count),
+                               "firstTile": .int(shard.tiles.lowerBound), "endTile": .int(shard.tiles.upperBound),
+                               "totalTiles": .int(shard.totalTiles)]
+            document = .object(object)
+        }
+        return document
     }
 
     /// The text view.
@@ -264,6 +280,12 @@ public struct AuditDocument: Equatable, Sendable {
         var out = "Store \(store): \(plural(tileCount, "tile")), \(plural(resourceCount, "resource")), "
             + "\(ByteFormat.string(byteCount))\n"
         out += "Integrity: \(integrity.isEmpty ? "ok" : integrity.joined(separator: "; "))\n"
+        if let shard {
+            out += "Shard \(shard.shard) of a sharded apply: a partial store holding tiles \(grouped(shard.tiles.lowerBound))–"
+                + "\(grouped(max(shard.tiles.lowerBound, shard.tiles.upperBound - 1))) of the job's \(grouped(shard.totalTiles)) "
+                + "(\(plural(shard.tiles.count, "tile"))); the counts per zoom below are the whole job's, and the other "
+                + "shards hold the rest ('provision merge' joins them).\n"
+        }
         if !hasLock && lockProblem == nil {
             out += "No provision.lock.json: expected counts are unknown; reporting what is present.\n"
         }

@@ -43,6 +43,20 @@ public struct PlanDocument: Equatable, Sendable {
     /// The store after the apply: per region its marginal and shared bytes, per style pack its
     /// resources; nil for a plan read from a file.
     public var footprint: Footprint?
+    /// With `--shard`: the share the counts are of, and the whole job's downloads beside them.
+    public var shard: Shard?
+
+    /// The share of the job a shard's plan counts.
+    public struct Shard: Equatable, Sendable {
+        public var shard: ProvisionModel.Shard
+        /// The canonical ordinals of its tiles.
+        public var tiles: Range<Int>
+        /// The job's distinct tiles over all shards.
+        public var totalTiles: Int
+        /// What an apply of the whole job (no shard) would download.
+        public var jobTilesToDownload: Int
+        public var jobBytesToDownload: Int64
+    }
 
     /// The document of `plan` computed against the store at `store`.
     public init(plan: Plan, store: String, limits: Limits) {
@@ -51,15 +65,22 @@ public struct PlanDocument: Equatable, Sendable {
         self.store = store
         hasChanges = plan.hasChanges
         countsArePrecise = plan.countsArePrecise
-        regions = plan.regions.map {
-            Region(key: $0.key, id: $0.regionID, name: $0.name, stylePack: $0.stylePackID, action: $0.action,
-                   rowID: $0.rowID, tiles: $0.totals, zooms: $0.zoomChanges, resources: $0.resources.counts,
-                   estimatedBytes: $0.estimatedBytes, glyphsAtApply: $0.glyphsAtApply)
+        regions = plan.regions.enumerated().map { index, region in
+            // A shard's plan shows what the shard's apply does to each row.
+            Region(key: region.key, id: region.regionID, name: region.name, stylePack: region.stylePackID, action: plan.action(of: index),
+                   rowID: region.rowID, tiles: plan.tileTotals(of: index),
+                   zooms: plan.shard.map { $0.zoomChanges[index] } ?? region.zoomChanges, resources: region.resources.counts,
+                   estimatedBytes: plan.shard.map { $0.estimatedBytes[index] } ?? region.estimatedBytes,
+                   glyphsAtApply: region.glyphsAtApply)
         }
         removedRegions = plan.removedRegions
         stylePacks = plan.stylePacks
-        tilesToDownload = plan.tilesToDownload
-        bytesToDownload = plan.bytesToDownload
+        tilesToDownload = plan.appliedTilesToDownload
+        bytesToDownload = plan.appliedBytesToDownload
+        shard = plan.shard.map {
+            Shard(shard: $0.shard, tiles: $0.share.tiles, totalTiles: $0.share.totalTiles,
+                  jobTilesToDownload: plan.tilesToDownload, jobBytesToDownload: plan.bytesToDownload)
+        }
         self.limits = limits
         drift = plan.drift
         driftChecked = plan.driftChecked
@@ -67,7 +88,8 @@ public struct PlanDocument: Equatable, Sendable {
         refetchTemplates = plan.refetchTemplates
         notes = plan.notes
         repairRows = plan.repairRows
-        footprint = Footprint(plan: plan)
+        // The footprint is the whole job's store; a shard's store holds only its share.
+        footprint = plan.shard == nil ? Footprint(plan: plan) : nil
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -89,7 +111,7 @@ public struct PlanDocument: Equatable, Sendable {
         var limitsObject = JSONObject()
         limitsObject["maxTiles"] = limits.maxTiles.map { .int($0) } ?? .null
         limitsObject["maxBytes"] = limits.maxBytes.map { .int(Int($0)) } ?? .null
-        return [
+        var document: JSONValue = [
             "schemaVersion": .int(Self.schemaVersion),
             "kind": "plan",
             "job": ["name": .string(jobName), "digest": .string(jobDigest)],
@@ -153,6 +175,15 @@ public struct PlanDocument: Equatable, Sendable {
                 ]
             }),
         ]
+        // Only a shard's plan has it (a plan of the whole job is as it was).
+        if let shard, case .object(var object) = document {
+            object["shard"] = ["index": .int(shard.shard.index), "count": .int(shard.shard.count),
+                               "firstTile": .int(shard.tiles.lowerBound), "endTile": .int(shard.tiles.upperBound),
+                               "totalTiles": .int(shard.totalTiles), "jobTilesToDownload": .int(shard.jobTilesToDownload),
+                               "jobBytesToDownload": .int(Int(shard.jobBytesToDownload))]
+            document = .object(object)
+        }
+        return document
     }
 
     /// Whether a region row of pack `id` has its glyph ranges determined at apply.

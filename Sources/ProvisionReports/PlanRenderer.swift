@@ -54,11 +54,14 @@ public enum PlanRenderer {
             out += "\n" + FootprintRenderer.text(footprint, title: "Bytes in offline.db after the apply")
         }
         let tiles = doc.tileTotals, resources = doc.resourceTotals
-        out += "\nPlan: \(plural(tiles.add, "tile")) to add, \(grouped(tiles.remove)) to remove, \(grouped(tiles.keep)) to keep; "
+        let scope = doc.shard.map { " (shard \($0.shard), this shard's apply)" } ?? ""
+        out += "\nPlan\(scope): \(plural(tiles.add, "tile")) to add, \(grouped(tiles.remove)) to remove, \(grouped(tiles.keep)) to keep; "
         out += "\(plural(resources.add, "resource link")) to add, \(grouped(resources.remove)) to remove.\n"
         out += "Downloads: \(plural(doc.tilesToDownload, "tile")) (~\(ByteFormat.string(doc.bytesToDownload))"
         out += doc.countsArePrecise ? ")" : ", estimated)"
-        out += doc.hasChanges ? ".\n" : ". No changes: the store matches the job.\n"
+        out += doc.hasChanges ? ".\n"
+            : doc.shard.map { ". No changes: the store holds shard \($0.shard)'s share of the job.\n" }
+            ?? ". No changes: the store matches the job.\n"
         if !doc.driftChecked { out += Self.driftNotChecked + "\n" }
         return out
     }
@@ -70,7 +73,7 @@ public enum PlanRenderer {
     /// A compact Markdown summary for pull-request comments; `coverage` is a line about the
     /// coverage picture (`CoverageRenderer.markdownLine`), placed after the totals.
     public static func markdown(_ doc: PlanDocument, coverage: String? = nil) -> String {
-        var out = "### provision plan: \(doc.jobName)\n\n"
+        var out = "### provision plan: \(doc.jobName)\(doc.shard.map { " (shard \($0.shard))" } ?? "")\n\n"
         out += "| | region | style pack | tiles + | tiles − | tiles = | est. download |\n"
         out += "|---|---|---|--:|--:|--:|--:|\n"
         for region in doc.regions {

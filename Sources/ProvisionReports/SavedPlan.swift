@@ -9,8 +9,9 @@ import TileMath
 /// and digest and a digest of the store's files. Apply refuses a plan whose job or store changed
 /// since, as Terraform refuses a stale plan.
 public struct SavedPlan: Sendable {
-    /// Bumped on every change to the file's shape.
-    public static let schemaVersion = 2
+    /// Bumped on every change to the file's shape (3: `shard`, which an older version would
+    /// ignore and apply the whole job).
+    public static let schemaVersion = 3
     /// The `kind` that tells a saved plan from a job file.
     public static let kind = "saved-plan"
 
@@ -21,6 +22,11 @@ public struct SavedPlan: Sendable {
     public var storePath: String
     /// `StoreState.digest` of the store when planned.
     public var storeDigest: String
+    /// The shard the plan was made for (`plan --shard I/N --out`): its apply holds that share
+    /// only, and `apply PLAN --shard` with another one is refused. Nil: the whole job.
+    public var shard: Shard? { plan.shard?.shard ?? savedShard }
+    /// The shard read from the file (its counts are computed again by the apply).
+    private var savedShard: Shard?
 
     public init(plan: Plan, jobPath: String, storePath: String, storeDigest: String) {
         self.plan = plan
@@ -44,6 +50,7 @@ public struct SavedPlan: Sendable {
             "job": ["path": .string(jobPath), "name": .string(plan.jobName), "digest": .string(plan.jobDigest)],
             "store": ["path": .string(storePath), "digest": .string(storeDigest)],
             "epoch": .int(Int(plan.epoch)),
+            "shard": shard.map { ["index": .int($0.index), "count": .int($0.count)] } ?? .null,
             "countsArePrecise": .bool(plan.countsArePrecise),
             "assumedTileBytes": .int(plan.assumedTileBytes),
             "tilesToDownload": .int(plan.tilesToDownload),
@@ -176,6 +183,12 @@ public struct SavedPlan: Sendable {
         plan.tilesToDownload = json["tilesToDownload"]?.intValue ?? 0
         plan.bytesToDownload = Int64(json["bytesToDownload"]?.intValue ?? 0)
         self.init(plan: plan, jobPath: jobPath, storePath: storePath, storeDigest: storeDigest)
+        if let shard = json["shard"], shard != .null {
+            guard let index = shard["index"]?.intValue, let count = shard["count"]?.intValue, count >= 1, index >= 0, index < count else {
+                throw Self.fail("/shard", "expected {index, count} with 0 ≤ index < count, or null")
+            }
+            savedShard = Shard(index: index, count: count)
+        }
     }
 
     private static func fail(_ pointer: String, _ message: String) -> FormatError { FormatError(pointer: pointer, message: message) }

@@ -88,4 +88,52 @@ final class ShardTests: XCTestCase {
         XCTAssertTrue(plan.notes.contains { $0.subject == "shard 1/3" && $0.message.contains("; 0 of them are not in this store yet") },
                       "\(plan.notes)")
     }
+
+    /// The plan of a shard (overlapping regions, a polygon, two packs) counts what its apply
+    /// does: the shards' downloads add up to the whole job's, each row's tiles are split over
+    /// the shards, and each shard's apply downloads and links exactly what its plan counted;
+    /// re-planned against the shard's store, nothing changes.
+    func testEachShardsPlanIsWhatItsApplyDoes() throws {
+        func plan(_ store: String, shard: Shard?) throws -> Plan {
+            var run = PlanRun(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent(store).path,
+                              refresh: false, repair: false, context: fixture.context, progress: SilentProgress())
+            run.shard = shard
+            return try run.run().plan
+        }
+        let whole = try plan("whole", shard: nil)
+        XCTAssertNil(whole.shard)
+        let wanted = whole.regions.map { $0.totals.add + $0.totals.keep }
+        for count in [2, 3] {
+            var downloads = 0
+            var held = [Int](repeating: 0, count: whole.regions.count)
+            for index in 0..<count {
+                let name = "plan-s\(count)-\(index)", shard = Shard(index: index, count: count)
+                let planned = try plan(name, shard: shard)
+                let shardPlan = try XCTUnwrap(planned.shard)
+                XCTAssertEqual(shardPlan.tilesToDownload, shardPlan.share.tiles.count, "a fresh store lacks the whole share")
+                XCTAssertEqual(planned.appliedTilesToDownload, shardPlan.tilesToDownload)
+                downloads += shardPlan.tilesToDownload
+                for region in whole.regions.indices {
+                    let counts = planned.tileTotals(of: region)
+                    XCTAssertEqual(counts.keep, 0)
+                    held[region] += counts.add
+                }
+                let applied = try apply(into: name, shard: shard)
+                XCTAssertEqual(applied.outcome.plannedTiles, shardPlan.tilesToDownload, "\(name): downloads as planned")
+                XCTAssertEqual(applied.plan.shard?.tilesToDownload, shardPlan.tilesToDownload)
+                for (region, row) in whole.regions.enumerated() {
+                    let counts = planned.tileTotals(of: region)
+                    XCTAssertEqual(applied.report.plan.regions[region].tiles.add, counts.add, "\(name) \(row.key)")
+                }
+                let again = try plan(name, shard: shard)
+                XCTAssertFalse(again.hasChanges, "\(name): its own store holds its share")
+                XCTAssertEqual(again.appliedTilesToDownload, 0)
+                XCTAssertTrue(try plan(name, shard: Shard(index: (index + 1) % count, count: count)).hasChanges,
+                              "\(name): another shard's share is not in it")
+            }
+            XCTAssertEqual(downloads, whole.tilesToDownload, "\(count) shards download the whole job's tiles once")
+            XCTAssertEqual(held, wanted, "\(count) shards: each row's tiles are split over the shards")
+        }
+    }
 }
+
