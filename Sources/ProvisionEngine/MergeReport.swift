@@ -54,7 +54,7 @@ enum MergeReport {
         }
         let content = result.content
         lines.append("The store holds \(plural(content.tileCount, "tile")), \(plural(content.resourceCount, "resource")), "
-                     + "\(grouped(Int(content.byteCount))) bytes; "
+                     + "\(ByteFormat.string(content.byteCount)); "
                      + (result.lock == nil ? "it has no lock, and none was written." : "its lock's content fields were rewritten."))
         let added = result.databases.flatMap(\.regions).filter(\.isNew).map(label)
         lines.append("Warning: the next 'provision apply' of the job into \(result.store) removes the regions the job does "

@@ -51,7 +51,7 @@ public struct DirectoryOrigin: Sendable {
             guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory),
                   !isDirectory.boolValue else { return .failure(.notFound) }
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)??.intValue ?? 0
-            guard size <= maxBytes else { return .failure(.invalidBody("file larger than \(maxBytes) bytes")) }
+            guard size <= maxBytes else { return .failure(.invalidBody("file larger than \(grouped(maxBytes)) bytes")) }
             do {
                 return .success(try Data(contentsOf: file))
             } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 import ProvisionCodecs
 
 /// The structural check of a PNG image, deep enough that a file libpng cannot decode is refused.
@@ -133,7 +134,7 @@ enum PNGCheck {
                 let (bytes, overflow) = stride.multipliedReportingOverflow(by: rows)
                 total += bytes
                 guard !overflow, total <= maxImageBytes else {
-                    return .failure(HeaderProblem(message: "a \(width)x\(height) image is over the cap of \(maxImageBytes) bytes of pixel data"))
+                    return .failure(HeaderProblem(message: "a \(width)x\(height) image is over the cap of \(grouped(maxImageBytes)) bytes of pixel data"))
                 }
                 passes.append((stride, rows))
             }
@@ -188,7 +189,7 @@ private final class PixelStream {
         let start = produced
         produced += block.count
         if produced > layout.totalBytes {
-            return "IDAT data inflates beyond the \(layout.totalBytes) bytes IHDR implies"
+            return "IDAT data inflates beyond the \(grouped(layout.totalBytes)) bytes IHDR implies"
         }
         while pass < layout.passes.count && nextFilter < produced {
             let filter = block[nextFilter - start]

@@ -89,7 +89,7 @@ extension Planner {
             let (inGroup, missing) = try countGroup(group, rows: rows, store: store, refetchAll: refetchAll, meanSize: mean,
                                                     sharing: &sharing)
             distinct += inGroup
-            if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
+            if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: grouped(distinct)) }
             if MapboxURL.isMapboxURL(group.tileSet.urlTemplate) { mapboxTiles += inGroup }
             toDownload += missing
             bytes += Int64((Double(missing) * mean).rounded())

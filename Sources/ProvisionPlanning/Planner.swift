@@ -266,7 +266,7 @@ public enum Planner {
                 }
             }
             lowerBound += largest.values.reduce(0, +)
-            if lowerBound > limit { throw tileLimitError(limit: limit, job: job, found: "at least \(lowerBound)") }
+            if lowerBound > limit { throw tileLimitError(limit: limit, job: job, found: "at least \(grouped(lowerBound))") }
         }
     }
 
@@ -286,7 +286,7 @@ public enum Planner {
                 }
             }
             if let maxTiles = region.limits.maxTiles, tiles > maxTiles {
-                throw PlanError.limitExceeded("region '\(region.id)' covers \(tiles) tiles, over its limits.maxTiles of \(maxTiles)")
+                throw PlanError.limitExceeded("region '\(region.id)' covers \(plural(tiles, "tile")), over its limits.maxTiles of \(grouped(maxTiles))")
             }
             if let maxBytes = region.limits.maxBytes, bytes > Double(maxBytes) {
                 throw PlanError.limitExceeded(
@@ -298,7 +298,7 @@ public enum Planner {
     static func tileLimitError(limit: Int, job: Job, found: String) -> PlanError {
         let origin = job.limits.maxTiles == nil ? "the default limit" : "limits.maxTiles"
         return PlanError.limitExceeded(
-            "the store would hold \(found) tiles, over \(origin) of \(limit); raise limits.maxTiles or shrink the regions or zooms")
+            "the store would hold \(found) tiles, over \(origin) of \(grouped(limit)); raise limits.maxTiles or shrink the regions or zooms")
     }
 
     // MARK: - Tile diff
