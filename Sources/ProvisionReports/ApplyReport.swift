@@ -88,7 +88,9 @@ public struct ApplyReport: Equatable, Sendable {
                                      uniquingKeysWith: { a, _ in a })
         for region in lock.regions {
             let tiles = region.expectedTiles.reduce(0) { $0 + $1.count }
-            if region.isComplete {
+            if region.isComplete && tiles == 0 {
+                out += "  ! \(region.key): 0 tiles (its area and zooms give it none; the plan's note says why)\n"
+            } else if region.isComplete {
                 out += "  ✓ \(region.key): \(plural(tiles, "tile"))\n"
             } else if let stored = storedTiles[region.key] {
                 out += "  ✗ \(region.key): \(grouped(min(stored, tiles))) of \(plural(tiles, "tile")) stored (incomplete)\n"

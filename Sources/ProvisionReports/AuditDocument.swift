@@ -17,6 +17,8 @@ public struct AuditDocument: Equatable, Sendable {
         public var zooms: [(template: String, zoom: Int, expected: Int?, present: Int)]
         public var expectedResources: Int?
         public var presentResources: Int
+        /// What `--verify` found among the rows this region links; nil when not verified.
+        public var verification: RegionVerification?
 
         public init(rowID: Int64, key: String?, definition: JSONValue, metadata: JSONValue,
                     zooms: [(template: String, zoom: Int, expected: Int?, present: Int)],
@@ -30,6 +32,10 @@ public struct AuditDocument: Equatable, Sendable {
             self.presentResources = presentResources
         }
 
+        /// Whether everything the lock expects is present and `--verify` (when run) found none
+        /// of its rows corrupt.
+        public var isWhole: Bool { isComplete && (verification?.isClean ?? true) }
+
         /// Whether everything the lock expects is present.
         public var isComplete: Bool {
             zooms.allSatisfy { z in z.expected.map { z.present >= $0 } ?? true }
@@ -40,8 +46,92 @@ public struct AuditDocument: Equatable, Sendable {
             a.rowID == b.rowID && a.key == b.key && a.definition == b.definition && a.metadata == b.metadata
                 && a.zooms.elementsEqual(b.zooms) { $0.template == $1.template && $0.zoom == $1.zoom && $0.expected == $1.expected && $0.present == $1.present }
                 && a.expectedResources == b.expectedResources && a.presentResources == b.presentResources
+                && a.verification == b.verification
         }
     }
+
+    /// What `--verify` found among one region's rows.
+    public struct RegionVerification: Equatable, Sendable {
+        /// Rows it links that do not decode or are not their kind.
+        public var corrupt = 0
+        /// Rows it links, valid for their kind, in chunks whose digest differs from the lock's.
+        public var differing = 0
+
+        public init(corrupt: Int = 0, differing: Int = 0) {
+            self.corrupt = corrupt
+            self.differing = differing
+        }
+
+        /// Whether none of its rows was found corrupt. Rows in a differing chunk are suspects,
+        /// not findings: a chunk's digest cannot say which of its rows changed (one corrupt row
+        /// of another region in the chunk is enough), so they are shown but do not mark the region.
+        public var isClean: Bool { corrupt == 0 }
+    }
+
+    /// A check audit makes: what the JSON's `checked` and `notChecked` name.
+    public enum Check: String, CaseIterable, Sendable {
+        /// SQLite's `PRAGMA integrity_check`.
+        case integrity
+        /// The regions, their tiles and resources as linked, orphans, unexpected files.
+        case regions
+        /// Per region, the tiles and resources the lock says it should hold.
+        case expectedCounts
+        /// Every row's bytes: inflated, checked for its kind, expiry (`--verify`).
+        case contents
+        /// Every row against the lock's chunk digests and content digest (`--verify` with a lock).
+        case digests
+
+        /// What the check covers, in words.
+        public var text: String {
+            switch self {
+            case .integrity: return "SQLite's integrity check"
+            case .regions: return "the regions and what they link"
+            case .expectedCounts: return "the tiles and resources each region should hold"
+            case .contents: return "the bytes of each row"
+            case .digests: return "the rows against the lock's digests"
+            }
+        }
+    }
+
+    /// The checks this audit made.
+    public var checked: [Check] {
+        Check.allCases.filter { check in !notChecked.contains { $0.check == check } }
+    }
+
+    /// The checks this audit could not make, each with why.
+    public var notChecked: [(check: Check, reason: String)] {
+        let lockReason = lockProblem == nil ? "no provision.lock.json" : "provision.lock.json is unreadable"
+        let lockRead = hasLock && lockProblem == nil
+        var out: [(check: Check, reason: String)] = []
+        if !lockRead { out.append((.expectedCounts, lockReason)) }
+        if verification == nil { out.append((.contents, "audit --verify reads them")) }
+        if !lockRead {
+            out.append((.digests, lockReason))
+        } else if verification == nil {
+            out.append((.digests, "audit --verify reads them"))
+        }
+        return out
+    }
+
+    /// `Not checked: A and B (why); C (why).`, or nil when everything was checked.
+    var notCheckedText: String? {
+        let missing = notChecked
+        guard !missing.isEmpty else { return nil }
+        var reasons: [String] = []
+        var byReason: [String: [Check]] = [:]
+        for (check, reason) in missing {
+            if byReason[reason] == nil { reasons.append(reason) }
+            byReason[reason, default: []].append(check)
+        }
+        return "Not checked: " + reasons.map { reason in
+            listed((byReason[reason] ?? []).map(\.text)) + " (\(reason))"
+        }.joined(separator: "; ") + "."
+    }
+
+    /// Whether the store is whole: no problem found, and the lock was read, so every region
+    /// was compared with what it should hold. A store without a readable lock is never whole,
+    /// however clean the rows that could be checked.
+    public var isWhole: Bool { isOK && hasLock && lockProblem == nil }
 
     /// One tileset of the store (a tile template and pixel ratio), with the name `export --source` takes.
     public struct Source: Equatable, Sendable {
@@ -164,6 +254,13 @@ public struct AuditDocument: Equatable, Sendable {
         for region in regions where region.presentResources == 0 && region.zooms.allSatisfy({ $0.present == 0 }) {
             out.append("region \(region.key ?? "row \(region.rowID)") holds no tiles or resources")
         }
+        // A region the lock expects no tile for: its area lies outside its sources' bounds or its
+        // zooms give none (the plan said why in a note). It holds resources only and draws nothing.
+        for region in regions where region.key != nil && region.presentResources > 0
+            && region.zooms.allSatisfy({ ($0.expected ?? 0) == 0 && $0.present == 0 }) {
+            out.append("region \(region.key ?? "row \(region.rowID)") gets no tiles: its area and zooms give it none "
+                       + "from its sources (outside their bounds or zooms; 'plan' names why), so it draws nothing offline")
+        }
         for region in regions where !region.isComplete {
             let name = region.key ?? "row \(region.rowID)"
             for z in region.zooms {
@@ -207,7 +304,7 @@ public struct AuditDocument: Equatable, Sendable {
         return out
     }
 
-    /// Whether the store is whole.
+    /// Whether no problem was found (exit 0); see `isWhole` for whether everything was checked.
     public var isOK: Bool { problems.isEmpty }
 
     /// The JSON document.
@@ -217,6 +314,9 @@ public struct AuditDocument: Equatable, Sendable {
             "kind": "audit",
             "store": .string(store),
             "ok": .bool(isOK),
+            "whole": .bool(isWhole),
+            "checked": .array(checked.map { .string($0.rawValue) }),
+            "notChecked": .array(notChecked.map { ["check": .string($0.check.rawValue), "reason": .string($0.reason)] }),
             "hasLock": .bool(hasLock),
             "lockProblem": lockProblem.map { .string($0) } ?? .null,
             "interrupted": .bool(interrupted),
@@ -230,6 +330,8 @@ public struct AuditDocument: Equatable, Sendable {
                     "rowId": .int(Int(region.rowID)),
                     "key": region.key.map { .string($0) } ?? .null,
                     "complete": .bool(region.isComplete),
+                    "whole": .bool(region.isWhole),
+                    "verification": region.verification.map { ["corrupt": .int($0.corrupt), "differing": .int($0.differing)] } ?? .null,
                     "definition": region.definition,
                     "metadata": region.metadata,
                     "zooms": .array(region.zooms.map {
@@ -270,13 +372,18 @@ public struct AuditDocument: Equatable, Sendable {
         for region in regions {
             let name = region.key ?? "row \(region.rowID)"
             let meta = region.metadata.serialized(.compact)
-            out += "\n\(region.isComplete ? "✓" : "✗") region \(name) \(meta)\n"
+            out += "\n\(region.isWhole ? "✓" : "✗") region \(name) \(meta)\n"
             for z in region.zooms {
                 let expected = z.expected.map { grouped($0) } ?? "?"
                 out += "    z\(z.zoom < 10 ? " " : "")\(z.zoom) \(grouped(z.present))/\(expected) \(z.expected == 1 ? "tile" : "tiles")\n"
             }
             let resources = region.expectedResources.map { grouped($0) } ?? "?"
             out += "    resources \(grouped(region.presentResources))/\(resources)\n"
+            if let v = region.verification, !v.isClean {
+                let found = [v.corrupt > 0 ? plural(v.corrupt, "corrupt row") : "",
+                             v.differing > 0 ? "\(plural(v.differing, "row")) in chunks that differ from the lock (suspect)" : ""]
+                out += "    verify: \(listed(found))\n"
+            }
         }
         if !sources.isEmpty {
             out += "\nSources (the names 'export --source' takes):\n"
@@ -300,8 +407,15 @@ public struct AuditDocument: Equatable, Sendable {
             }
         }
         let problems = self.problems
-        out += problems.isEmpty ? "\nOK: the store is whole.\n"
-            : "\n\(plural(problems.count, "problem")):\n" + problems.map { "  - \($0)\n" }.joined()
+        out += "\nChecked: \(listed(checked.map(\.text))).\n"
+        if let notCheckedText { out += notCheckedText + "\n" }
+        if !problems.isEmpty {
+            out += "\n\(plural(problems.count, "problem")):\n" + problems.map { "  - \($0)\n" }.joined()
+        } else if isWhole {
+            out += "\nOK: the store is whole.\n"
+        } else {
+            out += "\nOK: no problems found in what was checked (see 'Not checked' above).\n"
+        }
         return out
     }
 }
