@@ -64,7 +64,7 @@ enum MergeReport {
 
     /// `N tiles added, R replaced, K kept`.
     private static func summary(_ counts: SideLoadCounts, _ noun: String) -> String {
-        "\(plural(counts.added, noun)) added, \(counts.replaced) replaced, \(counts.kept) kept"
+        "\(plural(counts.added, noun)) added, \(grouped(counts.replaced)) replaced, \(grouped(counts.kept)) kept"
     }
 
     /// The region's name (its description's `name`), else `row N`.

@@ -92,10 +92,10 @@ public struct ApplyReport: Equatable, Sendable {
                 out += "  ! \(region.key): 0 tiles (its area and zooms give it none; the plan's note says why)\n"
             } else if region.isComplete {
                 out += "  ✓ \(region.key): \(plural(tiles, "tile"))\n"
-            } else if let stored = storedTiles[region.key] {
+            } else if let stored = storedTiles[region.key], stored < tiles {
                 out += "  ✗ \(region.key): \(grouped(min(stored, tiles))) of \(plural(tiles, "tile")) stored (incomplete)\n"
             } else {
-                out += "  ✗ \(region.key): \(plural(tiles, "tile")) expected (incomplete)\n"
+                out += "  ✗ \(region.key): \(plural(tiles, "tile"))\(storedTiles[region.key] == nil ? " expected" : "") (incomplete)\n"
             }
         }
         out += failuresText

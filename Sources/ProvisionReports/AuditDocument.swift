@@ -85,8 +85,8 @@ public struct AuditDocument: Equatable, Sendable {
         public var text: String {
             switch self {
             case .integrity: return "SQLite's integrity check"
-            case .regions: return "the regions and what they link"
-            case .expectedCounts: return "the tiles and resources each region should hold"
+            case .regions: return "what each region links"
+            case .expectedCounts: return "each region's expected counts"
             case .contents: return "the bytes of each row"
             case .digests: return "the rows against the lock's digests"
             }

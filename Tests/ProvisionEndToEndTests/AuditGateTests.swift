@@ -115,7 +115,7 @@ final class AuditGateTests: XCTestCase {
         let text = try ws.provision("audit", "--store", ws.store.path)
         text.expect(0, "nothing found wrong in what could be checked")
         XCTAssertFalse(text.stdout.contains("whole"), text.stdout)
-        XCTAssertTrue(text.stdout.contains("Not checked: the tiles and resources each region should hold"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("Not checked: each region's expected counts"), text.stdout)
         XCTAssertTrue(text.stdout.contains("no provision.lock.json"), text.stdout)
         let json = try parseJSON(try ws.provision("audit", "--json", "--store", ws.store.path).stdout)
         XCTAssertEqual(json["whole"], .bool(false))
