@@ -69,7 +69,7 @@ extension MergeRun {
             }
             guard input.lock.tileCount == tiles.count else {
                 throw ProvisionError(.invalidJob, "\(input.label) holds \(plural(input.lock.tileCount, "tile")) but its share "
-                                     + "\(tiles.lowerBound)..<\(tiles.upperBound) has \(tiles.count)")
+                                     + "\(tiles.lowerBound)..<\(tiles.upperBound) has \(grouped(tiles.count))")
             }
             next = tiles.upperBound
         }
