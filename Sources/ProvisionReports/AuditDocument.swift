@@ -32,9 +32,17 @@ public struct AuditDocument: Equatable, Sendable {
             self.presentResources = presentResources
         }
 
-        /// Whether everything the lock expects is present and `--verify` (when run) found none
-        /// of its rows corrupt.
-        public var isWhole: Bool { isComplete && (verification?.isClean ?? true) }
+        /// Whether the lock knows the row, everything it expects is present and `--verify` (when
+        /// run) found none of its rows corrupt. A row no lock knows is never whole: what it
+        /// should hold is unknown.
+        public var isWhole: Bool { key != nil && !hasFindings }
+
+        /// Whether something was found wrong with the row: tiles or resources the lock expects
+        /// missing, or rows `--verify` found corrupt.
+        public var hasFindings: Bool { !isComplete || !(verification?.isClean ?? true) }
+
+        /// `✓` whole, `✗` something found wrong, `?` nothing found but no lock to compare with.
+        public var mark: String { isWhole ? "✓" : hasFindings ? "✗" : "?" }
 
         /// Whether everything the lock expects is present.
         public var isComplete: Bool {
@@ -372,7 +380,7 @@ public struct AuditDocument: Equatable, Sendable {
         for region in regions {
             let name = region.key ?? "row \(region.rowID)"
             let meta = region.metadata.serialized(.compact)
-            out += "\n\(region.isWhole ? "✓" : "✗") region \(name) \(meta)\n"
+            out += "\n\(region.mark) region \(name) \(meta)\n"
             for z in region.zooms {
                 let expected = z.expected.map { grouped($0) } ?? "?"
                 out += "    z\(z.zoom < 10 ? " " : "")\(z.zoom) \(grouped(z.present))/\(expected) \(z.expected == 1 ? "tile" : "tiles")\n"
