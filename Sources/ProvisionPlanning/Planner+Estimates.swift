@@ -8,6 +8,7 @@ public struct OriginTileSizes: Equatable, Sendable {
     /// Mean bytes per tile by zoom.
     public var sizes: [Int: Double]
 
+    /// The sizes `origin` measured.
     public init(origin: String, sizes: [Int: Double]) {
         self.origin = origin
         self.sizes = sizes
@@ -33,6 +34,7 @@ public enum TileByteBasis: Hashable, Sendable, Comparable {
         }
     }
 
+    /// Ordered by their text, so a message lists them the same way every time.
     public static func < (a: TileByteBasis, b: TileByteBasis) -> Bool { a.text < b.text }
 }
 
