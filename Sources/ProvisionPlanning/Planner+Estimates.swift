@@ -70,4 +70,14 @@ extension Planner {
         }
         return types
     }
+
+    /// The note naming an assumed size per format when the tile byte estimate rests on one
+    /// (nothing measured those tiles: no stored tile of their template and zoom, no MBTiles
+    /// origin), so the plan's `~` figures are never an unnamed guess.
+    static func estimateNote(_ bases: Set<TileByteBasis>) -> [PlanNote] {
+        let assumed = bases.filter { if case .assumed = $0 { return true } else { return false } }.sorted()
+        guard !assumed.isEmpty else { return [] }
+        return [PlanNote(subject: "byte estimate", message: "tiles nothing measured (no stored tile of their template and "
+                         + "zoom, no MBTiles origin) are estimated at " + listed(assumed.map(\.text)))]
+    }
 }

@@ -62,9 +62,10 @@ extension Planner {
     ///
     /// A tile's size is, in order: the mean stored size of its template and zoom, the mean an
     /// origin archive measured (`originTileSizes`), or the size assumed for its source type;
-    /// the `maxBytes` refusals name which were used.
+    /// `bases` collects which were used, for the plan's note; the `maxBytes` refusals name them.
     static func countDownloads(_ rows: inout [RegionPlan], input: PlanInput, store: StoreInventory?,
-                               refetch: Set<String>, sharing: inout ContentSharing) throws -> (tiles: Int, bytes: Int64) {
+                               refetch: Set<String>, sharing: inout ContentSharing,
+                               bases: inout Set<TileByteBasis>) throws -> (tiles: Int, bytes: Int64) {
         let types = templateTypes(input)
         // Mean sizes are read once per template, for all the zooms the rows want of it.
         var wantedZooms: [String: ClosedRange<Int>] = [:]
@@ -97,6 +98,7 @@ extension Planner {
             return Double(assumed)
         }
         func basis() -> String { listed(used.sorted().map(\.text)) }
+        defer { bases = used }
         var toDownload = 0
         var bytes: Int64 = 0
         var distinct = 0

@@ -142,7 +142,9 @@ public enum Planner {
         }
         let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
         var sharing = ContentSharing()
-        let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch, sharing: &sharing)
+        var bases = Set<TileByteBasis>()
+        let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch, sharing: &sharing,
+                                           bases: &bases)
         try addResources(of: rows, to: &sharing, input: input, store: store, drift: drift)
 
         var packPlans: [StylePackPlan] = []
@@ -175,6 +177,7 @@ public enum Planner {
         plan.drift = drift
         plan.notes = input.notes + sourceNotes(input) + overzoomNotes + latitudeNotes(input.job) + regionNotes
             + glyphNotes(rows) + emptyRegionNotes(rows, input: input)
+            + estimateNote(bases)
         plan.refetchTemplates = refetch.sorted()
         plan.sharing = sharing
         return plan

@@ -54,7 +54,7 @@ final class DeviceMergeTests: XCTestCase {
     func testARegionPastWebMercatorsLatitudeLimitGetsANote() throws {
         let polar = PlannerTests.region("svalbard", BoundingBox(west: 10, south: 78, east: 20, north: 89), zooms: 0...3)
         let plan = try Planner.plan(PlannerTests.input([polar, PlannerTests.region("berlin", box, zooms: 0...3)]), store: nil)
-        XCTAssertEqual(plan.notes.map(\.subject), ["region 'svalbard'"])
+        XCTAssertEqual(plan.notes.map(\.subject).filter { $0 != "byte estimate" }, ["region 'svalbard'"])
         XCTAssertTrue(plan.notes.first?.message.contains("beyond Web Mercator's limit") == true)
     }
 }

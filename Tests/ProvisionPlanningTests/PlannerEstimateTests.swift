@@ -29,6 +29,11 @@ final class PlannerEstimateTests: XCTestCase {
         XCTAssertTrue(message.contains("(\(grouped(count * 15_000)) bytes)"), message)
         XCTAssertTrue(message.contains("over limits.maxBytes = 97.7 KiB (100,000 bytes)"), message)
         XCTAssertNil(message.range(of: #"\d{5,}"#, options: .regularExpression), "ungrouped number: \(message)")
+        // The plan itself names the assumption in a note; a measured estimate needs none.
+        let plan = try Planner.plan(P.input([region]), store: nil)
+        XCTAssertEqual(plan.notes.filter { $0.subject == "byte estimate" }.map(\.message),
+                       ["tiles nothing measured (no stored tile of their template and zoom, no MBTiles origin) are estimated "
+                        + "at an assumed 15,000 bytes per vector tile (docs/job-file.md, \"Byte estimates\")"])
     }
 
     func testRasterAndTerrainTilesAreEstimatedAtTheirOwnSizes() throws {
@@ -54,6 +59,7 @@ final class PlannerEstimateTests: XCTestCase {
         input.job.limits = Limits()
         let plan = try Planner.plan(input, store: nil)
         XCTAssertEqual(plan.bytesToDownload, Int64(plan.tilesToDownload * 234))
+        XCTAssertFalse(plan.notes.contains { $0.subject == "byte estimate" }, "\(plan.notes)")
     }
 
     func testGlyphRangesAreEstimatedByWhatFontsFill() throws {
