@@ -152,7 +152,8 @@ public enum Commands {
                        help: "Also plan JOB against the store and report every difference."),
         ] + coverageOptions(states: "present, missing (where the lock expects a tile the store lacks), shared")
             + CommandSpec.common(),
-        exitCodes: [(.success, "the store is whole"), (.failure, "something is missing or broken"), (.usage, "usage"),
+        exitCodes: [(.success, "no problem found (whole only with a readable lock; 'Not checked:' says the rest)"),
+                    (.failure, "something is missing or broken, or a region gets no tiles"), (.usage, "usage"),
                     (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file"),
                     (.upstreamUnavailable, "a style or TileJSON of the --manifest job cannot be fetched"),
                     (.cannotWriteStore, "--html or --svg cannot be written, or the store path is too long")])

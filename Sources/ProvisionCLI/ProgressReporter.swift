@@ -140,8 +140,8 @@ final class ProgressReporter: ProgressSink {
             case .plain:
                 console.err(Self.progressText(done: done, total: total, bytes: bytes, failed: failed, rate: rate) + "\n")
             case .tty(let color):
-                let text = Self.progressText(done: done, total: total, bytes: bytes, failed: failed, rate: rate)
-                console.err("\r\u{1B}[K" + Self.liveLine(text, done: done, total: total, width: state.width, color: color))
+                let fields = Self.progressFields(done: done, total: total, bytes: bytes, failed: failed, rate: rate)
+                console.err("\r\u{1B}[K" + Self.liveLine(fields, done: done, total: total, width: state.width, color: color))
                 state.drewLive = true
             }
         }
@@ -152,21 +152,37 @@ final class ProgressReporter: ProgressSink {
         state.withLock { clearLive(&$0) }
     }
 
-    /// `downloading 295/1573 (18%) 4.2 MiB 980/s 3 failed eta 1s`.
+    /// `downloading 295/1,573 (18%) 4.2 MiB 980/s 3 failed eta 1s`.
     static func progressText(done: Int, total: Int, bytes: Int64, failed: Int, rate: Double) -> String {
-        let percent = total > 0 ? done * 100 / total : 100
-        var line = "downloading \(done)/\(total) (\(percent)%) \(formatBytes(bytes)) \(Int(rate))/s"
-        if failed > 0 { line += " \(failed) failed" }
-        if rate > 0 && done < total { line += " eta \(Int((Double(total - done) / rate).rounded(.up)))s" }
-        return line
+        progressFields(done: done, total: total, bytes: bytes, failed: failed, rate: rate).joined(separator: " ")
     }
 
-    /// The live line: a bar and `text`, in at most `width - 1` columns (so the cursor never wraps
-    /// to a new line); the bar shrinks first, then the text is cut.
-    static func liveLine(_ text: String, done: Int, total: Int, width: Int, color: Bool) -> String {
+    /// The progress line's fields, most important first: each a whole unit (a number with its
+    /// unit), so a line that must be shortened drops fields from the right and never cuts a number.
+    static func progressFields(done: Int, total: Int, bytes: Int64, failed: Int, rate: Double) -> [String] {
+        let percent = total > 0 ? done * 100 / total : 100
+        var fields = ["downloading", "\(grouped(done))/\(grouped(total))", "(\(percent)%)", ByteFormat.string(bytes),
+                      ProvisionModel.rate(rate)]
+        if failed > 0 { fields.append("\(grouped(failed)) failed") }
+        if rate > 0 && done < total {
+            fields.append("eta " + duration(seconds: Int((Double(total - done) / rate).rounded(.up))))
+        }
+        return fields
+    }
+
+    /// The live line: a bar and the fields, in at most `width - 1` columns (so the cursor never
+    /// wraps to a new line); the bar shrinks first (and goes below 5 cells), then whole fields
+    /// are dropped from the right.
+    static func liveLine(_ fields: [String], done: Int, total: Int, width: Int, color: Bool) -> String {
         let room = max(1, width - 1)
+        var shown = fields
+        var text = shown.joined(separator: " ")
+        while text.count > room && !shown.isEmpty {
+            shown.removeLast()
+            text = shown.joined(separator: " ")
+        }
         let barWidth = min(24, room - text.count - 1)
-        guard barWidth >= 5 else { return String(text.prefix(room)) }
+        guard barWidth >= 5 else { return text }
         let filled = total > 0 ? barWidth * min(done, total) / total : barWidth
         let bar = String(repeating: "█", count: filled), rest = String(repeating: "░", count: barWidth - filled)
         return (color ? "\u{1B}[32m\(bar)\u{1B}[0m" : bar) + rest + " " + text
@@ -184,10 +200,5 @@ final class ProgressReporter: ProgressSink {
             console.err("\r\u{1B}[K")
             state.drewLive = false
         }
-    }
-
-    private static func formatBytes(_ b: Int64) -> String {
-        let mib = Double(b) / 1_048_576
-        return mib >= 1 ? String(format: "%.1f MiB", mib) : String(format: "%.0f KiB", Double(b) / 1024)
     }
 }

@@ -64,7 +64,13 @@ public struct AuditRun {
                                      styleSources: source.styleSources.map { "\($0.pack): \($0.source)" })
             }
             doc.interrupted = path.isInterrupted
-            if verify { doc.verification = try Self.verify(database, lock: lock, now: context.now) }
+            if verify {
+                let (verification, byRegion) = try Self.verify(database, lock: lock, now: context.now)
+                doc.verification = verification
+                for i in doc.regions.indices {
+                    doc.regions[i].verification = byRegion[doc.regions[i].rowID] ?? AuditDocument.RegionVerification()
+                }
+            }
         } catch {
             throw ProvisionError(store: error, context: "cannot audit the store at \(path.display)", kind: .failure)
         }
@@ -74,21 +80,28 @@ public struct AuditRun {
         }
         var maps: [CoverageMap] = []
         for options in coverage { maps.append(try Self.coverage(doc, path: path, lock: lock, options: options)) }
-        progress.event("audit-finished", JSONObject([("whole", .bool(doc.isOK)), ("regions", .int(doc.regions.count)),
+        progress.event("audit-finished", JSONObject([("whole", .bool(doc.isWhole)), ("ok", .bool(doc.isOK)), ("regions", .int(doc.regions.count)),
                                                     ("tiles", .int(doc.tileCount))]), text: nil)
         return (doc, maps)
     }
 
     /// Re-reads every row: inflates it, checks it is plausible for its kind and that its chunk
     /// hashes as the lock recorded, counts expired rows and compares the content digest with the
-    /// lock's.
-    static func verify(_ database: OfflineDatabase, lock: LockDocument?, now: Int64) throws -> AuditDocument.Verification {
+    /// lock's; and per region row, the damaged rows it links.
+    static func verify(_ database: OfflineDatabase, lock: LockDocument?, now: Int64) throws
+        -> (AuditDocument.Verification, [Int64: AuditDocument.RegionVerification]) {
         let damage = try StoreRepair.damage(in: database, lockChunks: lock?.chunks ?? [], check: Verifier.rowCheck())
+        var byRegion: [Int64: AuditDocument.RegionVerification] = [:]
+        for row in damage.rows {
+            for region in try database.regionsLinking(row.key) {
+                if row.isUnusable { byRegion[region, default: .init()].corrupt += 1 } else { byRegion[region, default: .init()].differing += 1 }
+            }
+        }
         let expired = try database.expiredCounts(before: now)
         let matches = try lock.map { "sha256:" + (try database.contentDigest().digest) == $0.contentDigest }
         var verification = AuditDocument.Verification(damage: damage, expired: expired.resources + expired.tiles,
                                                       digestMatchesLock: matches)
         verification.glyphs = try GlyphAudit.check(database, lock: lock)
-        return verification
+        return (verification, byRegion)
     }
 }

@@ -65,7 +65,7 @@ enum MergeReport {
         }
         let content = result.content
         lines.append("The store holds \(plural(content.tileCount, "tile")), \(plural(content.resourceCount, "resource")), "
-                     + "\(grouped(Int(content.byteCount))) bytes; "
+                     + "\(ByteFormat.string(content.byteCount)); "
                      + (result.lock == nil ? "it has no lock, and none was written." : "its lock's content fields were rewritten."))
         let added = result.databases.flatMap(\.regions).filter(\.isNew).map(label)
         lines.append("Warning: the next 'provision apply' of the job into \(result.store) removes the regions the job does "
@@ -75,8 +75,8 @@ enum MergeReport {
 
     /// `N tiles added, R replaced, K kept` (and `, S skipped` when some were).
     private static func summary(_ counts: SideLoadCounts, _ noun: String) -> String {
-        "\(plural(counts.added, noun)) added, \(counts.replaced) replaced, \(counts.kept) kept"
-            + (counts.skipped > 0 ? ", \(counts.skipped) skipped (not valid for their kind)" : "")
+        "\(plural(counts.added, noun)) added, \(grouped(counts.replaced)) replaced, \(grouped(counts.kept)) kept"
+            + (counts.skipped > 0 ? ", \(grouped(counts.skipped)) skipped (not valid for their kind)" : "")
     }
 
     /// The rows skipped from the side database at `index`.

@@ -69,7 +69,7 @@ extension MergeRun {
             }
             guard input.lock.tileCount == tiles.count else {
                 throw ProvisionError(.invalidJob, "\(input.label) holds \(plural(input.lock.tileCount, "tile")) but its share "
-                                     + "\(tiles.lowerBound)..<\(tiles.upperBound) has \(tiles.count)")
+                                     + "\(tiles.lowerBound)..<\(tiles.upperBound) has \(grouped(tiles.count))")
             }
             next = tiles.upperBound
         }
@@ -96,7 +96,7 @@ extension MergeRun {
             throw refuse("the job is split \(input.entry.shard.count) ways in one and \(first.entry.shard.count) in the other")
         }
         if input.entry.totalTiles != first.entry.totalTiles {
-            throw refuse("they count \(input.entry.totalTiles) and \(first.entry.totalTiles) tiles in the job")
+            throw refuse("they count \(grouped(input.entry.totalTiles)) and \(grouped(first.entry.totalTiles)) tiles in the job")
         }
         if a.stylePacks != b.stylePacks || a.regions.map(Self.planned) != b.regions.map(Self.planned) || a.jobName != b.jobName {
             throw refuse("their plans differ (a style, TileJSON or region resolved differently)")

@@ -29,7 +29,7 @@ public struct MergeRun {
         /// The text summary for stdout.
         public var text: String {
             "Merged \(plural(shards, "shard")) of \(lock.jobName) into \(store): \(plural(lock.tileCount, "tile")), "
-                + "\(plural(lock.resourceCount, "resource")), \(grouped(Int(lock.byteCount))) bytes.\n"
+                + "\(plural(lock.resourceCount, "resource")), \(ByteFormat.string(lock.byteCount)).\n"
         }
     }
 

@@ -46,7 +46,7 @@ public final class PlanSession {
     /// computed from, so that nothing in the store depends on when it was built.
     public let epoch: Int64
     let context: RunContext
-    private let archives: [MBTilesArchive]
+    let archives: [MBTilesArchive]
 
     /// Resolves credentials (usage error when a key is missing), the store path (a file there is
     /// refused), the build time, and opens the job's origins.
@@ -152,6 +152,7 @@ public final class PlanSession {
         } catch {
             throw ProvisionError(error)
         }
+        planInput.originTileSizes = originTileSizes(planInput)
         planInput.lockedRows = lock?.rowsByKey ?? [:]
         planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
         planInput.notes = buildTimeNotes() + planInput.notes

@@ -190,7 +190,7 @@ final class CurlTransfer {
             return .failure(rangeOverflow(range), retryAfter: nil)
         }
         if overflowed || code == CURLE_FILESIZE_EXCEEDED {
-            return .failure(.invalidBody("response larger than \(maxBytes) bytes"), retryAfter: nil)
+            return .failure(.invalidBody("response larger than \(grouped(maxBytes)) bytes"), retryAfter: nil)
         }
         if code == CURLE_BAD_CONTENT_ENCODING {
             // The declared Content-Encoding is unknown or the body does not decode with it:
@@ -239,10 +239,10 @@ final class CurlTransfer {
         var received: curl_off_t = -1
         provision_curl_easy_getinfo_off_t(handle, CURLINFO_SIZE_DOWNLOAD_T, &received)
         if expected >= 0 && received >= 0 && expected != received {
-            return .failure(.transport("truncated body: received \(received) of \(expected) bytes"), retryAfter: nil)
+            return .failure(.transport("truncated body: received \(grouped(received)) of \(grouped(expected)) bytes"), retryAfter: nil)
         }
         if expected >= 0 && contentEncoding == nil && Int64(expected) != Int64(body.count) {
-            return .failure(.transport("truncated body: received \(body.count) of \(expected) bytes"), retryAfter: nil)
+            return .failure(.transport("truncated body: received \(grouped(body.count)) of \(grouped(expected)) bytes"), retryAfter: nil)
         }
         let headers = CacheHeaders(etag: header("ETag"), lastModified: header("Last-Modified"),
                                    cacheControl: headerLines("Cache-Control"), expires: header("Expires"),
@@ -272,7 +272,7 @@ final class CurlTransfer {
         let wholeEnd = min(range.last, served.size &- 1)
         guard served.first == range.offset, served.last == wholeEnd, UInt64(body.count) == wholeEnd &- range.offset &+ 1 else {
             return .failure(.transport("\(target) answered \(range) with bytes \(served.first)-\(served.last)/\(served.size) "
-                                       + "and \(body.count) bytes of body"), retryAfter: nil)
+                                       + "and \(grouped(body.count)) bytes of body"), retryAfter: nil)
         }
         return .body(body, headers, contentType: header("Content-Type"))
     }
@@ -287,7 +287,7 @@ final class CurlTransfer {
             return .unsupported("\(target) answered a range request with HTTP 200 and the whole object: the server "
                                 + "does not serve byte ranges")
         }
-        return .invalidBody("\(target) sent more than the \(range.count) bytes of \(range) (HTTP \(status))")
+        return .invalidBody("\(target) sent more than the \(grouped(Int(clamping: range.count))) bytes of \(range) (HTTP \(status))")
     }
 
     /// `bytes FIRST-LAST/SIZE` of a `Content-Range` header; nil for any other form (`*` sizes too).

@@ -52,7 +52,7 @@ public struct DirectoryOrigin: Sendable {
                   !isDirectory.boolValue else { return .failure(.notFound) }
             // No size: the read below fails and says why.
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)??.intValue ?? 0
-            guard size <= maxBytes else { return .failure(.invalidBody("file larger than \(maxBytes) bytes")) }
+            guard size <= maxBytes else { return .failure(.invalidBody("file larger than \(grouped(maxBytes)) bytes")) }
             do {
                 return .success(try Data(contentsOf: file))
             } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 
 /// The structural check of a JPEG image: the marker chain a decoder walks, and its end.
 ///
@@ -18,11 +19,11 @@ enum JPEGCheck {
         var hasFrame = false
         var hasScan = false
         while true {
-            guard offset < bytes.count else { return "JPEG truncated at byte \(bytes.count): no EOI marker" }
-            guard bytes[offset] == 0xFF else { return "JPEG at byte \(offset): expected a marker" }
+            guard offset < bytes.count else { return "JPEG truncated at byte \(grouped(bytes.count)): no EOI marker" }
+            guard bytes[offset] == 0xFF else { return "JPEG at byte \(grouped(offset)): expected a marker" }
             let start = offset
             while offset < bytes.count && bytes[offset] == 0xFF { offset += 1 }  // fill bytes
-            guard offset < bytes.count else { return "JPEG truncated at byte \(bytes.count): no EOI marker" }
+            guard offset < bytes.count else { return "JPEG truncated at byte \(grouped(bytes.count)): no EOI marker" }
             let marker = bytes[offset]
             offset += 1
             let name = "JPEG marker \(hex(marker)) at byte \(start)"

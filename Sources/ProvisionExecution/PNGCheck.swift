@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 import ProvisionCodecs
 
 /// The structural check of a PNG image, deep enough that a file libpng cannot decode is refused.
@@ -29,14 +30,14 @@ enum PNGCheck {
         var idatRunEnded = false
         var hasPalette = false
         while offset < bytes.count {
-            guard bytes.count - offset >= 12 else { return "PNG truncated at byte \(offset): partial chunk header" }
+            guard bytes.count - offset >= 12 else { return "PNG truncated at byte \(grouped(offset)): partial chunk header" }
             let length = Int(bigEndian32(bytes, offset))
             let type = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset + 4..<offset + 8]), as: UTF8.self)
-            let name = "PNG chunk \(type) at byte \(offset)"
+            let name = "PNG chunk \(type) at byte \(grouped(offset))"
             guard (offset + 4..<offset + 8).allSatisfy({ isLetter(bytes[$0]) }) else {
-                return "PNG chunk at byte \(offset): type is not four letters"
+                return "PNG chunk at byte \(grouped(offset)): type is not four letters"
             }
-            guard length <= bytes.count - offset - 12 else { return "\(name): length \(length) runs past the end (truncated)" }
+            guard length <= bytes.count - offset - 12 else { return "\(name): length \(grouped(Int(length))) runs past the end (truncated)" }
             let stored = bigEndian32(bytes, offset + 8 + length)
             let computed = Zlib.crc32(UnsafeRawBufferPointer(rebasing: bytes[offset + 4..<offset + 8 + length]))
             guard stored == computed else { return "\(name): CRC mismatch" }
@@ -72,7 +73,7 @@ enum PNGCheck {
             }
             offset += 12 + length
         }
-        return "PNG truncated at byte \(bytes.count): no IEND chunk"
+        return "PNG truncated at byte \(grouped(bytes.count)): no IEND chunk"
     }
 
     private static func bigEndian32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
@@ -133,7 +134,7 @@ enum PNGCheck {
                 let (bytes, overflow) = stride.multipliedReportingOverflow(by: rows)
                 total += bytes
                 guard !overflow, total <= maxImageBytes else {
-                    return .failure(HeaderProblem(message: "a \(width)x\(height) image is over the cap of \(maxImageBytes) bytes of pixel data"))
+                    return .failure(HeaderProblem(message: "a \(width)x\(height) image is over the cap of \(grouped(maxImageBytes)) bytes of pixel data"))
                 }
                 passes.append((stride, rows))
             }
@@ -188,7 +189,7 @@ private final class PixelStream {
         let start = produced
         produced += block.count
         if produced > layout.totalBytes {
-            return "IDAT data inflates beyond the \(layout.totalBytes) bytes IHDR implies"
+            return "IDAT data inflates beyond the \(grouped(layout.totalBytes)) bytes IHDR implies"
         }
         while pass < layout.passes.count && nextFilter < produced {
             let filter = block[nextFilter - start]

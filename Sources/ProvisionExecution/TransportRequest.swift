@@ -99,7 +99,7 @@ final class ArchiveVersion: @unchecked Sendable {
             if first.etag == nil, let before = first.lastModified, before != lastModified {
                 what.append("Last-Modified \(before) → \(lastModified ?? "none")")
             }
-            if first.size != size { what.append("size \(first.size) → \(size) bytes") }
+            if first.size != size { what.append("size \(grouped(Int(clamping: first.size))) → \(grouped(Int(clamping: size))) bytes") }
             guard !what.isEmpty else { return nil }
             return .changed("the PMTiles archive \(displayURL) changed while it was read (\(what.joined(separator: ", "))); "
                             + "its directories no longer match its tiles")

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 
 /// The structural check of a WebP image: its RIFF container and the header of its bitstream.
 ///
@@ -18,16 +19,16 @@ enum WebPCheck {
         }
         let riffSize = Int(littleEndian32(bytes, 4))
         guard riffSize == bytes.count - 8 else {
-            return "WebP RIFF size \(riffSize) does not match the \(bytes.count - 8) bytes that follow it"
+            return "WebP RIFF size \(grouped(Int(riffSize))) does not match the \(grouped(bytes.count - 8)) bytes that follow it"
         }
         var offset = 12
         var hasImage = false
         while offset < bytes.count {
-            guard bytes.count - offset >= 8 else { return "WebP truncated at byte \(offset): partial chunk header" }
+            guard bytes.count - offset >= 8 else { return "WebP truncated at byte \(grouped(offset)): partial chunk header" }
             let tag = fourCC(bytes, offset)
             let size = Int(littleEndian32(bytes, offset + 4))
-            let name = "WebP chunk \(tag.debugDescription) at byte \(offset)"
-            guard size <= bytes.count - offset - 8 else { return "\(name): size \(size) runs past the end" }
+            let name = "WebP chunk \(tag.debugDescription) at byte \(grouped(offset))"
+            guard size <= bytes.count - offset - 8 else { return "\(name): size \(grouped(Int(size))) runs past the end" }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[offset + 8..<offset + 8 + size])
             if offset == 12 && !["VP8 ", "VP8L", "VP8X"].contains(tag) {
                 return "\(name): the first chunk must be VP8, VP8L or VP8X"

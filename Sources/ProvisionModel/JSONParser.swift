@@ -74,7 +74,7 @@ extension JSONValue {
                              duplicateKeys: DuplicateKeyPolicy = .lastWins) throws(JSONSyntaxError) -> JSONValue {
         guard data.count <= limits.maxBytes else {
             throw JSONSyntaxError(line: 1, column: 1,
-                                  message: "document of \(data.count) bytes exceeds the size cap of \(limits.maxBytes) bytes",
+                                  message: "document of \(grouped(data.count)) bytes exceeds the size cap of \(grouped(limits.maxBytes)) bytes",
                                   exceedsCap: true)
         }
         var parser = JSONTextParser(bytes: [UInt8](data), limits: limits, rejectsDuplicateKeys: duplicateKeys == .reject)

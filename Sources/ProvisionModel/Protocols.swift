@@ -93,6 +93,16 @@ public protocol Fetcher: AnyObject {
 public protocol TileArchive: AnyObject {
     /// The stored bytes of a geographic XYZ tile (possibly gzip-wrapped), or nil when absent.
     func tileData(_ tile: TileID) throws -> Data?
+
+    /// The archive's mean tile size in bytes per zoom among `zooms`, as far as it can tell
+    /// cheaply (a sample per zoom); zooms it holds no tile of, or cannot measure, are absent.
+    /// The planner's byte estimate prefers these to an assumed size per format.
+    func meanTileSizes(zooms: ClosedRange<Int>) throws -> [Int: Double]
+}
+
+extension TileArchive {
+    /// No measurement: the planner falls back to its assumed size per format.
+    public func meanTileSizes(zooms: ClosedRange<Int>) throws -> [Int: Double] { [:] }
 }
 
 /// A region row of the offline database.

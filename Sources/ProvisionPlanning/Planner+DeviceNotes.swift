@@ -13,7 +13,7 @@ extension Planner {
         guard count > limit else { return }
         let origin = job.limits.mapboxTiles == nil ? "MapLibre's default offlineMapboxTileCountLimit" : "limits.mapboxTiles"
         throw PlanError.limitExceeded(
-            "the bundle would hold \(count) mapbox:// tiles, over \(origin) of \(limit): devices refuse to side-load it "
+            "the bundle would hold \(grouped(count)) mapbox:// tiles, over \(origin) of \(grouped(limit)): devices refuse to side-load it "
                 + "(and also count the mapbox:// tiles they already hold). Shrink the regions or zooms, or raise the "
                 + "app's limit (iOS MLNOfflineStorage.setMaximumAllowedMapboxTiles, Android "
                 + "OfflineManager.setOfflineMapboxTileCountLimit) and set limits.mapboxTiles to match")

@@ -50,7 +50,7 @@ extension Planner {
                 let set = row.tileSets.first { $0.urlTemplate == source.template && $0.zooms == z...z }
                 let count = set.map { $0.cover(of: row.area, zoom: z).count } ?? 0
                 notes.append(PlanNote(subject: subject, message: "\(name) stops at z\(z), below the region's \(zooms): "
-                                      + "its \(count) tile\(count == 1 ? "" : "s") at z\(z) covering the region are fetched "
+                                      + "its \(plural(count, "tile")) at z\(z) covering the region are fetched "
                                       + "for the renderer to overzoom (MapLibre's own download fetches none)"))
             } else {
                 notes.append(PlanNote(subject: subject, message: "\(name) stops at z\(z), below the region's \(zooms): "

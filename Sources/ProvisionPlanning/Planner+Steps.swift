@@ -59,8 +59,14 @@ extension Planner {
     /// Counts the downloads, each tile once however many rows want it; the same pass counts the
     /// distinct tiles the store will hold, which limits.maxTiles, maxBytes and the Mapbox tile
     /// limit cap, and sets each row's byte estimate.
+    ///
+    /// A tile's size is, in order: the mean stored size of its template and zoom, the mean an
+    /// origin archive measured (`originTileSizes`), or the size assumed for its source type;
+    /// `bases` collects which were used, for the plan's note; the `maxBytes` refusals name them.
     static func countDownloads(_ rows: inout [RegionPlan], input: PlanInput, store: StoreInventory?,
-                               refetch: Set<String>, sharing: inout ContentSharing) throws -> (tiles: Int, bytes: Int64) {
+                               refetch: Set<String>, sharing: inout ContentSharing,
+                               bases: inout Set<TileByteBasis>) throws -> (tiles: Int, bytes: Int64) {
+        let types = templateTypes(input)
         // Mean sizes are read once per template, for all the zooms the rows want of it.
         var wantedZooms: [String: ClosedRange<Int>] = [:]
         for set in rows.flatMap(\.tileSets) {
@@ -68,14 +74,31 @@ extension Planner {
             wantedZooms[set.urlTemplate] = min(zooms.lowerBound, set.zooms.lowerBound)...max(zooms.upperBound, set.zooms.upperBound)
         }
         var meanSizes: [String: (zooms: ClosedRange<Int>, sizes: [Int: Double])] = [:]
+        var used = Set<TileByteBasis>()
         func meanSize(_ template: String, _ z: Int) throws -> Double {
-            let assumed = Double(input.assumedTileBytes)
-            if let cached = meanSizes[template], cached.zooms.contains(z) { return cached.sizes[z] ?? assumed }
-            let zooms = wantedZooms[template].flatMap { $0.contains(z) ? $0 : nil } ?? z...z
-            let sizes = try store?.meanTileSizes(urlTemplate: template, zooms: zooms) ?? [:]
-            meanSizes[template] = (zooms, sizes)
-            return sizes[z] ?? assumed
+            let sizes: [Int: Double]
+            if let cached = meanSizes[template], cached.zooms.contains(z) {
+                sizes = cached.sizes
+            } else {
+                let zooms = wantedZooms[template].flatMap { $0.contains(z) ? $0 : nil } ?? z...z
+                sizes = try store?.meanTileSizes(urlTemplate: template, zooms: zooms) ?? [:]
+                meanSizes[template] = (zooms, sizes)
+            }
+            if let stored = sizes[z] {
+                used.insert(.store)
+                return stored
+            }
+            if let origin = input.originTileSizes[template], let measured = origin.sizes[z] {
+                used.insert(.origin(origin.origin))
+                return measured
+            }
+            let type = types[template] ?? .vector
+            let assumed = assumedTileBytes(for: type, vectorBytes: input.assumedTileBytes)
+            used.insert(.assumed(type == .raster || type == .rasterDEM ? type : .vector, assumed))
+            return Double(assumed)
         }
+        func basis() -> String { listed(used.sorted().map(\.text)) }
+        defer { bases = used }
         var toDownload = 0
         var bytes: Int64 = 0
         var distinct = 0
@@ -89,7 +112,7 @@ extension Planner {
             let (inGroup, missing) = try countGroup(group, rows: rows, store: store, refetchAll: refetchAll, meanSize: mean,
                                                     sharing: &sharing)
             distinct += inGroup
-            if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: "\(distinct)") }
+            if distinct > tileLimit { throw tileLimitError(limit: tileLimit, job: input.job, found: grouped(distinct)) }
             if MapboxURL.isMapboxURL(group.tileSet.urlTemplate) { mapboxTiles += inGroup }
             toDownload += missing
             bytes += Int64((Double(missing) * mean).rounded())
@@ -102,12 +125,13 @@ extension Planner {
             }
         }
         for i in rows.indices { rows[i].estimatedBytes = perRowBytes[i] }
-        try checkRegionLimits(rows, job: input.job, meanSize: meanSize)
+        try checkRegionLimits(rows, job: input.job, meanSize: meanSize, basis: basis)
         try checkMapboxTileLimit(mapboxTiles, job: input.job)
         if let maxBytes = input.job.limits.maxBytes, totalEstimate > Double(maxBytes) {
             throw PlanError.limitExceeded(
-                "the store would hold an estimated \(Int64(totalEstimate)) bytes of tiles (\(plural(distinct, "tile"))), "
-                    + "over limits.maxBytes = \(maxBytes); raise it or shrink the regions or zooms")
+                "the store would hold an estimated \(ByteFormat.exact(Int64(totalEstimate))) of tiles "
+                    + "(\(plural(distinct, "tile"))), over limits.maxBytes = \(ByteFormat.exact(maxBytes)); estimated from "
+                    + "\(basis()); raise it or shrink the regions or zooms")
         }
         return (toDownload, bytes)
     }

@@ -62,12 +62,16 @@ public struct PlanInput: Sendable {
     public var documents: [String: FetchedBody]
     /// Region rows the lock file knows, by key (`region/pack`).
     public var lockedRows: [String: Int64]
-    /// Bytes assumed per tile where the store has no measurement.
+    /// Bytes assumed per vector tile where neither the store nor an origin archive measured
+    /// one (raster and terrain tiles: `Planner.assumedTileBytes(for:vectorBytes:)`).
     public var assumedTileBytes: Int
     /// Digests (`sha256:…`) of styles and TileJSONs as the lock pinned them, by URL.
     public var pinnedDigests: [String: String] = [:]
     /// Notes found while the style packs and tilesets were resolved; the plan carries them first.
     public var notes: [PlanNote] = []
+    /// Mean tile sizes an origin archive measured, by tile template: the byte estimate uses
+    /// them where the store has no tile of the template and zoom to measure.
+    public var originTileSizes: [String: OriginTileSizes] = [:]
 
     public init(job: Job, jobDigest: String, epoch: Int64, packs: [String: ResolvedPack],
                 regionTilesets: [String: ResolvedTilesets] = [:], documents: [String: FetchedBody] = [:],
@@ -100,7 +104,9 @@ public enum PlanError: Error, Equatable, CustomStringConvertible {
 
 /// Diffs the desired state of a job against a store. Pure: the store is only read.
 public enum Planner {
-    /// Mean vector tile size assumed before a store has measured one (bytes).
+    /// Bytes assumed per vector tile where nothing measured one: a street map's vector tile
+    /// (OpenMapTiles or Mapbox Streets schema) of a city runs 10–50 kB at z12–14 and far less
+    /// over sea or fields; documented in docs/job-file.md ("Byte estimates").
     public static let defaultTileBytes = 15_000
     /// The tile cap applied when a job sets none: big enough for a country at z14, small
     /// enough that a typo (a planet at z0–22) is refused before anything is counted twice.
@@ -136,7 +142,9 @@ public enum Planner {
         }
         let removed = try removedRegions(storedRegions, claimed: claimed, input: input, store: store)
         var sharing = ContentSharing()
-        let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch, sharing: &sharing)
+        var bases = Set<TileByteBasis>()
+        let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch, sharing: &sharing,
+                                           bases: &bases)
         try addResources(of: rows, to: &sharing, input: input, store: store, drift: drift)
 
         var packPlans: [StylePackPlan] = []
@@ -168,7 +176,8 @@ public enum Planner {
         plan.bytesToDownload = downloads.bytes
         plan.drift = drift
         plan.notes = input.notes + sourceNotes(input) + overzoomNotes + latitudeNotes(input.job) + regionNotes
-            + glyphNotes(rows)
+            + glyphNotes(rows) + emptyRegionNotes(rows, input: input)
+            + estimateNote(bases)
         plan.refetchTemplates = refetch.sorted()
         plan.sharing = sharing
         return plan
@@ -266,12 +275,13 @@ public enum Planner {
                 }
             }
             lowerBound += largest.values.reduce(0, +)
-            if lowerBound > limit { throw tileLimitError(limit: limit, job: job, found: "at least \(lowerBound)") }
+            if lowerBound > limit { throw tileLimitError(limit: limit, job: job, found: "at least \(grouped(lowerBound))") }
         }
     }
 
     /// Refuses a region over its own `limits`: its tiles over all its rows, and their estimated bytes.
-    static func checkRegionLimits(_ rows: [RegionPlan], job: Job, meanSize: (String, Int) throws -> Double) throws {
+    static func checkRegionLimits(_ rows: [RegionPlan], job: Job, meanSize: (String, Int) throws -> Double,
+                                  basis: () -> String) throws {
         for region in job.regions where region.limits.maxTiles != nil || region.limits.maxBytes != nil {
             var tiles = 0
             var bytes: Double = 0
@@ -286,11 +296,12 @@ public enum Planner {
                 }
             }
             if let maxTiles = region.limits.maxTiles, tiles > maxTiles {
-                throw PlanError.limitExceeded("region '\(region.id)' covers \(tiles) tiles, over its limits.maxTiles of \(maxTiles)")
+                throw PlanError.limitExceeded("region '\(region.id)' covers \(plural(tiles, "tile")), over its limits.maxTiles of \(grouped(maxTiles))")
             }
             if let maxBytes = region.limits.maxBytes, bytes > Double(maxBytes) {
                 throw PlanError.limitExceeded(
-                    "region '\(region.id)' needs an estimated \(Int64(bytes)) bytes of tiles, over its limits.maxBytes of \(maxBytes)")
+                    "region '\(region.id)' needs an estimated \(ByteFormat.exact(Int64(bytes))) of tiles, over its "
+                        + "limits.maxBytes of \(ByteFormat.exact(maxBytes)); estimated from \(basis())")
             }
         }
     }
@@ -298,7 +309,7 @@ public enum Planner {
     static func tileLimitError(limit: Int, job: Job, found: String) -> PlanError {
         let origin = job.limits.maxTiles == nil ? "the default limit" : "limits.maxTiles"
         return PlanError.limitExceeded(
-            "the store would hold \(found) tiles, over \(origin) of \(limit); raise limits.maxTiles or shrink the regions or zooms")
+            "the store would hold \(found) tiles, over \(origin) of \(grouped(limit)); raise limits.maxTiles or shrink the regions or zooms")
     }
 
     // MARK: - Tile diff

@@ -126,10 +126,22 @@ public struct ApplyReport: Equatable, Sendable {
                 + "\(grouped(max(shard.tiles.lowerBound, shard.tiles.upperBound - 1))) of the job's \(grouped(shard.totalTiles)) "
                 + "(\(plural(shard.tiles.count, "tile"))); 'provision merge' joins the \(shard.shard.count) shards' stores.\n"
         }
+        let storedTiles = Dictionary((footprint?.regions ?? []).flatMap(\.rows).map { ($0.key, $0.entry.total.tiles) },
+                                     uniquingKeysWith: { a, _ in a })
         for region in lock.regions {
             let tiles = region.expectedTiles.reduce(0) { $0 + $1.count }
-            let held = shardTiles(of: region.key).map { "\(grouped($0)) of its \(plural(tiles, "tile")) (shard \(lock.shard?.shard.description ?? "")'s share)" }
-            out += "  \(region.isComplete ? "✓" : "✗") \(region.key): \(held ?? plural(tiles, "tile"))\(region.isComplete ? "" : " (incomplete)")\n"
+            if let held = shardTiles(of: region.key) {
+                let share = "\(grouped(held)) of its \(plural(tiles, "tile")) (shard \(lock.shard?.shard.description ?? "")'s share)"
+                out += "  \(region.isComplete ? "✓" : "✗") \(region.key): \(share)\(region.isComplete ? "" : " (incomplete)")\n"
+            } else if region.isComplete && tiles == 0 {
+                out += "  ! \(region.key): 0 tiles (its area and zooms give it none; the plan's note says why)\n"
+            } else if region.isComplete {
+                out += "  ✓ \(region.key): \(plural(tiles, "tile"))\n"
+            } else if let stored = storedTiles[region.key], stored < tiles {
+                out += "  ✗ \(region.key): \(grouped(min(stored, tiles))) of \(plural(tiles, "tile")) stored (incomplete)\n"
+            } else {
+                out += "  ✗ \(region.key): \(plural(tiles, "tile"))\(storedTiles[region.key] == nil ? " expected" : "") (incomplete)\n"
+            }
         }
         out += failuresText
         if let footprint { out += FootprintRenderer.text(footprint, title: "Bytes in offline.db") }
@@ -139,7 +151,8 @@ public struct ApplyReport: Equatable, Sendable {
     }
 
     /// `1,573 downloads planned (13 resources, 1,560 tiles): 265 downloaded, 12 failed, 30 missing
-    /// upstream (…), 1,236 not attempted (stopped); 2.3 MiB verified and written, 3 retries.`
+    /// upstream (…), 1,236 not attempted (stopped); 2.3 MiB downloaded and verified (uncompressed),
+    /// 3 retries.`
     ///
     /// The parts add up to the planned count: a tile missing upstream under `missingTiles: skip`
     /// is counted there, not as downloaded (the outcome counts it in both).
@@ -162,7 +175,9 @@ public struct ApplyReport: Equatable, Sendable {
             text = "\(plural(o.planned, "download")) planned (\(plural(o.plannedResources, "resource")), "
                 + "\(plural(o.plannedTiles, "tile"))): " + parts.joined(separator: ", ")
         }
-        let totals = [o.bytes > 0 ? "\(ByteFormat.string(o.bytes)) verified and written" : "",
+        // The bytes counted while downloading are the bodies as verified (inflated); the store
+        // keeps them compressed, so the stored size (the `Store:` line) is smaller: say which.
+        let totals = [o.bytes > 0 ? "\(ByteFormat.string(o.bytes)) downloaded and verified (uncompressed)" : "",
                       o.retries > 0 ? plural(o.retries, "retry", "retries") : ""].filter { !$0.isEmpty }.joined(separator: ", ")
         return text + (totals.isEmpty ? "." : "; \(totals).")
     }

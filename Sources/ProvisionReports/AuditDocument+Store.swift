@@ -51,11 +51,11 @@ extension AuditDocument {
         var out: [String] = []
         for region in plan.regions where region.action != .keep || region.hasTileChanges || region.resources.hasChanges {
             let totals = region.totals
-            out.append("region \(region.key): \(region.action.rawValue), tiles +\(totals.add) -\(totals.remove), "
-                       + "resources +\(region.resources.add.count) -\(region.resources.remove.count)")
+            out.append("region \(region.key): \(region.action.rawValue), tiles +\(grouped(totals.add)) -\(grouped(totals.remove)), "
+                       + "resources +\(grouped(region.resources.add.count)) -\(grouped(region.resources.remove.count))")
         }
         for removed in plan.removedRegions {
-            out.append("region \(removed.key ?? "row \(removed.rowID)") is not in the job (\(removed.tileCount) tiles)")
+            out.append("region \(removed.key ?? "row \(removed.rowID)") is not in the job (\(plural(removed.tileCount, "tile")))")
         }
         for drift in plan.drift { out.append("\(drift.url) changed upstream since the last apply") }
         return out

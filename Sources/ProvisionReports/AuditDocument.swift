@@ -20,6 +20,8 @@ public struct AuditDocument: Equatable, Sendable {
         /// In a shard's store: the expected tile counts are the whole job's, of which the store
         /// holds one share, so a zoom short of them is not missing (the store's share is checked whole).
         public var isShardPart = false
+        /// What `--verify` found among the rows this region links; nil when not verified.
+        public var verification: RegionVerification?
 
         public init(rowID: Int64, key: String?, definition: JSONValue, metadata: JSONValue,
                     zooms: [(template: String, zoom: Int, expected: Int?, present: Int)],
@@ -33,6 +35,18 @@ public struct AuditDocument: Equatable, Sendable {
             self.presentResources = presentResources
         }
 
+        /// Whether the lock knows the row, everything it expects is present and `--verify` (when
+        /// run) found none of its rows corrupt. A row no lock knows is never whole: what it
+        /// should hold is unknown.
+        public var isWhole: Bool { key != nil && !hasFindings }
+
+        /// Whether something was found wrong with the row: tiles or resources the lock expects
+        /// missing, or rows `--verify` found corrupt.
+        public var hasFindings: Bool { !isComplete || !(verification?.isClean ?? true) }
+
+        /// `✓` whole, `✗` something found wrong, `?` nothing found but no lock to compare with.
+        public var mark: String { isWhole ? "✓" : hasFindings ? "✗" : "?" }
+
         /// Whether everything the lock expects is present.
         public var isComplete: Bool {
             (isShardPart || zooms.allSatisfy { z in z.expected.map { z.present >= $0 } ?? true })
@@ -43,6 +57,7 @@ public struct AuditDocument: Equatable, Sendable {
             a.rowID == b.rowID && a.key == b.key && a.definition == b.definition && a.metadata == b.metadata
                 && a.zooms.elementsEqual(b.zooms) { $0.template == $1.template && $0.zoom == $1.zoom && $0.expected == $1.expected && $0.present == $1.present }
                 && a.expectedResources == b.expectedResources && a.presentResources == b.presentResources
+                && a.verification == b.verification
         }
     }
 
@@ -172,6 +187,13 @@ public struct AuditDocument: Equatable, Sendable {
         for region in regions where region.presentResources == 0 && region.zooms.allSatisfy({ $0.present == 0 }) {
             out.append("region \(region.key ?? "row \(region.rowID)") holds no tiles or resources")
         }
+        // A region the lock expects no tile for: its area lies outside its sources' bounds or its
+        // zooms give none (the plan said why in a note). It holds resources only and draws nothing.
+        for region in regions where region.key != nil && region.presentResources > 0
+            && region.zooms.allSatisfy({ ($0.expected ?? 0) == 0 && $0.present == 0 }) {
+            out.append("region \(region.key ?? "row \(region.rowID)") gets no tiles: its area and zooms give it none "
+                       + "from its sources (outside their bounds or zooms; 'plan' names why), so it draws nothing offline")
+        }
         for region in regions where !region.isComplete {
             let name = region.key ?? "row \(region.rowID)"
             for z in region.zooms {
@@ -215,7 +237,7 @@ public struct AuditDocument: Equatable, Sendable {
         return out
     }
 
-    /// Whether the store is whole.
+    /// Whether no problem was found (exit 0); see `isWhole` for whether everything was checked.
     public var isOK: Bool { problems.isEmpty }
 
     /// The JSON document.
@@ -225,6 +247,9 @@ public struct AuditDocument: Equatable, Sendable {
             "kind": "audit",
             "store": .string(store),
             "ok": .bool(isOK),
+            "whole": .bool(isWhole),
+            "checked": .array(checked.map { .string($0.rawValue) }),
+            "notChecked": .array(notChecked.map { ["check": .string($0.check.rawValue), "reason": .string($0.reason)] }),
             "hasLock": .bool(hasLock),
             "lockProblem": lockProblem.map { .string($0) } ?? .null,
             "interrupted": .bool(interrupted),
@@ -238,6 +263,8 @@ public struct AuditDocument: Equatable, Sendable {
                     "rowId": .int(Int(region.rowID)),
                     "key": region.key.map { .string($0) } ?? .null,
                     "complete": .bool(region.isComplete),
+                    "whole": .bool(region.isWhole),
+                    "verification": region.verification.map { ["corrupt": .int($0.corrupt), "differing": .int($0.differing)] } ?? .null,
                     "definition": region.definition,
                     "metadata": region.metadata,
                     "zooms": .array(region.zooms.map {
@@ -292,13 +319,18 @@ public struct AuditDocument: Equatable, Sendable {
         for region in regions {
             let name = region.key ?? "row \(region.rowID)"
             let meta = region.metadata.serialized(.compact)
-            out += "\n\(region.isComplete ? "✓" : "✗") region \(name) \(meta)\n"
+            out += "\n\(region.mark) region \(name) \(meta)\n"
             for z in region.zooms {
                 let expected = z.expected.map { grouped($0) } ?? "?"
                 out += "    z\(z.zoom < 10 ? " " : "")\(z.zoom) \(grouped(z.present))/\(expected) \(z.expected == 1 ? "tile" : "tiles")\n"
             }
             let resources = region.expectedResources.map { grouped($0) } ?? "?"
             out += "    resources \(grouped(region.presentResources))/\(resources)\n"
+            if let v = region.verification, !v.isClean {
+                let found = [v.corrupt > 0 ? plural(v.corrupt, "corrupt row") : "",
+                             v.differing > 0 ? "\(plural(v.differing, "row")) in chunks that differ from the lock (suspect)" : ""]
+                out += "    verify: \(listed(found))\n"
+            }
         }
         if !sources.isEmpty {
             out += "\nSources (the names 'export --source' takes):\n"
@@ -322,8 +354,15 @@ public struct AuditDocument: Equatable, Sendable {
             }
         }
         let problems = self.problems
-        out += problems.isEmpty ? "\nOK: the store is whole.\n"
-            : "\n\(plural(problems.count, "problem")):\n" + problems.map { "  - \($0)\n" }.joined()
+        out += "\nChecked: \(listed(checked.map(\.text))).\n"
+        if let notCheckedText { out += notCheckedText + "\n" }
+        if !problems.isEmpty {
+            out += "\n\(plural(problems.count, "problem")):\n" + problems.map { "  - \($0)\n" }.joined()
+        } else if isWhole {
+            out += "\nOK: the store is whole.\n"
+        } else {
+            out += "\nOK: no problems found in what was checked (see 'Not checked' above).\n"
+        }
         return out
     }
 }

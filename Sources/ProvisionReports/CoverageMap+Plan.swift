@@ -127,8 +127,7 @@ extension CoverageMap {
         return [regionTable, totals]
     }
 
-    /// `1,234,567 B (1.2 MiB)`: the exact number the JSON has, then a readable size.
-    static func bytes(_ count: Int64) -> String {
-        count < 1024 ? "\(count) B" : "\(grouped(Int(count))) B (\(ByteFormat.string(count)))"
-    }
+    /// `1.2 MiB (1,234,567 bytes)`: a readable size in the unit style of every text, then the
+    /// exact number the JSON has.
+    static func bytes(_ count: Int64) -> String { ByteFormat.exact(count) }
 }

@@ -193,18 +193,3 @@ public enum PlanRenderer {
         return String(repeating: " ", count: max(0, width - s.count)) + s
     }
 }
-
-/// Human byte sizes (1024-based, one decimal).
-public enum ByteFormat {
-    /// `1536` → `1.5 KiB`.
-    public static func string(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
-    }
-}

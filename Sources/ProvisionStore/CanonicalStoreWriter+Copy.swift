@@ -58,7 +58,7 @@ extension CanonicalStoreWriter {
         let hashed = try hashing.result().get()
         self.hashing = HashingStage(hasher: hashed.hasher)
         guard hashed.rows == count else {
-            throw StoreError(.invalidInput, "read \(hashed.rows) tile rows to hash where \(count) were copied", path: source.path)
+            throw StoreError(.invalidInput, "read \(grouped(hashed.rows)) tile rows to hash where \(grouped(count)) were copied", path: source.path)
         }
         content.tileCount += count
         content.byteCount += hashed.bytes

@@ -38,6 +38,25 @@ public final class MBTilesArchive: TileArchive {
         try? db.close()
     }
 
+    /// Rows read per zoom to measure the mean tile size: enough for a stable mean, few enough
+    /// that a planet archive answers in milliseconds (the zoom's first rows in index order).
+    static let sizeSampleRows = 10_000
+
+    /// The mean `tile_data` length per zoom among `zooms`, over the first `sizeSampleRows` rows
+    /// of each (SQLite reads a blob's length from its record header, not its bytes).
+    public func meanTileSizes(zooms: ClosedRange<Int>) throws -> [Int: Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        var sizes: [Int: Double] = [:]
+        for z in zooms {
+            let mean = try db.queryFirst("""
+                SELECT count(*), avg(n) FROM (SELECT length(tile_data) AS n FROM tiles WHERE zoom_level = ?1 LIMIT ?2)
+                """, [.int(Int64(z)), .int(Int64(Self.sizeSampleRows))]) { ($0.int64(0), $0.double(1)) }
+            if let mean, mean.0 > 0 { sizes[z] = mean.1 }
+        }
+        return sizes
+    }
+
     private static func hasRelation(_ name: String, in db: SQLiteDatabase) throws -> Bool {
         try db.queryFirst("SELECT 1 FROM sqlite_master WHERE name = ?1 AND type IN ('table', 'view')",
                           [.text(name)]) { _ in true } != nil

@@ -137,3 +137,24 @@ extension OfflineDatabase {
         }
     }
 }
+
+extension OfflineDatabase {
+    /// The region rows linking the row `key` names (none for a row that is missing or linked
+    /// to no region), by row id.
+    public func regionsLinking(_ key: ChunkKey) throws -> [Int64] {
+        switch key {
+        case .resource(let url):
+            return try db.query("""
+                SELECT rr.region_id FROM region_resources rr JOIN resources r ON r.id = rr.resource_id
+                WHERE r.url = ?1 ORDER BY rr.region_id
+                """, [.text(url)]) { $0.int64(0) }
+        case .tile(let tile):
+            return try db.query("""
+                SELECT rt.region_id FROM region_tiles rt JOIN tiles t ON t.id = rt.tile_id
+                WHERE t.url_template = ?1 AND t.pixel_ratio = ?2 AND t.z = ?3 AND t.x = ?4 AND t.y = ?5
+                ORDER BY rt.region_id
+                """, [.text(tile.urlTemplate), .int(Int64(tile.pixelRatio)), .int(Int64(tile.tile.z)),
+                      .int(Int64(tile.tile.x)), .int(Int64(tile.tile.y))]) { $0.int64(0) }
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionModel
 import ProvisionCodecs
 
 /// Writes a PMTiles v3 archive: tiles added in ascending tile id (Hilbert) order, each distinct
@@ -65,7 +66,7 @@ public final class PMTilesArchiveWriter {
             return
         }
         guard let length = UInt32(exactly: tile.bytes.count) else {
-            throw StoreError(.invalidInput, "a tile of \(tile.bytes.count) bytes is too large for PMTiles", path: destination.path)
+            throw StoreError(.invalidInput, "a tile of \(grouped(tile.bytes.count)) bytes is too large for PMTiles", path: destination.path)
         }
         contents[tile.key] = Int32(entries.count)
         entries.append(PMTiles.Entry(tileID: tileID, offset: data.length, length: length, runLength: 1))

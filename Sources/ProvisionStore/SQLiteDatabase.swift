@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import ProvisionModel
 
 /// A value bound to a statement parameter.
 public enum SQLiteValue: Equatable, Sendable {
@@ -351,7 +352,7 @@ public final class SQLiteStatement {
     }
 
     private func tooBig(_ count: Int) -> StoreError {
-        StoreError(.invalidInput, "value of \(count) bytes exceeds SQLite's 2 GiB bind limit", path: database.path)
+        StoreError(.invalidInput, "value of \(grouped(count)) bytes exceeds SQLite's 2 GiB bind limit", path: database.path)
     }
 
     /// Steps once: true when a row is available, false when done.

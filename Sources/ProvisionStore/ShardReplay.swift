@@ -56,10 +56,10 @@ public struct ShardReplay {
         for index in shards.indices {
             let ids = try read(index) { try $0.tileIDSpan() }
             guard ids.count == tileCounts[index] else {
-                throw mismatch(index, "it holds \(ids.count) tile rows and its lock records \(tileCounts[index])")
+                throw mismatch(index, "it holds \(plural(ids.count, "tile row")) and its lock records \(grouped(tileCounts[index]))")
             }
             if ids.count > 0, ids.first != 1 || ids.last != Int64(ids.count) {
-                throw mismatch(index, "its tile ids are not 1, 2, … (\(ids.count) rows with ids \(ids.first) to \(ids.last))")
+                throw mismatch(index, "its tile ids are not 1, 2, … (\(plural(ids.count, "row")) with ids \(ids.first) to \(ids.last))")
             }
             try writer.appendTiles(of: shards[index].databaseURL, count: ids.count)
             onShard(index)

@@ -82,13 +82,46 @@ final class ProgressReporterTests: XCTestCase {
     func testLiveLineFitsEveryWidth() {
         for width in 1...160 {
             for color in [false, true] {
-                let text = ProgressReporter.progressText(done: 295, total: 1573, bytes: 5_000_000, failed: 2, rate: 120)
-                let line = ProgressReporter.liveLine(text, done: 295, total: 1573, width: width, color: color)
+                let fields = ProgressReporter.progressFields(done: 295, total: 1573, bytes: 5_000_000, failed: 2, rate: 120)
+                let text = fields.joined(separator: " ")
+                let line = ProgressReporter.liveLine(fields, done: 295, total: 1573, width: width, color: color)
                 let visible = line.replacingOccurrences(of: "\u{1B}[32m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
                 XCTAssertLessThanOrEqual(visible.count, max(1, width - 1), "width \(width): \(visible)")
                 if width >= 100 { XCTAssertTrue(visible.hasSuffix(text), visible) }
             }
         }
+    }
+
+    /// The live line never cuts inside a number: at any width it shows whole fields of the full
+    /// line from the left (whole numbers, grouped, each unit beside its number) and drops the
+    /// fields that do not fit from the right.
+    func testNarrowLiveLineDropsWholeFieldsFromTheRight() {
+        let cases: [(done: Int, total: Int, bytes: Int64, failed: Int, rate: Double)] = [
+            (1, 1_573, 57_344, 0, 3), (295, 1_573, 5_000_000, 2, 120), (1_287, 1_573, 537_600, 0, 15_613.4),
+            (1_573, 1_573, 623_411, 0, 15_613), (12_345, 213_711, 1_300_000_000, 17, 16_618),
+        ]
+        for c in cases {
+            let fields = ProgressReporter.progressFields(done: c.done, total: c.total, bytes: c.bytes, failed: c.failed, rate: c.rate)
+            let full = fields.joined(separator: " ")
+            XCTAssertNil(full.range(of: #"\d{5,}"#, options: .regularExpression), "ungrouped number in \(full)")
+            XCTAssertEqual(full, ProgressReporter.progressText(done: c.done, total: c.total, bytes: c.bytes, failed: c.failed, rate: c.rate))
+            let prefixes = Set((0...fields.count).map { fields.prefix($0).joined(separator: " ") })
+            for width in [1, 10, 20, 30, 40, 45, 50, 60, 80, 120] {
+                for color in [false, true] {
+                    let line = ProgressReporter.liveLine(fields, done: c.done, total: c.total, width: width, color: color)
+                    let visible = line.replacingOccurrences(of: "\u{1B}[32m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
+                    XCTAssertLessThanOrEqual(visible.count, max(1, width - 1), "width \(width): \(visible)")
+                    let text = String(visible.drop { $0 == "█" || $0 == "░" }).trimmingCharacters(in: .whitespaces)
+                    XCTAssertTrue(prefixes.contains(text), "COLUMNS=\(width) cut inside a field: '\(visible)' of '\(full)'")
+                }
+            }
+        }
+        // The issue's case: COLUMNS=40 at 15,613/s shows the rate whole or not at all, and never a bare "eta".
+        let fields = ProgressReporter.progressFields(done: 1_287, total: 1_573, bytes: 537_600, failed: 0, rate: 15_613)
+        let line = ProgressReporter.liveLine(fields, done: 1_287, total: 1_573, width: 40, color: false)
+        XCTAssertFalse(line.hasSuffix("eta"), line)
+        XCTAssertFalse(line.contains("/s") && !line.contains("15,613/s"), line)
+        XCTAssertTrue(line.contains("1,287/1,573"), line)
     }
 
     func testTTYHonoursColumnsAndNoColor() {

@@ -181,7 +181,10 @@ final class StreamedDiffTests: XCTestCase {
                                                [.text(group.tileSet.urlTemplate), .int(Int64(group.zoom))]) {
                 $0.isNull(0) ? nil : $0.double(0)
             } ?? nil
-            bytes += Int64((Double(lacking) * (mean ?? Double(Planner.defaultTileBytes))).rounded())
+            // Nothing stored to measure: the size assumed for the source's format (docs/job-file.md).
+            let assumed = Planner.assumedTileBytes(for: group.tileSet.urlTemplate == Self.raster ? .raster : .vector,
+                                                   vectorBytes: Planner.defaultTileBytes)
+            bytes += Int64((Double(lacking) * (mean ?? Double(assumed))).rounded())
             // The walk the apply makes: every tile of the union once, ascending, flagged as stored or not.
             var walked: [TileID] = []
             try group.forEachTile(store: store) { tile, isStored in

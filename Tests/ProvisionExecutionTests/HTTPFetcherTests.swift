@@ -206,7 +206,7 @@ final class HTTPFetcherTests: XCTestCase {
         let fetcher = try makeFetcher { $0.maxResponseBytes = 1000 }
         let results = fetch(fetcher, [FetchRequest(url: server.baseURL + "/big.png", kind: .image)])
         guard case .failure(.invalidBody(let why))? = results.first?.1 else { return XCTFail("expected invalidBody") }
-        XCTAssertTrue(why.contains("1000"), why)
+        XCTAssertTrue(why.contains("1,000"), why)
     }
 
     func testStalledResponseTimesOut() throws {

@@ -138,7 +138,7 @@ final class JSONValueTests: XCTestCase {
         }
         XCTAssertEqual(JSONValue.ParseLimits.standard.maxBytes, 64 << 20)
         XCTAssertThrowsError(try JSONValue.parse(Data(count: (64 << 20) + 1))) { error in
-            XCTAssertTrue("\(error)".contains("size cap of 67108864 bytes"), "\(error)")
+            XCTAssertTrue("\(error)".contains("size cap of 67,108,864 bytes"), "\(error)")
         }
     }
 

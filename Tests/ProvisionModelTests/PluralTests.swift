@@ -34,4 +34,26 @@ final class PluralTests: XCTestCase {
         XCTAssertFalse(listedCounts([(1, "tile"), (1, "resource")]).isSingular)
         XCTAssertEqual(listedCounts([(0, "tile")]).text, "")
     }
+
+    func testByteFormatIsOneUnitStyle() {
+        let cases: [(Int64, String)] = [
+            (0, "0 B"), (1, "1 B"), (1_023, "1023 B"), (1_024, "1.0 KiB"), (1_536, "1.5 KiB"),
+            (345_829, "337.7 KiB"), (1_048_570, "1.0 MiB"), (1_048_576, "1.0 MiB"),
+            (5 * 1_073_741_824 + 107_374_182, "5.1 GiB"), (1 << 40, "1.0 TiB"), (3 << 50, "3.0 PiB"), (-5, "-5 B"),
+        ]
+        for (bytes, text) in cases { XCTAssertEqual(ByteFormat.string(bytes), text, "\(bytes)") }
+        XCTAssertEqual(ByteFormat.string(1_536, estimated: true), "~1.5 KiB")
+        XCTAssertEqual(ByteFormat.exact(21_585_000), "20.6 MiB (21,585,000 bytes)")
+        XCTAssertEqual(ByteFormat.exact(700), "700 B")
+    }
+
+    func testRateAndDuration() {
+        XCTAssertEqual(rate(15_613.7), "15,613/s")
+        XCTAssertEqual(rate(0), "0/s")
+        XCTAssertEqual(rate(.infinity), "0/s")
+        XCTAssertEqual(duration(seconds: 0), "0s")
+        XCTAssertEqual(duration(seconds: 59), "59s")
+        XCTAssertEqual(duration(seconds: 125), "2m 5s")
+        XCTAssertEqual(duration(seconds: 3_780), "1h 3m")
+    }
 }

@@ -364,7 +364,7 @@ final class PlannerTests: XCTestCase {
                 return XCTFail("expected limitExceeded, got \(error)")
             }
             XCTAssertTrue(message.contains("default limit"), message)
-            XCTAssertTrue(message.contains("\(Planner.defaultMaxTiles)"), message)
+            XCTAssertTrue(message.contains(grouped(Planner.defaultMaxTiles)), message)
         }
     }
 

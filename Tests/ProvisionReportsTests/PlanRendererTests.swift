@@ -74,13 +74,4 @@ final class PlanRendererTests: XCTestCase {
         let markdown = PlanRenderer.markdown(PlanDocument(plan: plan, store: "s", limits: Limits()))
         XCTAssertTrue(markdown.contains("| a\\|b | vector | skipped: x \\| y |  |\n"), markdown)
     }
-
-    func testByteFormat() {
-        let cases: [(Int64, String)] = [
-            (0, "0 B"), (1, "1 B"), (1_023, "1023 B"), (1_024, "1.0 KiB"), (1_536, "1.5 KiB"),
-            (1_048_576, "1.0 MiB"), (5 * 1_073_741_824 + 107_374_182, "5.1 GiB"), (1 << 40, "1.0 TiB"),
-            (3 << 50, "3072.0 TiB"), (-5, "-5 B"),
-        ]
-        for (bytes, text) in cases { XCTAssertEqual(ByteFormat.string(bytes), text, "\(bytes)") }
-    }
 }
