@@ -1,0 +1,222 @@
+import Foundation
+import PlaceIndex
+import TileMath
+
+/// What a search pack file says about itself (its `metadata` table).
+public struct PlaceIndexMetadata: Sendable {
+    /// The pack's name (the file is `search/<pack>.db`).
+    public var pack: String
+    /// The sources the entries come from (URLs or names), in the order given.
+    public var sources: [String]
+    /// The attribution the tiles carry.
+    public var attribution: String
+    /// When it was built (RFC 3339, given by the caller: the only time in the file).
+    public var buildTime: String
+    /// The tile schema read (`openmaptiles`, `mapbox-streets-v8`, `custom`).
+    public var tileSchema: String
+    /// The name fields indexed.
+    public var nameFields: [String]
+
+    public init(pack: String, sources: [String], attribution: String, buildTime: String, tileSchema: String,
+                nameFields: [String]) {
+        self.pack = pack
+        self.sources = sources
+        self.attribution = attribution
+        self.buildTime = buildTime
+        self.tileSchema = tileSchema
+        self.nameFields = nameFields
+    }
+}
+
+/// One answer of a search, as the documented SQL returns it.
+public struct PlaceSearchResult: Hashable, Sendable {
+    public var id: Int64
+    public var name: String
+    public var kind: String
+    public var featureClass: String
+    public var position: LngLat
+    public var rank: Int
+    public var minZoom: Int
+    /// Whether one of its names is the query, word for word (diacritics and case folded).
+    public var exact: Bool
+}
+
+/// The search pack file `search/<pack>.db`: an SQLite database the system SQLite of Android and
+/// iOS reads (FTS4 with the unicode61 tokenizer folding diacritics, an R*Tree), written whole
+/// through a temporary file and a rename, byte for byte the same for the same entries and
+/// metadata. docs/search-packs.md documents the schema and `searchSQL`.
+public enum PlaceIndexDatabase {
+    /// The `schema_version` in `metadata`; bumped when a table or column changes meaning.
+    public static let schemaVersion = 1
+
+    /// The tables, created in this order on a new file.
+    public static let schemaSQL = """
+        CREATE TABLE metadata (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE places (
+            id INTEGER PRIMARY KEY, name TEXT NOT NULL, kind TEXT NOT NULL, layer TEXT NOT NULL,
+            class TEXT NOT NULL, subclass TEXT NOT NULL, shape TEXT NOT NULL, lon REAL NOT NULL, lat REAL NOT NULL,
+            west REAL NOT NULL, south REAL NOT NULL, east REAL NOT NULL, north REAL NOT NULL,
+            rank INTEGER NOT NULL, minzoom INTEGER NOT NULL, maxzoom INTEGER NOT NULL);
+        CREATE TABLE names (id INTEGER PRIMARY KEY, place_id INTEGER NOT NULL, name TEXT NOT NULL, tokens INTEGER NOT NULL);
+        CREATE INDEX names_place ON names (place_id);
+        CREATE TABLE place_regions (region TEXT NOT NULL, place_id INTEGER NOT NULL, PRIMARY KEY (region, place_id));
+        CREATE VIRTUAL TABLE names_fts USING fts4(name, tokenize=unicode61 "remove_diacritics=1", prefix="2,3");
+        CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
+        """
+
+    /// The query an app runs: names matching `:match` (every word a prefix), places inside the box
+    /// `:west`, `:south`, `:east`, `:north` (the whole world for a search anywhere), exact names
+    /// first, then names with fewer words, the places shown at lower zooms, lower rank, nearer
+    /// to `:lon`, `:lat` (`:lon_scale` is cos(latitude), so degrees of longitude count as metres do).
+    public static let searchSQL = """
+        SELECT p.id, p.name, p.kind, p.class, p.lon, p.lat, p.rank, p.minzoom,
+               MAX(n.tokens = :tokens AND n.id IN (SELECT docid FROM names_fts WHERE names_fts MATCH :phrase)) AS exact,
+               MIN(n.tokens) AS tokens,
+               ((p.lon - :lon) * :lon_scale) * ((p.lon - :lon) * :lon_scale) + (p.lat - :lat) * (p.lat - :lat) AS d2
+        FROM names_fts
+        JOIN names AS n ON n.id = names_fts.docid
+        JOIN places AS p ON p.id = n.place_id
+        JOIN places_rtree AS r ON r.id = p.id
+        WHERE names_fts MATCH :match
+          AND r.max_lon >= :west AND r.min_lon <= :east AND r.max_lat >= :south AND r.min_lat <= :north
+        GROUP BY p.id
+        ORDER BY exact DESC, tokens, p.minzoom, p.rank, d2, p.id
+        LIMIT :limit
+        """
+
+    /// The words of a query as the index sees them: runs of letters and digits, lowercased.
+    public static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        var current = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar.properties.generalCategory == .nonspacingMark {
+                current.append(scalar)
+            } else if !current.isEmpty {
+                words.append(String(current).lowercased())
+                current = String.UnicodeScalarView()
+            }
+        }
+        if !current.isEmpty { words.append(String(current).lowercased()) }
+        return words
+    }
+
+    /// The parameters of `searchSQL` for a query typed by a user: `:match` is each word with a
+    /// `*` (prefix query), `:phrase` the words in quotes, `:tokens` their count.
+    public static func parameters(query: String, near: LngLat?, box: BoundingBox = .world,
+                                  limit: Int) -> [String: SQLiteValue] {
+        let words = words(query)
+        let center = near ?? LngLat(lng: 0, lat: 0)
+        return [
+            ":match": .text(words.map { $0 + "*" }.joined(separator: " ")),
+            ":phrase": .text("\"" + words.joined(separator: " ") + "\""),
+            ":tokens": .int(Int64(words.count)),
+            ":lon": .double(center.lng), ":lat": .double(center.lat),
+            ":lon_scale": .double(cos(center.lat * .pi / 180)),
+            ":west": .double(box.west), ":south": .double(box.south), ":east": .double(box.east), ":north": .double(box.north),
+            ":limit": .int(Int64(limit)),
+        ]
+    }
+
+    /// Writes `entries` (in the order given) and `metadata` to `url`: a new database in a temporary
+    /// file of the same directory, vacuumed, then renamed over `url`. On failure `url` keeps what
+    /// it held and the temporary file is removed.
+    public static func write(_ entries: [PlaceEntry], metadata: PlaceIndexMetadata, to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+        try? FileManager.default.removeItem(at: temporary)
+        do {
+            let db = try SQLiteDatabase(path: temporary.path)
+            try db.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = MEMORY; PRAGMA encoding = 'UTF-8'")
+            try db.exec(schemaSQL)
+            try db.inTransaction {
+                let rows: [(String, String)] = [
+                    ("schema_version", String(schemaVersion)), ("format", "provision-search-pack"), ("pack", metadata.pack),
+                    ("sources", json(metadata.sources)), ("attribution", metadata.attribution),
+                    ("build_time", metadata.buildTime), ("tile_schema", metadata.tileSchema),
+                    ("name_fields", json(metadata.nameFields)), ("entries", String(entries.count)),
+                ]
+                for (name, value) in rows {
+                    try db.run("INSERT INTO metadata (name, value) VALUES (?, ?)", [.text(name), .text(value)])
+                }
+                var nameID: Int64 = 0
+                for (offset, entry) in entries.enumerated() {
+                    let id = Int64(offset + 1)
+                    try db.run("""
+                        INSERT INTO places (id, name, kind, layer, class, subclass, shape, lon, lat, west, south, east, north,
+                                            rank, minzoom, maxzoom) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, [.int(id), .text(entry.names[0]), .text(entry.kind.rawValue), .text(entry.layer),
+                              .text(entry.featureClass), .text(entry.subclass), .text(entry.shape.rawValue),
+                              .double(entry.position.lng), .double(entry.position.lat),
+                              .double(entry.extent.west), .double(entry.extent.south),
+                              .double(entry.extent.east), .double(entry.extent.north),
+                              .int(Int64(entry.rank)), .int(Int64(entry.minZoom)), .int(Int64(entry.maxZoom))])
+                    try db.run("INSERT INTO places_rtree (id, min_lon, max_lon, min_lat, max_lat) VALUES (?, ?, ?, ?, ?)",
+                               [.int(id), .double(entry.position.lng), .double(entry.position.lng),
+                                .double(entry.position.lat), .double(entry.position.lat)])
+                    for name in entry.names {
+                        nameID += 1
+                        try db.run("INSERT INTO names (id, place_id, name, tokens) VALUES (?, ?, ?, ?)",
+                                   [.int(nameID), .int(id), .text(name), .int(Int64(words(name).count))])
+                        try db.run("INSERT INTO names_fts (docid, name) VALUES (?, ?)", [.int(nameID), .text(name)])
+                    }
+                    for region in entry.regions {
+                        try db.run("INSERT INTO place_regions (region, place_id) VALUES (?, ?)", [.text(region), .int(id)])
+                    }
+                }
+                try db.run("INSERT INTO names_fts (names_fts) VALUES ('optimize')")
+            }
+            try db.exec("VACUUM")
+            try db.close()
+            guard rename(temporary.path, url.path) == 0 else {
+                throw StoreError(.io, "cannot rename the search pack into place: \(String(cString: strerror(errno)))",
+                                 path: url.path)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    /// Runs `searchSQL` on the pack at `url` (opened read-only).
+    public static func search(_ url: URL, query: String, near: LngLat? = nil, box: BoundingBox = .world,
+                              limit: Int = 10) throws -> [PlaceSearchResult] {
+        guard !words(query).isEmpty else { return [] }
+        let db = try SQLiteDatabase(path: url.path, options: .init(readOnly: true, create: false))
+        defer { try? db.close() }
+        let statement = try db.prepare(searchSQL)
+        let values = parameters(query: query, near: near, box: box, limit: limit)
+        for (offset, name) in parameterNames(searchSQL).enumerated() {
+            try statement.bind(values[name] ?? .null, at: Int32(offset + 1))
+        }
+        var results: [PlaceSearchResult] = []
+        while try statement.step() {
+            results.append(PlaceSearchResult(
+                id: statement.int64(0), name: statement.text(1), kind: statement.text(2), featureClass: statement.text(3),
+                position: LngLat(lng: statement.double(4), lat: statement.double(5)),
+                rank: Int(statement.int64(6)), minZoom: Int(statement.int64(7)), exact: statement.int64(8) != 0))
+        }
+        statement.reset()
+        return results
+    }
+
+    /// The `:name` parameters of `sql` in the order SQLite numbers them (each new name takes the
+    /// next index where it first appears).
+    static func parameterNames(_ sql: String) -> [String] {
+        var names: [String] = []
+        var scalars = Array(sql.unicodeScalars)[...]
+        while let colon = scalars.firstIndex(of: ":") {
+            let rest = scalars[(colon + 1)...]
+            let end = rest.firstIndex { !($0.properties.isAlphabetic || $0 == "_" || ("0"..."9").contains($0)) } ?? rest.endIndex
+            let name = ":" + String(String.UnicodeScalarView(rest[..<end]))
+            if name.count > 1, !names.contains(name) { names.append(name) }
+            scalars = scalars[end...]
+        }
+        return names
+    }
+
+    private static func json(_ strings: [String]) -> String {
+        let data = try? JSONSerialization.data(withJSONObject: strings, options: [.sortedKeys, .withoutEscapingSlashes])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+}
