@@ -5,20 +5,16 @@ import ProvisionTestSupport
 import TileMath
 import XCTest
 
-/// The place index of the test world, built from its tiles and written as a search pack.
-final class PlaceIndexTests: XCTestCase {
-    struct Built {
-        var entries: [PlaceEntry]
-        var report: PlaceIndexReport
-        var url: URL
-        var seconds: Double
-    }
+/// A place index built and written by a test.
+struct Built {
+    var entries: [PlaceEntry]
+    var report: PlaceIndexReport
+    var url: URL
+    var seconds: Double
+}
 
-    static let metadata = PlaceIndexMetadata(pack: "helsinki", sources: ["https://tiles.example/omt.json"],
-                                             attribution: "© OpenMapTiles © OpenStreetMap contributors",
-                                             buildTime: "2026-12-04T12:00:00Z", tileSchema: "openmaptiles",
-                                             nameFields: PlaceIndexOptions.defaultNameFields)
-
+extension XCTestCase {
+    /// A directory removed when the test ends.
     func scratch() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("place-index-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -26,6 +22,7 @@ final class PlaceIndexTests: XCTestCase {
         return url
     }
 
+    /// The test world's index (or that of `tiles`) written to `search/helsinki.db` of a scratch directory.
     func build(_ tiles: [(TileID, Data)] = TestWorld.encodedTiles(), regions: [PlaceRegion] = [],
                file: String = "search/helsinki.db") throws -> Built {
         let started = Date()
@@ -33,9 +30,17 @@ final class PlaceIndexTests: XCTestCase {
         for (tile, data) in tiles { builder.add(tile: tile, data: data) }
         let (entries, report) = builder.finish()
         let url = try scratch().appendingPathComponent(file)
-        try PlaceIndexDatabase.write(entries, metadata: Self.metadata, to: url)
+        try PlaceIndexDatabase.write(entries, metadata: PlaceIndexTests.metadata, to: url)
         return Built(entries: entries, report: report, url: url, seconds: Date().timeIntervalSince(started))
     }
+}
+
+/// The place index of the test world, built from its tiles and written as a search pack.
+final class PlaceIndexTests: XCTestCase {
+    static let metadata = PlaceIndexMetadata(pack: "helsinki", sources: ["https://tiles.example/omt.json"],
+                                             attribution: "© OpenMapTiles © OpenStreetMap contributors",
+                                             buildTime: "2026-12-04T12:00:00Z", tileSchema: "openmaptiles",
+                                             nameFields: PlaceIndexOptions.defaultNameFields)
 
     // MARK: One entry per real-world feature
 
