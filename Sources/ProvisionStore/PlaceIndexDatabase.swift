@@ -59,6 +59,7 @@ public enum PlaceIndexDatabase {
             rank INTEGER NOT NULL, minzoom INTEGER NOT NULL, maxzoom INTEGER NOT NULL);
         CREATE TABLE names (id INTEGER PRIMARY KEY, place_id INTEGER NOT NULL, name TEXT NOT NULL, tokens INTEGER NOT NULL);
         CREATE INDEX names_place ON names (place_id);
+        CREATE INDEX places_position ON places (lat, lon);
         CREATE TABLE place_regions (region TEXT NOT NULL, place_id INTEGER NOT NULL, PRIMARY KEY (region, place_id));
         CREATE VIRTUAL TABLE names_fts USING fts4(name, tokenize=unicode61 "remove_diacritics=1", prefix="2,3");
         CREATE VIRTUAL TABLE places_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat);
@@ -83,6 +84,14 @@ public enum PlaceIndexDatabase {
         ORDER BY exact DESC, tokens, p.minzoom, p.rank, d2, p.id
         LIMIT :limit
         """
+
+    /// `searchSQL` for an SQLite built without the R*Tree module (some Android system builds say
+    /// "no such module: rtree"): the same answers in the same order, the box tested on `places`
+    /// (through its `(lat, lon)` index) instead of `places_rtree`.
+    public static let searchSQLWithoutRTree = searchSQL
+        .replacingOccurrences(of: "JOIN places_rtree AS r ON r.id = p.id\n", with: "")
+        .replacingOccurrences(of: "r.max_lon >= :west AND r.min_lon <= :east AND r.max_lat >= :south AND r.min_lat <= :north",
+                              with: "p.lon >= :west AND p.lon <= :east AND p.lat >= :south AND p.lat <= :north")
 
     /// The words of a query as the index sees them: runs of letters and digits, lowercased.
     public static func words(_ text: String) -> [String] {
@@ -178,15 +187,17 @@ public enum PlaceIndexDatabase {
         }
     }
 
-    /// Runs `searchSQL` on the pack at `url` (opened read-only).
+    /// Runs `searchSQL` (`searchSQLWithoutRTree` when `rtree` is false) on the pack at `url`
+    /// (opened read-only).
     public static func search(_ url: URL, query: String, near: LngLat? = nil, box: BoundingBox = .world,
-                              limit: Int = 10) throws -> [PlaceSearchResult] {
+                              limit: Int = 10, rtree: Bool = true) throws -> [PlaceSearchResult] {
         guard !words(query).isEmpty else { return [] }
         let db = try SQLiteDatabase(path: url.path, options: .init(readOnly: true, create: false))
         defer { try? db.close() }
-        let statement = try db.prepare(searchSQL)
+        let sql = rtree ? searchSQL : searchSQLWithoutRTree
+        let statement = try db.prepare(sql)
         let values = parameters(query: query, near: near, box: box, limit: limit)
-        for (offset, name) in parameterNames(searchSQL).enumerated() {
+        for (offset, name) in parameterNames(sql).enumerated() {
             try statement.bind(values[name] ?? .null, at: Int32(offset + 1))
         }
         var results: [PlaceSearchResult] = []

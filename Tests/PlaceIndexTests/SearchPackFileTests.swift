@@ -57,6 +57,8 @@ final class SearchPackFileTests: XCTestCase {
         for (query, near, box) in cases {
             let swift = try PlaceIndexDatabase.search(built.url, query: query, near: near, box: box, limit: 5).map { String($0.id) }
             XCTAssertFalse(swift.isEmpty, query)
+            let withoutRTree = try PlaceIndexDatabase.search(built.url, query: query, near: near, box: box, limit: 5, rtree: false)
+            XCTAssertEqual(withoutRTree.map { String($0.id) }, swift, "without the R*Tree, \(query)")
             let parameters = PlaceIndexDatabase.parameters(query: query, near: near, box: box, limit: 5)
             var json: [String: Any] = [:]
             for (name, value) in parameters {
@@ -90,6 +92,9 @@ final class SearchPackFileTests: XCTestCase {
         let docs = try String(contentsOf: Oracles.repositoryRoot.appendingPathComponent("docs/search-packs.md"), encoding: .utf8)
         XCTAssertTrue(docs.contains(PlaceIndexDatabase.searchSQL), "docs/search-packs.md quotes searchSQL verbatim")
         XCTAssertTrue(docs.contains(PlaceIndexDatabase.schemaSQL), "docs/search-packs.md quotes schemaSQL verbatim")
+        XCTAssertTrue(docs.contains(PlaceIndexDatabase.searchSQLWithoutRTree), "and the query without the R*Tree")
+        XCTAssertNotEqual(PlaceIndexDatabase.searchSQLWithoutRTree, PlaceIndexDatabase.searchSQL)
+        XCTAssertFalse(PlaceIndexDatabase.searchSQLWithoutRTree.contains("rtree"))
     }
 
     func testTheFileIsByteForByteTheSameWhateverTheTileOrder() throws {
