@@ -4,7 +4,8 @@ import TileMath
 
 /// Builds the entries of a place index from vector tiles, one tile at a time, in any order.
 ///
-/// Features are grouped by what they are (layer, class, subclass, names); within a group:
+/// Features are grouped by what they are (layer, class, subclass, names; lines by layer and names
+/// only, taking the most important class seen); within a group:
 /// - points repeated across tiles and zooms merge when they lie within a few pixels (of the
 ///   coarser zoom) of the highest zoom's point, which gives the position;
 /// - lines are kept only at the highest zoom the group appears at, cut to each tile's own square,
@@ -35,6 +36,8 @@ public final class PlaceIndexBuilder {
     }
 
     struct Group {
+        /// The most important class and subclass seen (lowest rank, then name order).
+        var best: (rank: Int, featureClass: String, subclass: String)?
         var minZoom = Int.max
         var maxZoom = Int.min
         var rank = Int.max
@@ -101,15 +104,25 @@ public final class PlaceIndexBuilder {
                 report.brokenGeometry += 1
                 continue
             }
-            add(key, rank: rank, geometry: geometry, zoom: tile.z, extent: extent)
+            // A street's class may change along it (primary, then secondary): its pieces join
+            // whatever their class, and the entry takes the most important one.
+            var groupKey = key
+            if case .lines = geometry {
+                groupKey.featureClass = ""
+                groupKey.subclass = ""
+            }
+            add(groupKey, rank: rank, featureClass: key.featureClass, subclass: key.subclass, geometry: geometry,
+                zoom: tile.z, extent: extent)
         }
     }
 
-    private func add(_ key: GroupKey, rank: Int, geometry: DecodedGeometry, zoom: Int, extent: Int) {
+    private func add(_ key: GroupKey, rank: Int, featureClass: String, subclass: String, geometry: DecodedGeometry,
+                     zoom: Int, extent: Int) {
         var group = groups[key] ?? Group()
         group.minZoom = min(group.minZoom, zoom)
         group.maxZoom = max(group.maxZoom, zoom)
         group.rank = min(group.rank, rank)
+        if group.best.map({ (rank, featureClass, subclass) < $0 }) ?? true { group.best = (rank, featureClass, subclass) }
         switch geometry {
         case .points(let points):
             for point in points { group.points.insert(ZoomPoint(zoom: zoom, extent: extent, point: point)) }
@@ -199,7 +212,8 @@ public final class PlaceIndexBuilder {
             let lngLat = position.lngLat
             let northWest = b.min.lngLat, southEast = b.max.lngLat
             return PlaceEntry(
-                names: key.names, kind: key.kind, layer: key.layer, featureClass: key.featureClass, subclass: key.subclass,
+                names: key.names, kind: key.kind, layer: key.layer, featureClass: group.best?.featureClass ?? key.featureClass,
+                subclass: group.best?.subclass ?? key.subclass,
                 shape: shape, position: lngLat,
                 extent: BoundingBox(west: northWest.lng, south: southEast.lat, east: southEast.lng, north: northWest.lat),
                 rank: group.rank, minZoom: group.minZoom, maxZoom: group.maxZoom,

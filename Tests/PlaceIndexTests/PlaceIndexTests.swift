@@ -58,10 +58,12 @@ final class PlaceIndexTests: XCTestCase {
         XCTAssertEqual(hameentie.maxZoom, 14)
         XCTAssertEqual(hameentie.rank, 3, "class order of primary (after motorway, trunk)")
         let pieces = TestWorld.tiles.filter { $0.z == 14 }.filter { tile in
-            VectorTileEncoder.geometry(TestWorld.features.first { TestWorld.name($0) == "Hämeentie" }!.geometry,
+            VectorTileEncoder.geometry(TestWorld.tileFeatures.first { TestWorld.name($0) == "Hämeentie" }!.geometry,
                                        tile: tile, extent: 4096, buffer: 0) != nil
         }
         XCTAssertGreaterThan(pieces.count, 3, "the street really is cut by tile edges")
+        let mannerheimintie = built.entries.filter { $0.names == ["Mannerheimintie"] }
+        XCTAssertEqual(mannerheimintie.map(\.featureClass), ["primary"], "one street, its most important class")
         let rajakivi = built.entries.filter { $0.names == ["Rajakivi"] }
         XCTAssertEqual(rajakivi.count, 1, "a point on a tile edge, in two tiles' buffers at three zooms, is one entry")
         let helsinki = try XCTUnwrap(built.entries.first { $0.names == ["Helsinki"] })

@@ -71,6 +71,15 @@ enum TestWorld {
                                        [p(24.930, 60.157), p(24.934, 60.157), p(24.934, 60.160), p(24.930, 60.160)]]),
     ]
 
+    /// What the tiles hold: the true features, but Mannerheimintie's class changes halfway (primary,
+    /// then secondary), as streets' classes do; it is still one street.
+    static var tileFeatures: [TestFeature] {
+        features.filter { name($0) != "Mannerheimintie" } + [
+            street("Mannerheimintie", "primary", [p(24.935, 60.152), p(24.925, 60.175)]),
+            street("Mannerheimintie", "secondary", [p(24.925, 60.175), p(24.915, 60.198)]),
+        ]
+    }
+
     static func kind(_ f: TestFeature) -> PlaceKind { PlaceSchema.openMapTiles.layers[f.layer]!.kind }
 
     static func name(_ f: TestFeature) -> String {
@@ -87,7 +96,7 @@ enum TestWorld {
         }
     }
 
-    static func encodedTiles(_ features: [TestFeature] = features) -> [(TileID, Data)] {
+    static func encodedTiles(_ features: [TestFeature] = tileFeatures) -> [(TileID, Data)] {
         tiles.map { ($0, VectorTileEncoder.encode($0, features: features)) }
     }
 
