@@ -44,9 +44,9 @@ public final class PlaceIndexBuilder {
         var points: Set<ZoomPoint> = []
         var lineZoom = -1
         var lineExtent = 4096
-        var lines: [[WorldPoint]] = []
+        var lines: Set<[WorldPoint]> = []
         var polygonZoom = -1
-        var polygons: [[[WorldPoint]]] = []
+        var polygons: Set<[[WorldPoint]]> = []
     }
 
     public let options: PlaceIndexOptions
@@ -125,22 +125,43 @@ public final class PlaceIndexBuilder {
         if group.best.map({ (rank, featureClass, subclass) < $0 }) ?? true { group.best = (rank, featureClass, subclass) }
         switch geometry {
         case .points(let points):
-            for point in points { group.points.insert(ZoomPoint(zoom: zoom, extent: extent, point: point)) }
+            // Held: one point per feature, at the highest zoom seen. A point within a few pixels (of
+            // the coarser zoom) of a held one is the same feature: the higher zoom's stays.
+            for point in points {
+                let new = ZoomPoint(zoom: zoom, extent: extent, point: point)
+                let near = group.points.filter { held in
+                    let coarser = held.zoom < zoom ? held : new
+                    return held.point.distance(to: point) <= 4 / (Double(1 << coarser.zoom) * Double(coarser.extent))
+                }
+                if near.contains(where: { $0.zoom >= zoom }) { continue }
+                group.points.subtract(near)
+                group.points.insert(new)
+            }
         case .lines(let lines):
             if zoom > group.lineZoom {
                 group.lineZoom = zoom
                 group.lineExtent = extent
                 group.lines = []
             }
-            if zoom == group.lineZoom { group.lines += lines }
+            // A tile read twice adds nothing: its pieces are held once.
+            if zoom == group.lineZoom { group.lines.formUnion(lines) }
         case .polygons(let polygons):
             if zoom > group.polygonZoom {
                 group.polygonZoom = zoom
                 group.polygons = []
             }
-            if zoom == group.polygonZoom { group.polygons += polygons }
+            if zoom == group.polygonZoom { group.polygons.formUnion(polygons) }
         }
         groups[key] = group
+    }
+
+    /// The coordinates held now: grows with the entries and the geometry of one zoom, not with
+    /// the number of tiles or zooms read.
+    public var heldCoordinates: Int {
+        groups.values.reduce(0) { total, group in
+            total + group.points.count + group.lines.reduce(0) { $0 + $1.count }
+                + group.polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
+        }
     }
 
     /// The entries, sorted by kind, names, layer, class, subclass and position, and what was seen.

@@ -73,6 +73,30 @@ final class PlaceIndexTests: XCTestCase {
         XCTAssertEqual(bay.names, ["Töölönlahti", "Töölö Bay"])
     }
 
+    func testWhatIsHeldDoesNotGrowWithZoomsOrRepeatedTiles() throws {
+        func held(_ zooms: ClosedRange<Int>, times: Int) -> (Int, [PlaceEntry]) {
+            let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles))
+            for _ in 0..<times {
+                for z in zooms {
+                    let nw = WebMercator.tile(containing: TestWorld.p(TestWorld.area.west, TestWorld.area.north), zoom: z)
+                    let se = WebMercator.tile(containing: TestWorld.p(TestWorld.area.east, TestWorld.area.south), zoom: z)
+                    for x in nw.x...se.x {
+                        for y in nw.y...se.y {
+                            let tile = TileID(z: z, x: x, y: y)
+                            builder.add(tile: tile, data: VectorTileEncoder.encode(tile, features: TestWorld.tileFeatures))
+                        }
+                    }
+                }
+            }
+            return (builder.heldCoordinates, builder.finish().entries)
+        }
+        let (base, entries) = held(12...14, times: 1)
+        let (more, sameEntries) = held(6...14, times: 3)
+        XCTAssertEqual(more, base, "nine zooms read three times hold what three zooms read once do")
+        XCTAssertEqual(sameEntries.map(\.names), entries.map(\.names))
+        XCTAssertEqual(sameEntries.map(\.minZoom).min(), 6)
+    }
+
     func testPositionsLieOnOrInsideTheirFeatures() throws {
         let built = try build()
         for f in TestWorld.features {
