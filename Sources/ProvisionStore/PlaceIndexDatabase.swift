@@ -181,6 +181,11 @@ public enum PlaceIndexDatabase {
                 throw StoreError(.io, "cannot rename the search pack into place: \(String(cString: strerror(errno)))",
                                  path: url.path)
             }
+            let directoryFD = open(directory.path, O_RDONLY)
+            if directoryFD >= 0 {
+                _ = fsync(directoryFD)
+                _ = closeDirectory(directoryFD)
+            }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
@@ -230,4 +235,9 @@ public enum PlaceIndexDatabase {
         let data = try? JSONSerialization.data(withJSONObject: strings, options: [.sortedKeys, .withoutEscapingSlashes])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }
+}
+
+/// `close(2)` of the directory flushed after the rename.
+private func closeDirectory(_ fd: Int32) -> Int32 {
+    close(fd)
 }

@@ -64,6 +64,11 @@ final class PlaceIndexTests: XCTestCase {
         XCTAssertGreaterThan(pieces.count, 3, "the street really is cut by tile edges")
         let mannerheimintie = built.entries.filter { $0.names == ["Mannerheimintie"] }
         XCTAssertEqual(mannerheimintie.map(\.featureClass), ["primary"], "one street, its most important class")
+        let kaivopuisto = TestWorld.features.first { TestWorld.name($0) == "Kaivopuisto" }!
+        XCTAssertGreaterThan(TestWorld.tiles.filter { $0.z == 14 }.filter {
+            VectorTileEncoder.geometry(kaivopuisto.geometry, tile: $0, extent: 4096, buffer: 0) != nil
+        }.count, 1, "the park really is cut by a tile edge")
+        XCTAssertEqual(built.entries.filter { $0.names == ["Kaivopuisto"] }.map(\.shape), [.polygon])
         let rajakivi = built.entries.filter { $0.names == ["Rajakivi"] }
         XCTAssertEqual(rajakivi.count, 1, "a point on a tile edge, in two tiles' buffers at three zooms, is one entry")
         let helsinki = try XCTUnwrap(built.entries.first { $0.names == ["Helsinki"] })
@@ -188,6 +193,7 @@ final class PlaceIndexTests: XCTestCase {
                                                  box: BoundingBox(west: 24.92, south: 60.15, east: 24.94, north: 60.17))
         XCTAssertEqual(west.map { ($0.position.lng * 1e4).rounded() / 1e4 }, [24.93])
         XCTAssertEqual(try PlaceIndexDatabase.search(built.url, query: "  ,; "), [])
+        XCTAssertEqual(try PlaceIndexDatabase.search(built.url, query: "AND OR NOT NEAR \" * ( ) -"), [], "no FTS syntax from the user")
     }
 
     func testRegionsTagEntriesByTheirPosition() throws {
