@@ -192,6 +192,78 @@ public enum PlaceIndexDatabase {
         }
     }
 
+    /// What is wrong with the search pack at `url`, for an audit: empty when it is whole. Checks
+    /// that it opens as SQLite, SQLite's own integrity check, the FTS index against its names
+    /// (FTS4's `integrity-check`), the R*Tree against its places, the schema version, and that
+    /// `metadata.entries`, the places, the R*Tree and the names agree. Never writes.
+    public static func problems(_ url: URL) -> [String] {
+        let db: SQLiteDatabase
+        do {
+            db = try SQLiteDatabase(path: url.path, options: .init(readOnly: true, create: false))
+        } catch {
+            return ["cannot open: \(error)"]
+        }
+        defer { try? db.close() }
+        var problems: [String] = []
+        func check(_ what: String, _ body: () throws -> String?) {
+            do {
+                if let problem = try body() { problems.append(problem) }
+            } catch {
+                problems.append("\(what): \(error)")
+            }
+        }
+        check("integrity check") {
+            let rows = try db.query("PRAGMA integrity_check") { $0.text(0) }
+            return rows == ["ok"] ? nil : "integrity check: " + rows.prefix(5).joined(separator: "; ")
+        }
+        guard problems.isEmpty else { return problems }
+        check("metadata") {
+            let version = try db.queryFirst("SELECT value FROM metadata WHERE name = 'schema_version'") { $0.text(0) }
+            return version == String(schemaVersion) ? nil : "schema_version is \(version ?? "missing"), not \(schemaVersion)"
+        }
+        check("counts") {
+            let stated = try db.queryFirst("SELECT value FROM metadata WHERE name = 'entries'") { $0.text(0) }
+            let places = try db.queryFirst("SELECT count(*) FROM places") { $0.int64(0) } ?? -1
+            let rtree = try db.queryFirst("SELECT count(*) FROM places_rtree") { $0.int64(0) } ?? -1
+            let named = try db.queryFirst("SELECT count(DISTINCT place_id) FROM names") { $0.int64(0) } ?? -1
+            let fts = try db.queryFirst("SELECT count(*) FROM names_fts") { $0.int64(0) } ?? -1
+            let names = try db.queryFirst("SELECT count(*) FROM names") { $0.int64(0) } ?? -1
+            guard stated == String(places), rtree == places, named == places, fts == names else {
+                return "counts disagree: metadata says \(stated ?? "nothing"), \(places) places, \(rtree) in the R*Tree, "
+                    + "\(named) named, \(names) names, \(fts) in the FTS index"
+            }
+            return nil
+        }
+        check("FTS index") {
+            let differing = try db.queryFirst("""
+                SELECT count(*) FROM names AS n LEFT JOIN names_fts AS f ON f.docid = n.id WHERE f.name IS NOT n.name
+                """) { $0.int64(0) } ?? 0
+            guard differing == 0 else { return "\(differing) names differ from the FTS index's" }
+            // The index itself: each name (up to 1,000 spread over the file) finds itself.
+            let total = try db.queryFirst("SELECT count(*) FROM names") { $0.int64(0) } ?? 0
+            let stride = max(1, total / 1000)
+            let sample = try db.query("SELECT id, name FROM names WHERE id % ? = 0", [.int(stride)]) { ($0.int64(0), $0.text(1)) }
+            var lost = 0
+            for (id, name) in sample {
+                let match = words(name).map { "\"\($0)\"" }.joined(separator: " ")
+                guard !match.isEmpty else { continue }
+                let found = try db.queryFirst("SELECT 1 FROM names_fts WHERE names_fts MATCH ? AND docid = ?",
+                                              [.text(match), .int(id)]) { _ in true } ?? false
+                if !found { lost += 1 }
+            }
+            return lost == 0 ? nil : "\(lost) of \(sample.count) names sampled are not found by the FTS index"
+        }
+        check("R*Tree") {
+            let off = try db.queryFirst("""
+                SELECT count(*) FROM places AS p LEFT JOIN places_rtree AS r ON r.id = p.id
+                WHERE r.id IS NULL OR p.lon < r.min_lon - 1e-4 OR p.lon > r.max_lon + 1e-4
+                   OR p.lat < r.min_lat - 1e-4 OR p.lat > r.max_lat + 1e-4
+                """) { $0.int64(0) } ?? 0
+            return off == 0 ? nil : "\(off) places are missing from the R*Tree or lie outside their box"
+        }
+        return problems
+    }
+
     /// Runs `searchSQL` (`searchSQLWithoutRTree` when `rtree` is false) on the pack at `url`
     /// (opened read-only).
     public static func search(_ url: URL, query: String, near: LngLat? = nil, box: BoundingBox = .world,

@@ -129,6 +129,33 @@ final class SearchPackFileTests: XCTestCase {
         XCTAssertEqual(names, ["helsinki.db"])
     }
 
+    func testAnAuditFindsADamagedPack() throws {
+        let built = try build()
+        XCTAssertEqual(PlaceIndexDatabase.problems(built.url), [])
+        let original = try Data(contentsOf: built.url)
+        // Overwrite the middle of the file: pages of the tables, the FTS index or the R*Tree.
+        var damaged = original
+        for offset in stride(from: damaged.count / 3, to: damaged.count / 3 + 8192, by: 1) { damaged[offset] = 0x5a }
+        try damaged.write(to: built.url)
+        XCTAssertFalse(PlaceIndexDatabase.problems(built.url).isEmpty, "damage in the middle")
+        // A name changed in place, same length: SQLite's own check passes; the FTS index no longer agrees.
+        try original.write(to: built.url)
+        let db = try SQLiteDatabase(path: built.url.path)
+        try db.run("UPDATE names SET name = 'Hxmeentie' WHERE name = 'Hämeentie'")
+        try db.close()
+        XCTAssertEqual(PlaceIndexDatabase.problems(built.url), ["1 names differ from the FTS index's"])
+        // Places and R*Tree out of step.
+        try original.write(to: built.url)
+        let db2 = try SQLiteDatabase(path: built.url.path)
+        try db2.run("DELETE FROM places_rtree WHERE id = 3")
+        try db2.close()
+        XCTAssertEqual(PlaceIndexDatabase.problems(built.url).count, 2, "counts and the R*Tree")
+        try Data("not a database".utf8).write(to: built.url)
+        XCTAssertFalse(PlaceIndexDatabase.problems(built.url).isEmpty)
+        try FileManager.default.removeItem(at: built.url)
+        XCTAssertTrue(PlaceIndexDatabase.problems(built.url).first?.hasPrefix("cannot open") ?? false)
+    }
+
     // MARK: Schemas
 
     func testSchemasAreToldApartByTheirVectorLayers() throws {
