@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "ProvisionCodecs", dependencies: ["CZlib", "CCrypto"]),
         .target(name: "ProvisionLabels", dependencies: ["ProvisionModel", "ProvisionCodecs"]),
         .target(name: "ProvisionPlanning", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "ProvisionLabels"]),
-        .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "CSQLite"]),
+        .target(name: "PlaceIndex", dependencies: ["TileMath", "ProvisionLabels"]),
+        .target(name: "ProvisionStore", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "CSQLite", "PlaceIndex"]),
         .target(name: "ProvisionExecution", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs", "CCurl"]),
         .target(name: "ProvisionReports", dependencies: ["ProvisionModel", "TileMath", "ProvisionCodecs"]),
         .target(name: "ProvisionEngine", dependencies: [
@@ -58,6 +59,8 @@ let package = Package(
         ]),
         .testTarget(name: "ProvisionCLITests", dependencies: ["ProvisionCLI", "ProvisionModel", "ProvisionEngine"]),
         .testTarget(name: "RoutingGraphTests", dependencies: ["RoutingGraph", "TileMath", "ProvisionTestSupport", "ProvisionCodecs"]),
+        .testTarget(name: "PlaceIndexTests", dependencies: ["PlaceIndex", "ProvisionStore", "ProvisionLabels", "TileMath",
+                                                            "ProvisionTestSupport"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionTestSupport", "ProvisionModel", "ProvisionCodecs"]),
     ],
     swiftLanguageModes: [.v6]

@@ -9,6 +9,11 @@ public struct TileFeature: Sendable {
     public var geometryType: Int
     /// The feature id, when it has one.
     public var id: UInt64?
+    /// The geometry's command integers (MoveTo, LineTo, ClosePath and zigzag parameters), only
+    /// when `forEachFeature` was asked for them; empty otherwise.
+    public var geometry: [UInt32] = []
+    /// The layer's extent (tile units per side, 4096 when the layer does not say).
+    public var extent: Int = 4096
 
     /// A feature with the given parts.
     public init(properties: [String: ExpressionValue], geometryType: Int, id: UInt64? = nil) {
@@ -30,13 +35,16 @@ public struct TileFeature: Sendable {
 
 /// Reads the features of a Mapbox Vector Tile 2.1 (layers = 3; a layer's name = 1, features = 2,
 /// keys = 3, values = 4; a feature's id = 1, tags = 2, type = 3; a value's string 1, float 2,
-/// double 3, int64 4, uint64 5, sint64 6, bool 7), without their geometry.
+/// double 3, int64 4, uint64 5, sint64 6, bool 7; a layer's extent = 5, a feature's geometry = 4),
+/// with their geometry's command integers only when asked.
 public enum VectorTileFeatures {
     /// Calls `body` with the name and each feature of every layer whose name is in `layers`, in
-    /// tile order. One layer's key and value tables are held at a time.
+    /// tile order. One layer's key and value tables are held at a time. With `geometry`, each
+    /// feature carries its geometry's command integers and its layer's extent (the place index
+    /// decodes them); without, geometry is skipped.
     ///
     /// - Throws: `ProtobufReader.Malformed` when the bytes are not a vector tile.
-    public static func forEachFeature(in data: Data, layers: Set<String>,
+    public static func forEachFeature(in data: Data, layers: Set<String>, geometry: Bool = false,
                                       _ body: (String, TileFeature) throws -> Void) throws {
         try data.withUnsafeBytes { bytes in
             var tile = ProtobufReader(bytes)
@@ -44,13 +52,13 @@ public enum VectorTileFeatures {
                 guard field.number == 3, field.wireType == 2, let layer = field.payload else {
                     throw ProtobufReader.Malformed(description: "top-level field \(field.number) is not a layer")
                 }
-                try readLayer(bytes, layer, wanted: layers, body)
+                try readLayer(bytes, layer, wanted: layers, geometry: geometry, body)
             }
         }
     }
 
     private static func readLayer(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, wanted: Set<String>,
-                                  _ body: (String, TileFeature) throws -> Void) throws {
+                                  geometry: Bool, _ body: (String, TileFeature) throws -> Void) throws {
         var reader = ProtobufReader(bytes, range: range)
         var name: String?
         while let field = try reader.nextField() {
@@ -63,8 +71,10 @@ public enum VectorTileFeatures {
         var keys: [String] = []
         var values: [ExpressionValue] = []
         var features: [Range<Int>] = []
+        var extent = 4096
         reader = ProtobufReader(bytes, range: range)
         while let field = try reader.nextField() {
+            if field.number == 5, field.wireType == 0 { extent = Int(clamping: field.value) }
             guard let payload = field.payload else { continue }
             switch field.number {
             case 2: features.append(payload)
@@ -74,18 +84,26 @@ public enum VectorTileFeatures {
             }
         }
         for feature in features {
-            try body(name, try readFeature(bytes, feature, keys: keys, values: values))
+            var decoded = try readFeature(bytes, feature, keys: keys, values: values, geometry: geometry)
+            decoded.extent = extent
+            try body(name, decoded)
         }
     }
 
     private static func readFeature(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, keys: [String],
-                                    values: [ExpressionValue]) throws -> TileFeature {
+                                    values: [ExpressionValue], geometry: Bool) throws -> TileFeature {
         var feature = TileFeature(properties: [:], geometryType: 0)
         var reader = ProtobufReader(bytes, range: range)
         while let field = try reader.nextField() {
             switch (field.number, field.wireType) {
             case (1, 0): feature.id = field.value
             case (3, 0): feature.geometryType = Int(field.value)
+            case (4, 2):
+                guard geometry, let payload = field.payload else { continue }
+                var commands = ProtobufReader(bytes, range: payload)
+                while !commands.isAtEnd {
+                    feature.geometry.append(UInt32(truncatingIfNeeded: try commands.varint()))
+                }
             case (2, 2):
                 guard let tags = field.payload else { continue }
                 var pairs = ProtobufReader(bytes, range: tags)
