@@ -294,9 +294,7 @@ public struct AuditDocument: Equatable, Sendable {
         ]
         // Only a shard's store has it.
         if let shard, case .object(var object) = document {
-            object["shard"] = ["index": .int(shard.shard.index), "count": .int(shard.shard.count),
-                               "firstTile": .int(shard.tiles.lowerBound), "endTile": .int(shard.tiles.upperBound),
-                               "totalTiles": .int(shard.totalTiles)]
+            object["shard"] = shard.json
             document = .object(object)
         }
         return document

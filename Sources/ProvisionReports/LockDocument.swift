@@ -88,6 +88,12 @@ public struct LockDocument: Equatable, Sendable {
             self.tiles = tiles
             self.totalTiles = totalTiles
         }
+
+        /// The lock's and the audit's `shard` object.
+        public var json: JSONValue {
+            ["index": .int(shard.index), "count": .int(shard.count), "firstTile": .int(tiles.lowerBound),
+             "endTile": .int(tiles.upperBound), "totalTiles": .int(totalTiles)]
+        }
     }
 
     public init(jobName: String, jobDigest: String, epoch: Int64, stylePacks: [PackEntry], regions: [RegionEntry],
@@ -172,9 +178,7 @@ public struct LockDocument: Equatable, Sendable {
             ],
         ]
         if let shard, case .object(var object) = document {
-            object["shard"] = ["index": .int(shard.shard.index), "count": .int(shard.shard.count),
-                               "firstTile": .int(shard.tiles.lowerBound), "endTile": .int(shard.tiles.upperBound),
-                               "totalTiles": .int(shard.totalTiles)]
+            object["shard"] = shard.json
             document = .object(object)
         }
         return document

@@ -6,18 +6,7 @@ import XCTest
 /// shows costs at most its chunk's 64 rows), rows no apply of the store recorded are checked
 /// before reuse and never date the build, and a side-loaded device file never brings in a body
 /// that is not valid for its kind.
-final class ExactRepairTests: WorkspaceTestCase {
-    private let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
-    private var job = ""
-    private var freshBytes = Data()
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .mbtiles)).path
-        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
-        freshBytes = try Data(contentsOf: ws.database)
-    }
-
+final class ExactRepairTests: AppliedDemoTestCase {
     /// The id of a tile row in the middle of the store (a chunk's neighbours on both sides).
     private func middleTile() throws -> String {
         let ids = try ws.sqlite.rows("SELECT id FROM tiles WHERE length(data) > 0 ORDER BY url_template, pixel_ratio, z, x, y").map { $0[0] }

@@ -4,18 +4,7 @@ import XCTest
 
 /// Damage to a store is found by `audit --verify` and undone by `apply --repair`; `--refresh`
 /// never blesses it.
-final class RepairTests: WorkspaceTestCase {
-    private let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
-    private var job = ""
-    private var freshBytes = Data()
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .mbtiles)).path
-        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
-        freshBytes = try Data(contentsOf: ws.database)
-    }
-
+final class RepairTests: AppliedDemoTestCase {
     private func tiles(_ limit: Int) throws -> [[String]] {
         try ws.sqlite.rows("SELECT id, z, x, y FROM tiles WHERE data IS NOT NULL ORDER BY z DESC, x, y LIMIT \(limit)")
     }

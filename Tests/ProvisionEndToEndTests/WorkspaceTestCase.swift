@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 
 /// A test case with a fresh `Workspace` per test (and, when `servesTiles`, the demo tiles served
@@ -16,5 +17,20 @@ class WorkspaceTestCase: XCTestCase {
     override func tearDown() {
         ws?.tearDown()
         ws = nil
+    }
+}
+
+/// Each test starts with London and Paris applied from the MBTiles origin at a fixed build time:
+/// the store the repair tests damage, and its bytes as a fresh build wrote them.
+class AppliedDemoTestCase: WorkspaceTestCase {
+    let epoch = ["SOURCE_DATE_EPOCH": "1700000000"]
+    var job = ""
+    var freshBytes = Data()
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .mbtiles)).path
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+        freshBytes = try Data(contentsOf: ws.database)
     }
 }
