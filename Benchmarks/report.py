@@ -117,6 +117,9 @@ def scale_table(scale):
     def row(label, e, ratio="", tiles=None, seconds=None):
         if not e:
             return
+        if "error" in e and "seconds" not in e:  # the case itself failed (Scale.guarded)
+            lines.append(f"| {label} | failed: {str(e['error'])[:120]} | | | | |")
+            return
         if e.get("rc", 0) != 0 or e.get("timedOut"):
             lines.append(f"| {label} | failed (exit {e.get('rc')}{', timed out' if e.get('timedOut') else ''}) | | | | |")
             return
@@ -158,6 +161,8 @@ def scale_table(scale):
                                                               "peakRSSMB": max(sh["peakRSSMB"], mg["peakRSSMB"])},
                 vs({"rc": 0, "seconds": total}, single, "one apply"))
     plans = scale.get("plan10M", {})
+    if plans.get("error"):
+        lines.append(f"| provision plan of the 10M-tile region: failed: {str(plans['error'])[:120]} | | | | | |")
     for key, label in (("empty", "provision plan of a {n:,}-tile region, empty store"),
                        ("store", "provision plan of it against the store of the apply above")):
         e = plans.get(key)
@@ -187,6 +192,8 @@ def scale_table(scale):
                          f"{e['peakRSSMB']:.0f} | {ratio} |")
     elif h2.get("note"):
         lines.append(f"| HTTPS + HTTP/2: {h2['note']} | | | | | |")
+    elif h2.get("error"):
+        lines.append(f"| HTTPS + HTTP/2: failed: {str(h2['error'])[:120]} | | | | | |")
     if mg and mg.get("available", True) and "byteIdentical" in mg:
         lines += ["", f"byte-identical (merge of the shards vs the single apply, offline.db and provision.lock.json): "
                       f"{'yes' if mg['byteIdentical'] else 'no'} (offline.db {'yes' if mg['offlineDbIdentical'] else 'no'}, "

@@ -24,6 +24,7 @@ apply and its sqlite3 peer always run (the merge and the plan against a store co
 import gzip
 import json
 import os
+import re
 import random
 import shutil
 import sqlite3
@@ -511,7 +512,7 @@ COMMIT;
                                 got = int(parts[parts.index("succeeded") - 1]) if "succeeded" in parts else 0
                             if line.startswith("finished in"):
                                 # h2load's own duration, without its start-up (as wrk's in part one)
-                                m["wall"] = float(line.split()[2].rstrip("s,"))
+                                m["wall"] = h2load_seconds(line.split()[2])
                     ok = got == n
                 elif tool == "curl":
                     fresh_dir(out_curl)
@@ -563,15 +564,37 @@ COMMIT;
         if unknown:
             raise SystemExit(f"scale: unknown SCALE_CASES {' '.join(sorted(unknown))} (known: {' '.join(CASES)})")
         self.result["cases"] = [c for c in CASES if c in cases]
-        self.apply_part()  # always: the shards' merge and the plan against a store compare with it
+        self.guarded("apply", self.apply_part)  # always: the shards' merge and the plan against a store compare with it
         if "shards" in cases:
-            self.shard_part()
+            self.guarded("merge", self.shard_part)
         if "plan" in cases:
-            self.plan_part()
+            self.guarded("plan10M", self.plan_part)
         shutil.rmtree(self.single, ignore_errors=True)
         if "h2" in cases:
-            self.h2_part()
+            self.guarded("h2", self.h2_part)
         return self.result
+
+    def guarded(self, key, part):
+        """Runs one case; a case that fails is an error row of the table under `key`, never the end
+        of the run (the other cases and the table are kept)."""
+        try:
+            part()
+        except Exception as error:  # noqa: BLE001 - any failure of a case is reported, not raised
+            log(f"scale: the {key} case failed: {type(error).__name__}: {error}")
+            entry = self.result.get(key)
+            entry = entry if isinstance(entry, dict) else {}
+            entry["error"] = f"{type(error).__name__}: {error}"
+            self.result[key] = entry
+
+
+def h2load_seconds(text):
+    """h2load's duration ("1.42s,", "998.14ms,", "850us,") in seconds: under a second it prints
+    milliseconds or microseconds, which a plain float() of the number took for seconds or failed on."""
+    match = re.match(r"^([0-9]+(?:\.[0-9]+)?)(us|ms|s|m|h)", text.strip().rstrip(","))
+    if not match:
+        raise ValueError(f"h2load duration not understood: {text!r}")
+    scale = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}[match.group(2)]
+    return float(match.group(1)) * scale
 
 
 # The cases of this part, in the order they run (SCALE_CASES picks some; the apply always runs).
