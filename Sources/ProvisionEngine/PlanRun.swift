@@ -68,6 +68,7 @@ public struct PlanRun {
         if let unvouched, let damage {
             // Rows no apply of this store recorded: the next apply checks them and fetches the invalid ones again.
             plan.repairRows = damage.rows.count
+            plan.unverifiedStore = unvouched
             plan.notes.append(StoreTrust.note(reason: unvouched, damage: damage, removed: false))
         } else if repair, let damage {
             plan.repairRows = damage.rows.count

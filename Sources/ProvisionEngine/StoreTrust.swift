@@ -64,6 +64,8 @@ public enum StoreTrust {
             : "\(plural(damage.rows.count, "row")) \(damage.rows.count == 1 ? "is" : "are") not valid for \(damage.rows.count == 1 ? "its" : "their") kind and "
                 + (removed ? "\(damage.rows.count == 1 ? "was" : "were") removed to be fetched again: " : "will be fetched again by 'apply': ")
                 + named.joined(separator: "; ") + more
-        return PlanNote(subject: "unverified rows", message: "every stored row was checked before reuse because \(reason); \(found)")
+        let rewrite = removed ? "" : "; 'apply' then rewrites \(StoreDirectory.databaseName) at this build's time and writes "
+            + "\(StoreDirectory.lockName), so the plan has changes"
+        return PlanNote(subject: "unverified rows", message: "every stored row was checked before reuse because \(reason); \(found)\(rewrite)")
     }
 }

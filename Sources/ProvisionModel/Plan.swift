@@ -63,6 +63,10 @@ public struct Plan: Sendable {
     public var refresh: RefreshPlan?
     /// With `plan --repair`: stored rows that are damaged and would be fetched again.
     public var repairRows = 0
+    /// Why the store's lock does not vouch for its rows (none, unreadable, or not matching
+    /// `offline.db`), when it does not: the apply checks every row, rewrites the database at this
+    /// build's time and writes the lock, so the plan has changes even when every row is kept.
+    public var unverifiedStore: String?
     /// With `--shard`: what this shard's apply holds and downloads (the counts the plan shows
     /// are the shard's; `regions` keep the whole job's, which every shard's lock records).
     public var shard: ShardPlan?
@@ -72,7 +76,7 @@ public struct Plan: Sendable {
 
     /// Whether applying the plan would change the store.
     public var hasChanges: Bool {
-        !removedRegions.isEmpty || !drift.isEmpty || (refresh.map { $0.resources + $0.tiles > 0 } ?? false) || repairRows > 0
+        !removedRegions.isEmpty || !drift.isEmpty || (refresh.map { $0.resources + $0.tiles > 0 } ?? false) || repairRows > 0 || unverifiedStore != nil
             || regions.indices.contains { action(of: $0) != .keep || tileTotals(of: $0).hasChanges || regions[$0].resources.hasChanges }
     }
 

@@ -40,6 +40,8 @@ public struct PlanDocument: Equatable, Sendable {
     public var refetchTemplates: [String]
     public var notes: [PlanNote]
     public var repairRows: Int
+    /// Why the lock does not vouch for the stored rows (`Plan.unverifiedStore`); nil when it does.
+    public var unverifiedStore: String?
     /// The store after the apply: per region its marginal and shared bytes, per style pack its
     /// resources; nil for a plan read from a file.
     public var footprint: Footprint?
@@ -88,6 +90,7 @@ public struct PlanDocument: Equatable, Sendable {
         refetchTemplates = plan.refetchTemplates
         notes = plan.notes
         repairRows = plan.repairRows
+        unverifiedStore = plan.unverifiedStore
         // The footprint is the whole job's store; a shard's store holds only its share.
         footprint = plan.shard == nil ? Footprint(plan: plan) : nil
     }
@@ -131,6 +134,7 @@ public struct PlanDocument: Equatable, Sendable {
             "refresh": refresh.map { ["before": .int(Int($0.before)), "resources": .int($0.resources), "tiles": .int($0.tiles)] } ?? .null,
             "refetchTemplates": .array(refetchTemplates.map { .string($0) }),
             "repairRows": .int(repairRows),
+            "unverifiedStore": unverifiedStore.map { .string($0) } ?? .null,
             "footprint": footprint?.json ?? .null,
             "notes": .array(notes.map { ["subject": .string($0.subject), "message": .string($0.message)] }),
             "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),

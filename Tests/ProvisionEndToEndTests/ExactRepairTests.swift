@@ -112,6 +112,22 @@ final class ExactRepairTests: AppliedDemoTestCase {
         try expectVerifiedAndDatedByTheClock(1_750_000_000)
     }
 
+    /// A store whose lock was deleted holds only valid rows, yet the apply rewrites it and writes the
+    /// lock: the plan says so (a change, exit 2), never "No changes".
+    func testAStoreWithoutALockPlansAsAChangeEvenWhenEveryRowIsValid() throws {
+        try FileManager.default.removeItem(at: ws.lock)
+        let plan = try ws.provision("plan", "--json", "--detailed-exitcode", job, environment: epoch)
+        plan.expect(2, "the apply rewrites the store and writes its lock")
+        let planned = try parseJSON(plan.stdout)
+        XCTAssertEqual(planned["repairRows"]?.intValue, 0, plan.stdout)
+        XCTAssertTrue(planned["unverifiedStore"]?.stringValue?.contains("no provision.lock.json") == true, plan.stdout)
+        let text = try ws.provision("plan", job, environment: epoch)
+        XCTAssertFalse(text.stdout.contains("No changes"), text.stdout)
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+        XCTAssertEqual(try Data(contentsOf: ws.database), freshBytes)
+        try ws.provision("plan", "--detailed-exitcode", "--quiet", job, environment: epoch).expect(0, "the lock vouches again")
+    }
+
     func testADeletedLockMakesTheRowsCheckedAndCostsOneDownload() throws {
         try damage("UPDATE tiles SET data = CAST('13 bytes junk' AS BLOB), compressed = 0 WHERE id = \(try middleTile())")
         try FileManager.default.removeItem(at: ws.lock)
