@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ProvisionFoundation
 import ProvisionEngine
 import ProvisionModel
 
@@ -162,10 +163,10 @@ final class ProgressReporter: ProgressSink {
     static func progressFields(done: Int, total: Int, bytes: Int64, failed: Int, rate: Double) -> [String] {
         let percent = total > 0 ? done * 100 / total : 100
         var fields = ["downloading", "\(grouped(done))/\(grouped(total))", "(\(percent)%)", ByteFormat.string(bytes),
-                      ProvisionModel.rate(rate)]
+                      TextFormat.rate(rate)]
         if failed > 0 { fields.append("\(grouped(failed)) failed") }
         if rate > 0 && done < total {
-            fields.append("eta " + duration(seconds: Int((Double(total - done) / rate).rounded(.up))))
+            fields.append("eta " + TextFormat.duration(seconds: Int((Double(total - done) / rate).rounded(.up))))
         }
         return fields
     }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionExecution
 import ProvisionModel
 import ProvisionReports

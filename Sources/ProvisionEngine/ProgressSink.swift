@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Where the engine tells what it is doing: the command line draws it (a bar, lines, NDJSON

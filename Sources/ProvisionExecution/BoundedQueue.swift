@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// A blocking FIFO of at most `capacity` elements between one producer and one consumer thread.

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import ProvisionFoundation
 import ProvisionCodecs
 import ProvisionModel
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Downloads a work list through a `Fetcher` and hands verified items to a sink in batches

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// The state of one `HTTPFetcher.fetchAll` call: the scheduler in front of libcurl's multi handle.

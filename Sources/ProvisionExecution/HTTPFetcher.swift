@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Something that counts the retries it has made, for download statistics.

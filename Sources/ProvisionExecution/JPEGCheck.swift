@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// The structural check of a JPEG image: the marker chain a decoder walks, and its end.

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Applies a function to inputs on worker threads, in batches, and hands the outputs back on the

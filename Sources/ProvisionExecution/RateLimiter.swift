@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 
 /// A token bucket: at most `burst` requests at once, refilled at `rate` tokens per second.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// `count` bytes of a remote object from `offset`: what an HTTP range request asks for.

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Checks response bodies on a thread of its own, beside the transfer loop.

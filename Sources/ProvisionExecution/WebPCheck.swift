@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// The structural check of a WebP image: its RIFF container and the header of its bitstream.

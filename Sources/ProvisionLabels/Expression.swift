@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Why an expression is not evaluated here: an operator (or a form of one) the label evaluator

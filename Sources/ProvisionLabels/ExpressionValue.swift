@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// A value of the style specification's expression language, as the label evaluator computes

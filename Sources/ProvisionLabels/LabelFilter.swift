@@ -1,3 +1,4 @@
+import ProvisionFoundation
 import ProvisionModel
 
 /// A layer `filter` as an expression: expression filters as written, legacy filters

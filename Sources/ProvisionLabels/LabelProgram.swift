@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// A label layer compiled for evaluation: which features it draws at a zoom (its zoom range and

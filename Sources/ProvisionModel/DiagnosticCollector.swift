@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 
 /// Gathers the problems found in one file, with helpers that check a JSON value's type
 /// and range and report "expected …, found …" when it does not fit.

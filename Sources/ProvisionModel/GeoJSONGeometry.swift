@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import TileMath
 
 /// Reads GeoJSON Polygon and MultiPolygon geometries into `Polygon`s, checking every ring.

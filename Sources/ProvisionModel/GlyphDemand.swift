@@ -1,3 +1,4 @@
+import ProvisionFoundation
 /// What a `"glyphs": "used"` style pack's labels are made of: the symbol layers that draw text,
 /// as the plan carries them so the apply (and a re-plan, and `audit --verify`) can evaluate them
 /// over the stored tiles' features without reading the style again.

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import TileMath
 
 /// A validated job file (manifest): what a store must hold.

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 
 /// The outcome of loading a job file.
 public enum JobLoadResult: Equatable, Sendable {

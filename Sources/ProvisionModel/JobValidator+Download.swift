@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 
 extension JobValidator {
     /// The largest `download.maxResponseBytes` accepted: bodies are held in memory while verified.

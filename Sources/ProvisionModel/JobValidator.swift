@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import TileMath
 
 /// Turns a parsed job document into a `Job`, collecting every problem as a `Diagnostic`.

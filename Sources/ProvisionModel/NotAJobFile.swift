@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 
 /// Recognises files given where a job file is expected that are something else: a provision
 /// document (a saved plan, a plan or apply report, an audit, a lock file) or an SQLite database.

@@ -1,3 +1,4 @@
+import ProvisionFoundation
 import ProvisionModel
 
 /// A style rewritten to open from a bundle directory: tiled sources read PMTiles archives in

@@ -1,3 +1,4 @@
+import ProvisionFoundation
 import ProvisionModel
 
 /// The font stacks a style's symbol layers draw text with (MapLibre's `Parser::fontStacks()`).

@@ -1,3 +1,4 @@
+import ProvisionFoundation
 import ProvisionLabels
 import ProvisionModel
 

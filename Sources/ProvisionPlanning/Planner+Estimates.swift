@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// The mean tile size per zoom an origin archive measured for one tile template.

@@ -1,3 +1,4 @@
+import ProvisionFoundation
 import ProvisionModel
 
 /// Resolves one entry of a style's `sources`, as MapLibre Native's style parser reads it.

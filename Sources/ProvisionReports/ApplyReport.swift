@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// The JSON report of `provision apply` (Jobs/schema/report.schema.json) and its text summary.

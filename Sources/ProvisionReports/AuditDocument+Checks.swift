@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// What an audit checked, what it could not, and per region what `--verify` found.

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// The footprint as plans, reports and audits build and write it (`footprint` in

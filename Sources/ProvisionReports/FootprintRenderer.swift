@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Renders a footprint as one table, for the text views of plan, apply and audit and for the

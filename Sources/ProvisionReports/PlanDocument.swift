@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// The JSON wire form of a plan (`plan --json`, Jobs/schema/plan.schema.json), and the model the

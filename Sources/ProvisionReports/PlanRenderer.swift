@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Renders a plan document for people: a terminal text view and a Markdown table.

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Writes files atomically and reads them back: the lock file, reports, saved plans.

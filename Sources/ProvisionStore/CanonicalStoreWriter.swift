@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Writes a store's canonical file (`offline.db.canonical` beside the store) through the calls

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Feeds the rows a `CanonicalStoreWriter` adds to a `ContentHasher` on a thread of its own, in

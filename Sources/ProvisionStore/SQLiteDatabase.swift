@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// A value bound to a statement parameter.

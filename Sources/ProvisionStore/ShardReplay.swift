@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// Writes the stores of a sharded apply into one canonical file, in the order and with the rows

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// One writer per store: an exclusive `flock(2)` on `<store>/.provision.lock-owner`.

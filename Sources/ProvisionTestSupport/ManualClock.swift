@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// A clock that moves only when told to, for tests: `advance(by:)` moves it and wakes every

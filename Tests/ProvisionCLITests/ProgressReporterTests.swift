@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 @testable import ProvisionCLI
 import ProvisionEngine
 import ProvisionModel

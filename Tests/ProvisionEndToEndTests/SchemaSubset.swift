@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// A small JSON Schema checker for the keywords the repository's schemas use in the progress

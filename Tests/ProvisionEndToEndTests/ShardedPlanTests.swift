@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 import XCTest
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 @testable import ProvisionLabels
 import ProvisionModel
 import XCTest

@@ -141,7 +141,8 @@ final class ModuleImportsTests: XCTestCase {
         for (module, allowed) in table.allowed where module != "ProvisionCodecs" {
             XCTAssertTrue(allowed.isDisjoint(with: ["CZlib", "CCrypto"]), "\(module): zlib and libcrypto go through ProvisionCodecs")
         }
-        XCTAssertEqual(table.allowed["ProvisionModel"], ["TileMath"])
+        XCTAssertEqual(table.allowed["ProvisionModel"], ["ProvisionFoundation", "TileMath"])
+        XCTAssertEqual(table.allowed["ProvisionFoundation"], [], "the foundation stands on the platform alone")
         XCTAssertFalse(table.allowed["ProvisionPlanning", default: []].contains("ProvisionStore"))
     }
 

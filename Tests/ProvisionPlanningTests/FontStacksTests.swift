@@ -1,3 +1,4 @@
+import ProvisionFoundation
 import ProvisionModel
 import ProvisionPlanning
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// A JSON Schema (draft 2020-12) validator for the subset of keywords provision's schemas use.

@@ -1,5 +1,5 @@
+@testable import ProvisionFoundation
 import XCTest
-@testable import ProvisionModel
 
 final class SuggestionsTests: XCTestCase {
     func testEditDistance() {
@@ -14,7 +14,11 @@ final class SuggestionsTests: XCTestCase {
     }
 
     func testClosest() {
-        let regionKeys = JobFileKeys.region
+        // A job file's region keys and download keys, as the validator suggests among them.
+        let regionKeys = ["id", "name", "bbox", "geometry", "geojson", "buffer", "zoom", "stylePacks", "tilesets",
+                          "metadata", "limits"]
+        let downloadKeys = ["concurrency", "retries", "timeoutSeconds", "perHost", "requestsPerSecond",
+                            "maxResponseBytes", "stallSeconds", "missingTiles", "userAgent"]
         let table: [(String, String?)] = [
             ("zooom", "zoom"), ("Zoom", "zoom"), ("zom", "zoom"), ("box", "bbox"), ("geoJSON", "geojson"),
             ("stylepacks", "stylePacks"), ("stylePack", "stylePacks"), ("tileset", "tilesets"),
@@ -24,7 +28,7 @@ final class SuggestionsTests: XCTestCase {
             XCTAssertEqual(Suggestions.closest(to: word, among: regionKeys), expected, word)
         }
         XCTAssertEqual(Suggestions.closest(to: "sreets", among: ["streets", "satellite"]), "streets")
-        XCTAssertEqual(Suggestions.closest(to: "retry", among: JobFileKeys.download), "retries")
+        XCTAssertEqual(Suggestions.closest(to: "retry", among: downloadKeys), "retries")
         XCTAssertNil(Suggestions.closest(to: "anything", among: []))
     }
 }

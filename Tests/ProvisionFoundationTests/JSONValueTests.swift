@@ -1,6 +1,6 @@
 import Foundation
+@testable import ProvisionFoundation
 import XCTest
-@testable import ProvisionModel
 
 /// Pins down the JSON value and parser contract the job loader relies on.
 final class JSONValueTests: XCTestCase {

@@ -45,7 +45,7 @@ public enum Suggestions {
     }
 
     /// `; did you mean "x"?` for the closest candidate, or an empty string.
-    static func didYouMean(_ word: String, among candidates: [String]) -> String {
+    public static func didYouMean(_ word: String, among candidates: [String]) -> String {
         guard let suggestion = closest(to: word, among: candidates) else { return "" }
         return "; did you mean \"\(suggestion)\"?"
     }

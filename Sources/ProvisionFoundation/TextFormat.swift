@@ -72,14 +72,17 @@ public enum ByteFormat {
     }
 }
 
-/// `15,613/s`: a rate per second, whole and grouped.
-public func rate(_ perSecond: Double) -> String {
-    "\(grouped(perSecond.isFinite ? Int(perSecond.rounded(.down)) : 0))/s"
-}
+/// The progress line's rate and time left.
+public enum TextFormat {
+    /// `15,613/s`: a rate per second, whole and grouped.
+    public static func rate(_ perSecond: Double) -> String {
+        "\(grouped(perSecond.isFinite ? Int(perSecond.rounded(.down)) : 0))/s"
+    }
 
-/// `45s`, `2m 5s`, `1h 3m`: a duration in whole seconds, as the progress line's eta shows it.
-public func duration(seconds: Int) -> String {
-    if seconds < 60 { return "\(seconds)s" }
-    if seconds < 3600 { return "\(seconds / 60)m \(seconds % 60)s" }
-    return "\(grouped(seconds / 3600))h \(seconds % 3600 / 60)m"
+    /// `45s`, `2m 5s`, `1h 3m`: a duration in whole seconds, as the progress line's eta shows it.
+    public static func duration(seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds)s" }
+        if seconds < 3600 { return "\(seconds / 60)m \(seconds % 60)s" }
+        return "\(grouped(seconds / 3600))h \(seconds % 3600 / 60)m"
+    }
 }

@@ -1,8 +1,8 @@
+@testable import ProvisionFoundation
 import XCTest
-@testable import ProvisionModel
 
 /// Counts in human text: the noun agrees with the number, thousands are grouped.
-final class PluralTests: XCTestCase {
+final class TextFormatTests: XCTestCase {
     func testPlural() {
         let cases: [(Int, String, String?, String)] = [
             (0, "tile", nil, "0 tiles"), (1, "tile", nil, "1 tile"), (2, "tile", nil, "2 tiles"),
@@ -48,12 +48,12 @@ final class PluralTests: XCTestCase {
     }
 
     func testRateAndDuration() {
-        XCTAssertEqual(rate(15_613.7), "15,613/s")
-        XCTAssertEqual(rate(0), "0/s")
-        XCTAssertEqual(rate(.infinity), "0/s")
-        XCTAssertEqual(duration(seconds: 0), "0s")
-        XCTAssertEqual(duration(seconds: 59), "59s")
-        XCTAssertEqual(duration(seconds: 125), "2m 5s")
-        XCTAssertEqual(duration(seconds: 3_780), "1h 3m")
+        XCTAssertEqual(TextFormat.rate(15_613.7), "15,613/s")
+        XCTAssertEqual(TextFormat.rate(0), "0/s")
+        XCTAssertEqual(TextFormat.rate(.infinity), "0/s")
+        XCTAssertEqual(TextFormat.duration(seconds: 0), "0s")
+        XCTAssertEqual(TextFormat.duration(seconds: 59), "59s")
+        XCTAssertEqual(TextFormat.duration(seconds: 125), "2m 5s")
+        XCTAssertEqual(TextFormat.duration(seconds: 3_780), "1h 3m")
     }
 }

@@ -1,4 +1,4 @@
-import ProvisionModel
+@testable import ProvisionFoundation
 import XCTest
 
 /// The one JSON Pointer encoder (RFC 6901) that validation, the parser and the planner share.
