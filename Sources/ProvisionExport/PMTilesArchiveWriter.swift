@@ -2,6 +2,7 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 import ProvisionCodecs
+import ProvisionStore
 
 /// Writes a PMTiles v3 archive: tiles added in ascending tile id (Hilbert) order, each distinct
 /// content stored once, consecutive tiles with equal content as one run; gzip-compressed root
