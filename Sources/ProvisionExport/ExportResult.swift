@@ -1,6 +1,5 @@
 import Foundation
 import ProvisionFoundation
-import ProvisionEngine
 import ProvisionModel
 import ProvisionReports
 
