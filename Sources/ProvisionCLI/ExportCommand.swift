@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionFoundation
 import ProvisionEngine
+import ProvisionExport
 import ProvisionModel
 
 /// `provision export`: the store's tiles as MBTiles, PMTiles or an offline bundle.
