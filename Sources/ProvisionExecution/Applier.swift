@@ -28,7 +28,7 @@ public final class Applier {
     /// For plans with `"glyphs": "used"` rows: called once the tiles are in the staging store
     /// with the plan and the store, returns the glyph resources each row's labels need (by row
     /// key; every such row when `all`, as after a refresh). Nil: rows keep the resources planned.
-    public var resolveGlyphs: ((Plan, StoreInventory, _ all: Bool) throws -> [String: [ResourceRef]])?
+    public var resolveGlyphs: ((Plan, StoredTiles, _ all: Bool) throws -> [String: [ResourceRef]])?
 
     /// An applier staging into `store` and downloading through `fetcher`.
     public init(store: StagingStore, fetcher: Fetcher, configuration: Downloader.Configuration = Downloader.Configuration()) {

@@ -325,7 +325,7 @@ public enum Planner {
     /// by template and zoom (a join over every link) only when some link is not a kept tile: when
     /// the kept tiles add up to the row's links, as when a region only grows, nothing is removed.
     @discardableResult
-    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?) throws -> Int {
+    static func diffTiles(_ row: inout RegionPlan, store: (StoredTiles & StoredRegions)?) throws -> Int {
         guard let rowID = row.rowID, let store else {
             row.zoomChanges = row.tileSets.flatMap { set in
                 set.zooms.map { z in
@@ -366,7 +366,7 @@ public enum Planner {
         return linkedTotal
     }
 
-    static func diffResources(_ row: inout RegionPlan, store: StoreInventory?) throws {
+    static func diffResources(_ row: inout RegionPlan, store: StoredRegions?) throws {
         guard let rowID = row.rowID, let store else { return }
         let linked = try store.linkedResources(region: rowID)
         let linkedSet = Set(linked)
