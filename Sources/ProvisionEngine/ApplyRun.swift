@@ -123,15 +123,8 @@ public struct ApplyRun {
             let counts = plan.tileTotals(of: index)
             shardWanted[region.key] = counts.add + counts.keep
         }
-        applier.onRegion = { [shardWanted] key, linked, wanted, complete in
-            let wanted = shardWanted[key] ?? wanted
-            progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),
-                                                 ("complete", .bool(complete))]), text: nil)
-        }
-        applier.onFailure = { url, reason in progress.failure(url: url, reason: reason) }
-        applier.onPhase = { phase in progress.phase(phase) }
+        applier.observer = ApplyProgress(progress: progress, shardWanted: shardWanted)
         applier.resolveGlyphs = { plan, store, all in try GlyphResolution.resolve(plan, store: store, all: all) }
-        applier.onProgress = { p in progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed) }
         do {
             // A plan that changes nothing leaves every byte of the store as it is (a shard's store
             // lacks the other shards' tiles, so its plan always has changes: it is rebuilt).
@@ -329,5 +322,26 @@ public struct ApplyRun {
         try recover(session)
         let planned = try session.plan(refresh: request.refresh, shard: shard, progress: progress)
         return (planned.plan, session, planned.seconds)
+    }
+}
+
+/// The applier's observer of an apply run: forwards what the applier tells to the progress sink.
+private struct ApplyProgress: ApplyObserver {
+    let progress: ProgressSink
+    /// A shard's row wants the share's tiles of it, by region key (empty without a shard).
+    let shardWanted: [String: Int]
+
+    func phase(_ phase: ApplyPhase) { progress.phase(phase.rawValue) }
+
+    func downloads(_ p: DownloadProgress) {
+        progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed)
+    }
+
+    func failed(url: String, reason: String) { progress.failure(url: url, reason: reason) }
+
+    func regionLinked(key: String, linkedTiles linked: Int, wantedTiles: Int, complete: Bool) {
+        let wanted = shardWanted[key] ?? wantedTiles
+        progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),
+                                             ("complete", .bool(complete))]), text: nil)
     }
 }
