@@ -28,7 +28,7 @@ public enum ArgumentParser {
     /// the rules between its options. A usage error carries the output options the line asked for.
     static func parse<Arguments: CommandArguments>(_ arguments: [String], for spec: CommandSpec,
                                                    into options: [Option<Arguments>]) throws(UsageError) -> Arguments {
-        let line = scan(arguments, command: spec.name, options: options)
+        let line = scan(arguments, command: spec.name, options: options.map { ($0.spec, $0.common) })
         func fail(_ error: UsageError) -> UsageError { UsageError(message: error.message, command: spec.name, options: line.heard) }
         if let failure = line.failure { throw fail(failure) }
         do {
@@ -60,9 +60,18 @@ public enum ArgumentParser {
         var failure: UsageError?
     }
 
+    /// An option's declaration, and for an output option how it sets the options an error is printed with.
+    typealias Readable = (spec: OptionSpec, common: (@Sendable (inout CommonOptions, String) -> Void)?)
+
+    /// The output options every command may take (`--format` where the command has it).
+    private static let outputOptions: [Readable] = Option<CommonOptions>.common(format: OutputFormat.allCases.map(\.rawValue))
+        .map { ($0.spec, $0.common) }
+
     /// Reads every argument, also past the first problem, so the output options given after it
-    /// still say how the error is printed.
-    static func scan<Arguments>(_ arguments: [String], command: String, options: [Option<Arguments>]) -> Line {
+    /// still say how the error is printed; so does an output option the command does not take
+    /// (`apply --format json`), though it is an unknown option.
+    static func scan(_ arguments: [String], command: String, options declared: [Readable]) -> Line {
+        let options = declared + outputOptions.filter { output in !declared.contains { $0.spec.name == output.spec.name } }
         var line = Line()
         var rest = arguments[...]
         func fail(_ message: String) { if line.failure == nil { line.failure = UsageError(message) } }
@@ -75,11 +84,12 @@ public enum ArgumentParser {
                 name = String(argument[..<equals])
                 inline = String(argument[argument.index(after: equals)...])
             }
-            guard let index = options.firstIndex(where: { $0.spec.name == name }) else {
-                let hint = Suggest.closest(to: name, in: options.map(\.spec.name)).map { " (did you mean '\($0)'?)" } ?? ""
+            func unknown() {
+                let hint = Suggest.closest(to: name, in: declared.map(\.spec.name)).map { " (did you mean '\($0)'?)" } ?? ""
                 fail("unknown option '\(name)' for '\(command)'\(hint)")
-                continue
             }
+            guard let index = options.firstIndex(where: { $0.spec.name == name }) else { unknown(); continue }
+            if index >= declared.count { unknown() }
             let option = options[index].spec
             if line.values[index] != nil { fail("\(name) is given twice; give it once") }
             var value = ""
@@ -188,8 +198,7 @@ public enum ArgumentParser {
     private static func unknownCommand(_ word: String, in arguments: [String]) -> UsageError {
         let names = Commands.all.map(\.name) + ["help"]
         let hint = Suggest.closest(to: word, in: names).map { " (did you mean '\($0)'?)" } ?? ""
-        let shared = Option<CommonOptions>.common(format: OutputFormat.allCases.map(\.rawValue))
         return UsageError(message: "unknown command '\(word)'\(hint)", command: nil,
-                          options: scan(Array(arguments.dropFirst()), command: word, options: shared).heard)
+                          options: scan(Array(arguments.dropFirst()), command: word, options: outputOptions).heard)
     }
 }

@@ -80,7 +80,7 @@ final class ArgumentParserTests: XCTestCase {
                        "--report j would overwrite the job file j; write it elsewhere", command: "apply"),
             Self.usage("apply has no --out", ["apply", "--out", "x", "j"], "unknown option '--out' for 'apply'", command: "apply"),
             Self.usage("apply has no --format", ["apply", "--format", "markdown", "j"],
-                       "unknown option '--format' for 'apply'", command: "apply"),
+                       "unknown option '--format' for 'apply'", command: "apply", options: CommonOptions(format: .markdown)),
             Self.ok("validate many", ["validate", "a", "b", "--quiet"],
                     .validate(ValidateArguments(jobs: ["a", "b"], options: CommonOptions(progress: .none)))),
             Self.ok("validate progress", ["validate", "--progress", "json", "a"],
@@ -111,7 +111,7 @@ final class ArgumentParserTests: XCTestCase {
             Self.usage("--store is an input", ["merge", "s0", "./s1/", "--store", "s1"],
                        "--store s1 is the input ./s1/; merge into another directory", command: "merge"),
             Self.usage("no --format", ["merge", "s0", "--store", "out", "--format", "json"],
-                       "unknown option '--format' for 'merge'", command: "merge"),
+                       "unknown option '--format' for 'merge'", command: "merge", options: Self.json),
         ]
         check(cases)
     }
@@ -135,6 +135,8 @@ final class ArgumentParserTests: XCTestCase {
                        command: "merge", options: Self.json),
             Self.usage("unknown command", ["plam", "j", "--json", "--progress", "json"], "unknown command 'plam' (did you mean 'plan'?)",
                        options: CommonOptions(format: .json, progress: .json)),
+            Self.usage("an output option the command lacks", ["apply", "--format", "json", "j"], "unknown option '--format' for 'apply'",
+                       command: "apply", options: Self.json),
             Self.usage("export's own format", ["export", "--format", "json", "--out", "x"],
                        "--format must be mbtiles, pmtiles or bundle, not 'json'", command: "export"),
         ]
