@@ -14,10 +14,7 @@ struct ApplyCommand {
 
     func run() throws(ProvisionError) -> ExitCode {
         if let path = arguments.report { try checkWritableOutput(path, flag: "--report") }
-        var request = ApplyRun.Request(job: arguments.job, store: arguments.store, refresh: arguments.refresh,
-                                       repair: arguments.repair)
-        request.outputs = arguments.report.map { [("--report", $0)] } ?? []
-        request.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
+        let request = try arguments.run.request(outputs: arguments.outputs, environment: context.environment)
         let stops = StopSignals { [progress] number in
             progress.event("stopping", JSONObject([("signal", .int(Int(number)))]),
                            text: "\nStopping: finishing the downloads in flight and committing them (signal again to quit now)")

@@ -11,10 +11,7 @@ struct ExportCommand {
     let progress: ProgressReporter
 
     func run() throws(ProvisionError) -> ExitCode {
-        guard let format = ExportRun.Format(rawValue: arguments.format) else {
-            throw ProvisionError(.usage, "--format must be mbtiles, pmtiles or bundle, not '\(arguments.format)'")
-        }
-        let result = try ExportRun(store: arguments.store, format: format, region: arguments.region, source: arguments.source,
+        let result = try ExportRun(store: arguments.store, format: arguments.format, region: arguments.region, source: arguments.source,
                                    out: arguments.out, progress: progress).run()
         progress.finish()
         console.out(arguments.options.format == .json ? result.json.serialized(.prettySorted) + "\n" : result.text)

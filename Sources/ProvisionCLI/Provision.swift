@@ -12,8 +12,8 @@ public enum Provision {
         do {
             invocation = try ArgumentParser.parse(arguments)
         } catch {
-            // Choose the output view first, so that even a usage error comes out as JSON when asked.
-            let options = guessedOptions(arguments)
+            // The output options the line asked for, so that even a usage error comes out as JSON when asked.
+            let options = error.options
             let progress = ProgressReporter(console: console, mode: options.progress, environment: environment)
             report(ProvisionError(.usage, error.message), options: options, console: console, progress: progress)
             if options.format != .json && progress.style != .json {
@@ -60,20 +60,6 @@ public enum Provision {
         progress.error(error, verbose: options.verbose)
     }
 
-    /// The output options of a command line that did not parse, read as far as they can be.
-    static func guessedOptions(_ arguments: [String]) -> CommonOptions {
-        var options = CommonOptions()
-        for (index, argument) in arguments.enumerated() {
-            let next = index + 1 < arguments.count ? arguments[index + 1] : ""
-            if argument == "--json" || argument == "--format=json" || (argument == "--format" && next == "json") {
-                options.format = .json
-            }
-            if argument == "--progress=json" || (argument == "--progress" && next == "json") { options.progress = .json }
-            if argument == "--quiet" { options.progress = .none }
-            if argument == "--verbose" { options.verbose = true }
-        }
-        return options
-    }
 }
 
 extension Invocation {

@@ -9,27 +9,7 @@ import ProvisionStore
 /// `provision apply`: plans (or loads a saved plan), then brings the store to it.
 public struct ApplyRun {
     /// What the command line asked for.
-    public struct Request {
-        /// A job file or a plan saved by `plan --out`.
-        public var job: String
-        /// `--store`.
-        public var store: String?
-        /// `--refresh`: revalidate expired content (damaged rows are fetched again).
-        public var refresh = false
-        /// `--repair`: remove damaged rows first, so they are fetched again.
-        public var repair = false
-        /// Files the command will write (`--report`): refused when they are the store's.
-        public var outputs: [(flag: String, path: String)] = []
-        /// `--shard`: only this share of the job's tiles, into a partial store.
-        public var shard: Shard?
-
-        public init(job: String, store: String? = nil, refresh: Bool = false, repair: Bool = false) {
-            self.job = job
-            self.store = store
-            self.refresh = refresh
-            self.repair = repair
-        }
-    }
+    public typealias Request = RunRequest
 
     /// What an apply did.
     public struct Result {
