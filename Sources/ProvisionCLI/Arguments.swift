@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionEngine
+import ProvisionExport
 import ProvisionModel
 
 /// How results are printed on stdout.

@@ -1,4 +1,5 @@
 import ProvisionEngine
+import ProvisionExport
 
 /// The commands, declared once: the parser, `--help` and the README's option tables read these.
 public enum Commands {
