@@ -29,7 +29,7 @@ struct PlanCommand {
             do {
                 try AtomicFile.write(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
             } catch {
-                throw ProvisionError(.cannotWrite, "cannot write the plan to \(out): \(describe(error))")
+                throw ProvisionError(.cannotWriteStore, "cannot write the plan to \(out): \(describe(error))", cause: error)
             }
             progress.event("plan-saved", JSONObject([("path", .string(out))]),
                            text: "Saved the plan to \(out); run 'provision apply \(out)' to carry it out.")

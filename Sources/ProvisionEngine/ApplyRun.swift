@@ -152,11 +152,11 @@ public struct ApplyRun {
         } catch {
             progress.finish()
             build.abandon()
-            let explained = (error as? StoreError)?.code == .diskFull  // its message already says what is kept
-            throw ProvisionError(.cannotWrite,
+            let explained = ProvisionError.storeFailure(error)?.code == .diskFull  // its message already says what is kept
+            throw ProvisionError(.cannotWriteStore,
                                  explained ? describe(error)
                                      : "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
-                                 cause: String(describing: error))
+                                 cause: error)
         }
     }
 

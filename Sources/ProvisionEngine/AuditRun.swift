@@ -42,7 +42,7 @@ public struct AuditRun {
         do {
             try path.checkPathLength()
         } catch {
-            throw ProvisionError(.cannotWrite, describe(error))
+            throw ProvisionError(.cannotWriteStore, describe(error), cause: error)
         }
         guard path.hasDatabase else {
             throw ProvisionError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")

@@ -29,7 +29,7 @@ struct BundleExport {
         do {
             bundle = try BundleDirectory(destination: out)
         } catch {
-            throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWrite)
+            throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWriteStore)
         }
         defer { bundle.discard() }
         exporter.progress.event("export-started", JSONObject([
@@ -135,7 +135,7 @@ struct BundleExport {
         do {
             return try body()
         } catch {
-            throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWrite)
+            throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWriteStore)
         }
     }
 

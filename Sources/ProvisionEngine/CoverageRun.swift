@@ -18,9 +18,7 @@ extension PlanSession {
         defer { try? database?.close() }
         do {
             return try CoverageMap.plan(plan, document: document(plan), store: database, options: options)
-        } catch let error as CoverageError {
-            throw ProvisionError(.usage, error.description)
-        } catch {
+        } catch {  // a CoverageError says for itself that it is usage (64)
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
     }
@@ -35,9 +33,7 @@ extension AuditRun {
             let database = try path.openForReading(epoch: lock?.epoch ?? 0)
             defer { try? database.close() }
             return try CoverageMap.audit(document, lock: lock, store: database, options: options)
-        } catch let error as CoverageError {
-            throw ProvisionError(.usage, error.description)
-        } catch {
+        } catch {  // a CoverageError says for itself that it is usage (64)
             throw ProvisionError(store: error, context: "cannot audit the store at \(path.display)", kind: .failure)
         }
     }

@@ -81,8 +81,8 @@ public struct MergeRun {
             }
         } catch {
             if created { try? FileManager.default.removeItem(at: out.url) }
-            if let store = error as? StoreError, store.code == .invalidInput {
-                throw ProvisionError(.invalidJob, "cannot merge: \(describe(store))", cause: String(describing: store))
+            if ProvisionError.storeFailure(error)?.code == .invalidInput {
+                throw ProvisionError(.invalidJob, "cannot merge: \(describe(error))", cause: error)
             }
             throw ProvisionError(store: error, context: "cannot write the merged store at \(out.display)")
         }
