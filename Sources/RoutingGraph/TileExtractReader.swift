@@ -13,7 +13,7 @@ import Darwin
 /// and inside the file; the member header just before them names that tile's path with that size.
 /// Any failure is a ``TileExtractError`` naming the file and the entry. Tile bytes themselves are
 /// checked by ``readChecked(_:)`` (``GraphTileHeader/check(_:expected:)``).
-public final class TileExtractReader: @unchecked Sendable {
+public final class TileExtractReader: Sendable {
     /// The extract's path.
     public let path: String
     /// The index entries by tile.
