@@ -25,7 +25,7 @@ struct PlanCommand {
         var maps: [CoverageMap] = []
         for options in arguments.coverage.requests { maps.append(try session.coverage(of: plan, options: options)) }
         if let out = arguments.out {
-            let saved = PlanRun.saved(plan, session: session, jobPath: arguments.job)
+            let saved = try PlanRun.saved(plan, session: session, jobPath: arguments.job)
             do {
                 try AtomicFile.write(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
             } catch {

@@ -51,6 +51,7 @@ public struct AuditRun {
         var doc: AuditDocument
         do {
             let database = try path.openForReading(epoch: lock?.epoch ?? 0)
+            // Best effort: closing a read-only connection.
             defer { try? database.close() }
             doc = AuditDocument(store: path.display, summary: try database.summary(), integrity: try database.integrityCheck(),
                                 lock: lock, unexpectedFiles: path.unexpectedFiles(),

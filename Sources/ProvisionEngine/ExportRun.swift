@@ -59,6 +59,7 @@ public struct ExportRun {
         } catch {
             throw ProvisionError(store: error, context: "cannot read the store at \(path.display)", kind: .failure)
         }
+        // Best effort: closing a read-only connection.
         defer { try? database.close() }
         let regions = try regionRows(lock: lock, store: path)
         let catalog: ExportCatalog

@@ -67,6 +67,7 @@ public struct MergeRun {
         do {
             build = try StoreBuild(locking: out)
         } catch {
+            // Best effort: removing the directory this run created; the error below is what matters.
             if created { try? FileManager.default.removeItem(at: out.url) }
             throw ProvisionError(store: error, context: "cannot lock the store at \(out.display)")
         }
@@ -80,6 +81,7 @@ public struct MergeRun {
                 throw error
             }
         } catch {
+            // Best effort: removing the directory this run created; the error below is what matters.
             if created { try? FileManager.default.removeItem(at: out.url) }
             if ProvisionError.storeFailure(error)?.code == .invalidInput {
                 throw ProvisionError(.invalidJob, "cannot merge: \(describe(error))", cause: error)

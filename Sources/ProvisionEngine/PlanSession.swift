@@ -134,6 +134,7 @@ public final class PlanSession {
         progress.event("plan-started", JSONObject([("job", .string(input.path)), ("store", .string(store.display))]),
                        text: "Planning \(input.job.name) against \(store.display)")
         let opened = try openForReading()
+        // Best effort: closing a read-only connection.
         defer { try? opened?.close() }
         let view = try opened.map { base throws(ProvisionError) in try plannedStore(base, hiding: hiding) }
         // The store itself when the view would not differ (its reads are the planner's fast path).
@@ -144,6 +145,7 @@ public final class PlanSession {
             var iterator = requests.makeIterator()
             fetcher.fetchAll(&iterator) { request, result in results[request.url] = result }
             return results
+        // A stored copy that cannot be read is no copy: the document is fetched, and a fetch that fails says so.
         }, storedCopy: { url in (try? database?.resourceData(url: url)) ?? nil })
         resolver.offline = offline
         var planInput: PlanInput
