@@ -145,8 +145,7 @@ public final class PlanSession {
             var iterator = requests.makeIterator()
             fetcher.fetchAll(&iterator) { request, result in results[request.url] = result }
             return results
-        // A stored copy that cannot be read is no copy: the document is fetched, and a fetch that fails says so.
-        }, storedCopy: { url in (try? database?.resourceData(url: url)) ?? nil })
+        }, storedCopy: { url in (try? database?.resourceData(url: url)) ?? nil })  // unreadable: no copy; the fetch's failure is told
         resolver.offline = offline
         var planInput: PlanInput
         do {

@@ -123,7 +123,7 @@ extension OfflineDatabase {
     public static func salvage(from damaged: URL, into fresh: URL, epoch: Int64) throws -> Int {
         removeFiles(at: fresh)
         let target = try OfflineDatabase(url: fresh, epoch: epoch)
-        // Best effort: every copied row was committed; the next open of the fresh file would say what is wrong.
+        // Best effort: the rows were committed, or the error thrown is what the caller hears.
         defer { try? target.close() }
         // Salvage reads what it still can: a damaged file that does not even open gives no rows, and the repair downloads them.
         guard let source = try? SQLiteDatabase(path: damaged.path, options: .init(readOnly: true, create: false)) else { return 0 }
