@@ -54,7 +54,7 @@ public struct AuditRun {
             // Best effort: closing a read-only connection.
             defer { try? database.close() }
             doc = AuditDocument(store: path.display, summary: try database.summary(), integrity: try database.integrityCheck(),
-                                lock: lock, unexpectedFiles: path.unexpectedFiles(),
+                                lock: lock, unexpectedFiles: try path.unexpectedFiles(),
                                 // The footprint adds to the audit; a store too damaged to give it still gets its problems reported.
                                 sharing: try? database.contentSharing())
             doc.lockProblem = lockProblem

@@ -78,10 +78,12 @@ public struct StorePath: Equatable, Sendable {
     }
 
     /// The files that are not an `offline.db` or a lock (a journal, an owner file, anything a
-    /// user put there), sorted; empty when the directory cannot be listed.
-    public func unexpectedFiles() -> [String] {
-        // Listed for the audit only: a directory that cannot be listed has already failed to open, which is reported.
-        (try? StoreDirectory(url: url, create: false).listUnexpectedFiles()) ?? []
+    /// user put there), sorted.
+    ///
+    /// - Throws: `StoreError(.io)` when the directory cannot be listed: an audit must not say
+    ///   "nothing unexpected" of a directory it could not read.
+    public func unexpectedFiles() throws -> [String] {
+        try StoreDirectory(url: url, create: false).listUnexpectedFiles()
     }
 
     /// Opens the database read-only; a journal a killed apply left is rolled back first (when
