@@ -34,7 +34,7 @@ extension CoverageArguments {
         do {
             try AtomicFile.write(data, to: URL(fileURLWithPath: path))
         } catch {
-            throw ProvisionError(.cannotWrite, "cannot write \(flag) \(path): \(describe(error))")
+            throw ProvisionError(.cannotWriteStore, "cannot write \(flag) \(path): \(describe(error))", cause: error)
         }
         let cells = zooms.reduce(0) { $0 + $1.cells.count }
         let range = zooms.first.map { first in first.zoom == zooms.last?.zoom ? "z\(first.zoom)" : "z\(first.zoom)–\(zooms.last?.zoom ?? 0)" }

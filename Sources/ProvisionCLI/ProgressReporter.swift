@@ -106,7 +106,7 @@ final class ProgressReporter: ProgressSink {
             var text = "error: \(error.message)\(lines.isEmpty ? "" : ":")\n"
             for line in lines { text += "  \(line)\n" }
             for diagnostic in error.diagnostics { text += "  \(diagnostic)\n" }
-            if verbose, let cause = error.cause { text += "  cause: \(cause)\n" }
+            if verbose { for cause in error.causeLines() { text += "  caused by: \(cause)\n" } }
             console.err(text)
         }
     }
