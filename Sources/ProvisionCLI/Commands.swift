@@ -20,7 +20,7 @@ public enum Commands {
     static let shardOptions = [
         Option<RunOptions>(OptionSpec(name: "--shard", value: .text(placeholder: "I/N|auto"),
                    help: "Only shard I of N (0 ≤ I < N): an equal share of the job's tiles, a contiguous range of the "
-                       + "store's canonical order, into a partial store that 'provision merge' combines. auto reads I and "
+                       + "store's key order, into a partial store that 'provision merge' combines. auto reads I and "
                        + "N from the batch engine: JOB_COMPLETION_INDEX (Kubernetes Indexed Job; N from --shard-count or "
                        + "PROVISION_SHARD_COUNT), SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT, "
                        + "or CI_NODE_INDEX of CI_NODE_TOTAL (GitLab parallel, 1-based). Needs SOURCE_DATE_EPOCH, the same "
@@ -113,7 +113,7 @@ public enum Commands {
         exactly that plan, after checking that neither the job file nor the store changed since.
         Downloads run in parallel (libcurl for http origins, direct reads for directory and
         MBTiles origins); every body is verified before it is written. The next offline.db is
-        written beside the store in canonical order and moved into place atomically, then
+        written beside the store in key order and moved into place atomically, then
         provision.lock.json; running plan right after reports no changes. Killed at any moment,
         the store stays as it was and the next apply takes back what was committed. The first
         SIGINT or SIGTERM stops new downloads, commits what arrived and exits 130 or 143.

@@ -28,9 +28,9 @@ final class ProgressReporter: ProgressSink {
     let style: Style
     private let clock: @Sendable () -> Double
     private let started: Double
-    private let state: Locked<State>
+    private let state: Mutex<State>
     /// The SIGWINCH source of a live bar (behind a lock: sources are not Sendable).
-    private let resize = Locked<DispatchSourceSignal?>(nil)
+    private let resize = Mutex<DispatchSourceSignal?>(nil)
 
     /// A reporter for `mode`; `environment` gives `COLUMNS` and `NO_COLOR`, `clock` monotonic
     /// seconds (injected by tests).
@@ -48,7 +48,7 @@ final class ProgressReporter: ProgressSink {
         self.clock = clock
         started = clock()
         let columns = environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil }
-        state = Locked(State(width: columns ?? console.stderrColumns ?? 80))
+        state = Mutex(State(width: columns ?? console.stderrColumns ?? 80))
         if case .tty = style, columns == nil, console.stderrIsTerminal {
             // SIGWINCH: the terminal was resized; the next redraw fits the new width.
             signal(SIGWINCH, SIG_IGN)

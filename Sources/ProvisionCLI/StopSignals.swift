@@ -13,9 +13,9 @@ import Darwin
 /// A second signal ends the process at once (the store is still consistent: every write is a
 /// transaction).
 final class StopSignals: Sendable {
-    private let received = Locked<Int32?>(nil)
+    private let received = Mutex<Int32?>(nil)
     /// The signal sources (behind the lock: sources are not Sendable).
-    private let sources = Locked<[DispatchSourceSignal]>([])
+    private let sources = Mutex<[DispatchSourceSignal]>([])
 
     /// Starts listening; call once per process.
     init(onStop: @escaping @Sendable (Int32) -> Void) {

@@ -78,7 +78,7 @@ public struct ApplyRun {
                       refusedPacks: outcome.stopURL.map { plan.stylePacks(using: $0) } ?? [])
     }
 
-    /// Downloads and writes: the applier stages into `offline.db` and streams the canonical file
+    /// Downloads and writes: the applier stages into `offline.db` and streams the next file
     /// that replaces it; then the lock is written.
     /// Returns what the apply did, the lock, the plan as applied, and whether a new database was written.
     /// `rewrite`: the store's rows were not vouched for by its lock, so the database is written
@@ -109,7 +109,7 @@ public struct ApplyRun {
             // A plan that changes nothing leaves every byte of the store as it is (a shard's store
             // lacks the other shards' tiles, so its plan always has changes: it is rebuilt).
             let writes = plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty || share != nil || rewrite
-            let builder = writes ? try build.beginCanonical(epoch: plan.epoch) : nil
+            let builder = writes ? try build.beginNextStore(epoch: plan.epoch) : nil
             let outcome = try applier.apply(plan, building: builder)
             var plan = plan
             plan.resolveGlyphs(outcome.glyphResources)

@@ -8,7 +8,7 @@ import ProvisionStore
 /// I/N`) into the store the apply of the whole job writes, byte for byte.
 ///
 /// Why it can: the shards share every plan-derived row (regions, resources) and their tiles are
-/// contiguous runs of the job's canonical order, so replaying them through the canonical writer
+/// contiguous runs of the job's key order, so replaying them through the next-store writer
 /// in the whole apply's order (`ShardReplay`) writes the same file, and the shards' lock with
 /// the merged content is the whole apply's lock.
 public struct MergeRun {
@@ -94,12 +94,12 @@ public struct MergeRun {
         return Result(lock: lock, store: out.display, shards: inputs.count)
     }
 
-    /// Replays the shards into the output's canonical file, renames it over `offline.db` and
+    /// Replays the shards into the output's next file, renames it over `offline.db` and
     /// writes the lock: the shards' lock, whole (no shard, every region complete), with the
     /// merged content.
     private func write(_ inputs: [Input], into build: StoreBuild) throws -> LockDocument {
         let epoch = inputs[0].lock.epoch
-        let writer = try build.beginCanonical(epoch: epoch)
+        let writer = try build.beginNextStore(epoch: epoch)
         try ShardReplay(shards: inputs.map(\.path), tileCounts: inputs.map(\.lock.tileCount)).run(into: writer)
         let content = try build.finish(epoch: epoch, unchanged: nil)
         var lock = inputs[0].lock

@@ -53,7 +53,7 @@ public struct PlanRun {
         }
         if let shard, let share = plan.shard?.share {
             plan.notes.append(PlanNote(subject: "shard \(shard)", message: "this shard holds tiles \(share.tiles.lowerBound)–"
-                + "\(max(share.tiles.lowerBound, share.tiles.upperBound - 1)) of the job's \(grouped(share.totalTiles)) in canonical order "
+                + "\(max(share.tiles.lowerBound, share.tiles.upperBound - 1)) of the job's \(grouped(share.totalTiles)) in key order "
                 + "(\(plural(share.tiles.count, "tile"))); \(grouped(share.missingTiles)) of them are not in this store yet; "
                 + "the counts above are this shard's (the whole job would download \(grouped(plan.tilesToDownload)))"))
         }

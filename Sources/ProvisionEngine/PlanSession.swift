@@ -154,7 +154,7 @@ public final class PlanSession {
             throw ProvisionError(error)
         }
         planInput.originTileSizes = originTileSizes(planInput)
-        planInput.lockedRows = lock?.rowsByKey ?? [:]
+        planInput.rowsInLockFile = lock?.rowsByKey ?? [:]
         planInput.pinnedDigests = lock?.pinnedDigests ?? [:]
         planInput.notes = buildTimeNotes() + planInput.notes
         var plan: Plan

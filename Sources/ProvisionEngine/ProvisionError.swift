@@ -133,7 +133,7 @@ extension StoreError: UserFacingError {
     var storeFailure: StoreError? { self }
 }
 
-extension PlanningError: UserFacingError {
+extension DocumentProblem: UserFacingError {
     var summary: String { description }
 }
 

@@ -6,7 +6,7 @@ import ProvisionStore
 
 /// Whether the rows of a store's `offline.db` are the ones an apply of this store recorded.
 ///
-/// Why: the planner takes a stored row as good and the canonical writer copies it into the next
+/// Why: the planner takes a stored row as good and the next-store writer copies it into the next
 /// build, so a row no apply verified (a database written by something else, a store whose lock
 /// was deleted, a lock that records other content) would be kept unverified: a garbage tile
 /// stays, and `plan` says "No changes". Such rows are checked by kind before anything reuses

@@ -4,13 +4,13 @@ import ProvisionModel
 import TileMath
 
 /// Carries out a plan against a store: downloads what is missing and assembles the store's
-/// canonical file: the regions, and the tiles and resources they want, in key order. It never
+/// next file: the regions, and the tiles and resources they want, in key order. It never
 /// re-plans: every tile it touches comes from the plan's covers.
 ///
 /// Order matters for kill safety. The staging store (the previous `offline.db`) gets the region
 /// rows and the resources first; every finished tile download is then committed within the
 /// flush window (`Downloader.Configuration.flushWindow`, 100 ms by default), to the canonical
-/// file or (when it had to wait) to the staging store. The staging store is replaced only by renaming the finished canonical file over it, so a store killed at
+/// file or (when it had to wait) to the staging store. The staging store is replaced only by renaming the finished next file over it, so a store killed at
 /// any point holds a committed state, and the next apply takes back what the killed one wrote.
 public final class Applier {
     private let store: StagingStore
@@ -20,7 +20,7 @@ public final class Applier {
     /// Told of the apply's phases, download progress, failed downloads and linked regions.
     public var observer: ApplyObserver = SilentApplyObserver()
     /// With a shard's share (`Shard.range(total:)` of the plan's distinct tiles), only the tiles
-    /// whose canonical ordinals fall in it are downloaded and written; nil: every tile.
+    /// whose key-order ordinals fall in it are downloaded and written; nil: every tile.
     public var shardTiles: Range<Int>?
     /// Polled before each new request: once it returns true no further download starts, the
     /// ones in flight finish and are written, and the apply links what it has and returns.
@@ -41,7 +41,7 @@ public final class Applier {
     /// nothing: then only what is missing is fetched into the staging store). Failed downloads
     /// do not stop the apply: they leave their regions incomplete, which the outcome reports.
     /// Store errors are thrown.
-    public func apply(_ plan: Plan, building builder: CanonicalStoreBuilder?) throws -> ApplyOutcome {
+    public func apply(_ plan: Plan, building builder: NextStoreBuilder?) throws -> ApplyOutcome {
         let started = Date()
         observer.phase(.regions)
         let regionRows = try writeRegions(plan)
@@ -52,7 +52,7 @@ public final class Applier {
         try download(run.resourceRequests.makeIterator(), into: &run, sink: stagingSink)
 
         observer.phase(.tiles)
-        let assembler: CanonicalAssembler?
+        let assembler: NextStoreAssembler?
         let glyphScan = scansGlyphs(plan, building: builder != nil)
         if let builder, streams(plan, glyphScan: glyphScan) {
             assembler = try streamTiles(&run, into: builder)
@@ -77,7 +77,7 @@ public final class Applier {
         var progress: DownloadProgress
         /// The resources the staging store lacks, in key order.
         let resourceRequests: [FetchRequest]
-        /// The plan's tile groups in canonical order, their positions to download, and (with a
+        /// The plan's tile groups in key order, their positions to download, and (with a
         /// shard) their distinct tile counts.
         let groups: [TileGroup]
         let missing: [TileBits]
@@ -89,7 +89,7 @@ public final class Applier {
         var wanted: [String: ResourceRef] = [:]
         for region in plan.regions { for ref in region.resources.wanted { wanted[ref.url] = ref } }
         let resourceRequests = try missingRequests(wanted.values)
-        let groups = CanonicalAssembler.canonicalOrder(plan.tileGroups)
+        let groups = NextStoreAssembler.keyOrder(plan.tileGroups)
         let (missing, groupCounts) = try missingTiles(groups, refetch: Set(plan.refetchTemplates))
         let tiles = missing.reduce(0) { $0 + $1.count }
         var state = ApplyState(plan: plan, progress: DownloadProgress(requested: resourceRequests.count + tiles, completed: 0,
@@ -112,7 +112,7 @@ public final class Applier {
         Self.handedToWriter { [store] items in try store.write(items) }
     }
 
-    /// The tile requests, in canonical order. A fatal answer (401/403) to a resource stops the
+    /// The tile requests, in key order. A fatal answer (401/403) to a resource stops the
     /// run before any tile is requested.
     private func tileRequests(_ run: ApplyState) -> WorkList {
         let halted = run.outcome.stopMessage != nil, stop = shouldStop
@@ -127,7 +127,7 @@ public final class Applier {
                 || (plan.refresh != nil && plan.stylePacks.contains { $0.glyphDemand != nil }))
     }
 
-    /// Whether tiles stream into the canonical file as they arrive. Streaming needs the staging
+    /// Whether tiles stream into the next file as they arrive. Streaming needs the staging
     /// store final before the walk reads it; a refresh rewrites staged rows afterwards, and the
     /// glyph ranges of "used" rows are known only once their tiles are stored (resources come
     /// first in the file), so then the file is assembled once the downloads are done, all from
@@ -136,21 +136,21 @@ public final class Applier {
         plan.refresh == nil && !glyphScan
     }
 
-    /// An assembler of the canonical file through `builder`, begun; `downloads` are the tile
+    /// An assembler of the next file through `builder`, begun; `downloads` are the tile
     /// positions it waits for (none when the staging store already holds every download).
-    private func beginAssembly(_ builder: CanonicalStoreBuilder, _ run: ApplyState, downloads: [TileBits]) throws
-        -> CanonicalAssembler {
-        let limits = CanonicalAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
-        let assembler = CanonicalAssembler(builder: builder, staging: store, plan: run.plan, groups: run.groups,
+    private func beginAssembly(_ builder: NextStoreBuilder, _ run: ApplyState, downloads: [TileBits]) throws
+        -> NextStoreAssembler {
+        let limits = NextStoreAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
+        let assembler = NextStoreAssembler(builder: builder, staging: store, plan: run.plan, groups: run.groups,
                                            downloads: downloads, limits: limits, shard: shardTiles,
                                            groupCounts: run.groupCounts)
         try assembler.begin()
         return assembler
     }
 
-    /// Downloads the tiles straight into the canonical file, which the assembler writes in key
+    /// Downloads the tiles straight into the next file, which the assembler writes in key
     /// order as they arrive (spilling to the staging store what has to wait).
-    private func streamTiles(_ run: inout ApplyState, into builder: CanonicalStoreBuilder) throws -> CanonicalAssembler {
+    private func streamTiles(_ run: inout ApplyState, into builder: NextStoreBuilder) throws -> NextStoreAssembler {
         let tiles = tileRequests(run)
         let assembler = try beginAssembly(builder, run, downloads: run.missing)
         let failures = assembler.failures
@@ -185,9 +185,9 @@ public final class Applier {
         try download(requests.makeIterator(), into: &run, sink: stagingSink)
     }
 
-    /// Finishes the canonical file (its links) and records what it holds: pruned and linked
+    /// Finishes the next file (its links) and records what it holds: pruned and linked
     /// counts, and each region's row, tiles and completeness.
-    private func link(_ assembler: CanonicalAssembler, _ run: inout ApplyState) throws {
+    private func link(_ assembler: NextStoreAssembler, _ run: inout ApplyState) throws {
         let summary = try assembler.finish()
         let counts = try store.rowCounts()
         run.outcome.prunedTiles = max(0, counts.tiles - summary.stagingTilesUsed)
@@ -226,7 +226,7 @@ public final class Applier {
         return rows
     }
 
-    /// Per group (canonical order), the positions of the tiles to download: those of the shard's
+    /// Per group (key order), the positions of the tiles to download: those of the shard's
     /// share (every tile without a shard) the store lacks, or all of them for a template in
     /// `refetch` (its TileJSON changed upstream). A bit a tile, not a list of ids. With a shard,
     /// also each group's distinct tile count (counted on the way).
@@ -308,7 +308,7 @@ public final class Applier {
     private func revalidate(before now: Int64, outcome: inout ApplyOutcome) throws {
         let requests = try store.expiredRequests(before: now)
         guard !requests.isEmpty else { return }
-        let counts = Locked((notModified: 0, replaced: 0))
+        let counts = Mutex((notModified: 0, replaced: 0))
         let write = Self.handedToWriter { [store] items in try store.write(items) }
         let downloader = Downloader(fetcher: fetcher, configuration: configuration) { items in
             counts.withLock { counts in
@@ -332,7 +332,7 @@ public final class Applier {
     /// connections, used by one thread at a time): `Downloader.run` hands every batch to the
     /// writer thread and joins it before it returns, and while it runs the applier's thread
     /// only runs the fetch loop, which does not touch them (failures reach the assembler through
-    /// its `Locked` inbox). So they are used by one thread at a time, and the thread start and
+    /// its `Mutex` inbox). So they are used by one thread at a time, and the thread start and
     /// join order those uses.
     private static func handedToWriter(_ write: @escaping ([FetchedItem]) throws -> Void)
         -> @Sendable ([FetchedItem]) throws -> Void {

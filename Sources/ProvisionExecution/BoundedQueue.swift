@@ -12,7 +12,7 @@ final class BoundedQueue<Element: Sendable>: Sendable {
         var peakCount = 0
     }
 
-    private let state = Locked(State())
+    private let state = Mutex(State())
     let capacity: Int
 
     init(capacity: Int) {

@@ -77,7 +77,7 @@ public final class Downloader {
         let started = configuration.clock.now
         let retriesBefore = (fetcher as? RetryCounting)?.retryCount ?? 0
         let queue = BoundedQueue<[FetchedItem]>(capacity: configuration.queueCapacity)
-        let pending = Locked(PendingBatch())
+        let pending = Mutex(PendingBatch())
         let writer = Writer(queue: queue, pending: pending, configuration: configuration, sink: sink)
         writer.start()
 
@@ -182,15 +182,15 @@ private struct PendingBatch {
 /// sink throws; when idle for the flush window it hands over the partial batch, or an empty one.
 private final class Writer: Sendable {
     private let queue: BoundedQueue<[FetchedItem]>
-    private let pending: Locked<PendingBatch>
+    private let pending: Mutex<PendingBatch>
     private let window: UInt64
     private let clock: any MonotonicClock
     private let sink: @Sendable ([FetchedItem]) throws -> Void
     private let done = DispatchSemaphore(value: 0)
     /// The sink's error; read after `wait()`.
-    let failure = Locked<(any Error)?>(nil)
+    let failure = Mutex<(any Error)?>(nil)
 
-    init(queue: BoundedQueue<[FetchedItem]>, pending: Locked<PendingBatch>, configuration: Downloader.Configuration,
+    init(queue: BoundedQueue<[FetchedItem]>, pending: Mutex<PendingBatch>, configuration: Downloader.Configuration,
          sink: @escaping @Sendable ([FetchedItem]) throws -> Void) {
         self.queue = queue
         self.pending = pending

@@ -122,7 +122,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
     var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     /// Serialises `fetchAll` calls.
     private let lock = NSLock()
-    private let retries = Locked(0)
+    private let retries = Mutex(0)
 
     private static let globalInit: CURLcode = provision_curl_global_init_all()
 

@@ -9,7 +9,7 @@ import ProvisionModel
 /// can verify them (inflate, check every vector tile field, rewrap as zlib), and the store writer
 /// needs a core of its own; verifying on the other cores keeps both busy. Why in order: results
 /// then reach the downloader exactly as they would one at a time (the same failures recorded
-/// first, tiles nearly in key order for the canonical file), only sooner. Why batches: a hand-over
+/// first, tiles nearly in key order for the next file), only sooner. Why batches: a hand-over
 /// costs a lock and a wake-up, which a few dozen tiles share.
 ///
 /// The caller's side (`add`, `deliverReady`, `drain`) is used by one thread; at most `capacity`
@@ -26,7 +26,7 @@ final class OrderedPool<Input: Sendable, Output: Sendable> {
         var closed = false
     }
 
-    private let shared = Locked(State())
+    private let shared = Mutex(State())
     private let transform: @Sendable (Input) -> Output
     private let workerCount: Int
     private let batchSize: Int

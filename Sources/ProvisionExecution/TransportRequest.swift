@@ -77,7 +77,7 @@ final class ArchiveVersion: Sendable {
         var lastModified: String?
         var size: UInt64
     }
-    private let pin = Locked<Pin?>(nil)
+    private let pin = Mutex<Pin?>(nil)
 
     init(displayURL: String) {
         self.displayURL = displayURL

@@ -35,8 +35,8 @@ final class VerificationStage: Sendable {
 
     private let verifier: Verifier
     private let wake: @Sendable () -> Void
-    private let jobs = Locked(Jobs())
-    private let verdicts = Locked([Verdict]())
+    private let jobs = Mutex(Jobs())
+    private let verdicts = Mutex([Verdict]())
     private let finished = DispatchSemaphore(value: 0)
 
     /// Creates a stage checking with `verifier`; `wake` is called, from the stage's thread, when

@@ -180,7 +180,7 @@ extension JSONValue {
         public var pretty: Bool
         /// Compact output in member order.
         public static let compact = WriteOptions(sortedKeys: false, pretty: false)
-        /// Compact output with sorted keys: the canonical form hashed and written to locks.
+        /// Compact output with sorted keys: the sorted-key form hashed and written to locks.
         public static let canonical = WriteOptions(sortedKeys: true, pretty: false)
         /// Indented output with sorted keys, for files people read and diff.
         public static let prettySorted = WriteOptions(sortedKeys: true, pretty: true)

@@ -1,7 +1,7 @@
 /// Ascending row ids kept as runs of consecutive ids: 16 bytes a run instead of 8 an id.
 ///
 /// Why: an apply holds every tile link of every region until it writes them at the end (links
-/// follow tiles in the canonical file, so that its bytes do not depend on when tiles arrive).
+/// follow tiles in the next file, so that its bytes do not depend on when tiles arrive).
 /// Tile ids are positions in key order, so a region's ids come mostly in long runs: a one-region
 /// job's links are one run whatever its size, where a list of them was 80 MB at 10M tiles.
 public struct IDRuns: Sequence, Equatable, Sendable {

@@ -143,7 +143,7 @@ public protocol StoredRegions: AnyObject {
 }
 
 /// The tiles a store holds, read a column or a page at a time: what the walks of a cover
-/// (`TileGroup`, `StoredTileScan`), the glyph scan and the assembly of a canonical file read.
+/// (`TileGroup`, `StoredTileScan`), the glyph scan and the assembly of a next file read.
 public protocol StoredTiles: AnyObject {
     /// Calls `body` with the stored row (`y` as the store keeps it: counted from the south for a
     /// TMS source) of every tile of `column` the store holds, ascending; with `region`, only the

@@ -2,10 +2,10 @@ import Foundation
 import TileMath
 
 /// One of `count` shares of a job's tiles (`--shard index/count`): the tiles whose ordinal in
-/// the store's canonical order (template, pixel ratio, zoom, then the stored walk of each
+/// the store's key order (template, pixel ratio, zoom, then the stored walk of each
 /// group) falls in `range(total:)`.
 ///
-/// Why contiguous ranges of the canonical order, not a hash of each tile: the shares are equal
+/// Why contiguous ranges of the key order, not a hash of each tile: the shares are equal
 /// to one tile whatever the regions' shapes and overlaps (a tile shared by two regions is one
 /// ordinal, so it belongs to one shard), and the shards' stores laid end to end in shard order
 /// are the single store's tile rows in order, so `merge` streams them into the same bytes.
@@ -42,7 +42,7 @@ public struct Shard: Equatable, Hashable, Sendable, CustomStringConvertible {
 extension TileGroup {
     /// Calls `body` with each column of the group's tiles in the order the store holds them (x
     /// ascending; y ascending, or descending for a TMS set, which stores y from the south), each
-    /// tile once. The canonical walk, the shard ordinals and the merge all follow this order.
+    /// tile once. The key-order walk, the shard ordinals and the merge all follow this order.
     public func forEachColumn(_ body: ([TileID]) throws -> Void) rethrows {
         var column: [TileID] = []
         for tile in tiles {
@@ -70,14 +70,14 @@ extension TileGroup {
 }
 
 extension Plan {
-    /// The distinct tiles the store of this plan holds, in `groups` (canonical order).
+    /// The distinct tiles the store of this plan holds, in `groups` (key order).
     public static func distinctTiles(_ groups: [TileGroup]) -> Int {
         groups.reduce(0) { $0 + $1.distinctCount }
     }
 }
 
 extension TileGroup {
-    /// Calls `body` with each tile of the group whose canonical ordinal falls in `range` (the
+    /// Calls `body` with each tile of the group whose key-order ordinal falls in `range` (the
     /// group's first tile having ordinal `base`), ascending, with its position in the group's
     /// ascending order and whether the store already holds it. Returns the group's distinct tile
     /// count, for the next group's base.
@@ -118,8 +118,8 @@ extension TileGroup {
 }
 
 extension Plan {
-    /// Tile groups in the store's canonical key order: template (bytes), pixel ratio, zoom.
-    public static func canonicalOrder(_ groups: [TileGroup]) -> [TileGroup] {
+    /// Tile groups in the store's key order: template (bytes), pixel ratio, zoom.
+    public static func keyOrder(_ groups: [TileGroup]) -> [TileGroup] {
         groups.sorted { a, b in
             if a.tileSet.urlTemplate != b.tileSet.urlTemplate {
                 return a.tileSet.urlTemplate.utf8.lexicographicallyPrecedes(b.tileSet.urlTemplate.utf8)
@@ -131,7 +131,7 @@ extension Plan {
     /// A shard's share of this plan against `store`: the ordinals of its tiles, of how many in
     /// all, and how many of its tiles the store lacks.
     public func shardShare(_ shard: Shard, store: StoredTiles?) throws -> ShardShare {
-        let groups = Plan.canonicalOrder(tileGroups)
+        let groups = Plan.keyOrder(tileGroups)
         let total = Plan.distinctTiles(groups)
         let range = shard.range(total: total)
         var missing = 0
@@ -148,7 +148,7 @@ extension Plan {
 /// What one shard of a plan holds.
 public struct ShardShare: Equatable, Sendable {
     public var shard: Shard
-    /// The canonical ordinals of its tiles.
+    /// The key-order ordinals of its tiles.
     public var tiles: Range<Int>
     /// The job's distinct tiles over all shards.
     public var totalTiles: Int
@@ -219,7 +219,7 @@ extension Plan {
     /// shard's tiles it wants, how many the store holds, and the downloads. A tile of a template
     /// whose TileJSON drifted is downloaded again, as the whole apply would.
     public func shardPlan(_ shard: Shard, store: (StoredTiles & StoredRegions)?) throws -> ShardPlan {
-        let groups = Plan.canonicalOrder(tileGroups)
+        let groups = Plan.keyOrder(tileGroups)
         let total = Plan.distinctTiles(groups)
         let range = shard.range(total: total)
         let refetch = Set(refetchTemplates)

@@ -52,7 +52,7 @@ public struct StoredResourceRow: Sendable {
 
 /// The store an apply stages into (the previous `offline.db`): besides reading its tiles,
 /// resources and expired content and writing it (`StoreWriter`), the applier reads its rows back
-/// in key order so the canonical file can be assembled from them.
+/// in key order so the next file can be assembled from them.
 public protocol StagingStore: StoredTiles, StoredResources, ExpiringContent, StoreWriter {
     /// The stored ones of `urls`, ascending by URL (byte order).
     func resourceRows(urls: [String]) throws -> [StoredResourceRow]
@@ -60,11 +60,11 @@ public protocol StagingStore: StoredTiles, StoredResources, ExpiringContent, Sto
     func rowCounts() throws -> (tiles: Int, resources: Int)
 }
 
-/// Writes a store's canonical file: regions, then resources by URL, then tiles by key, then
+/// Writes a store's next file: regions, then resources by URL, then tiles by key, then
 /// the links, each given in that order; row ids are positions (1, 2, …). Implemented by
 /// ProvisionStore; the applier decides what goes in, so the same calls in the same order give the
 /// same bytes whatever the history of the store they came from.
-public protocol CanonicalStoreBuilder: AnyObject {
+public protocol NextStoreBuilder: AnyObject {
     /// Adds a region row with the next id.
     func addRegion(definition: Data, description: Data?) throws -> Int64
     /// Adds a resource row (copied as stored) with the next id.

@@ -2,7 +2,7 @@
 /// order), one bit each.
 ///
 /// Why bits: an apply must remember which of a group's tiles it downloads (the work list sends
-/// them, the canonical walk takes them from memory) while it walks the group twice. A list of
+/// them, the key-order walk takes them from memory) while it walks the group twice. A list of
 /// tile ids costs 24 bytes a tile; a bit per tile of the group keeps a 10-million-tile apply
 /// to about a megabyte.
 public struct TileBits: Sendable, Equatable {

@@ -129,7 +129,7 @@ public struct DocumentResolver {
             return resolved
         } catch let error as CredentialsError {
             throw DocumentError(.credentials, error.description)
-        } catch let error as PlanningError {
+        } catch let error as DocumentProblem {
             throw DocumentError(.unusable, "style \(pack.style) of style pack '\(pack.id)' cannot be used",
                                 diagnostics: [error.diagnostic(file: pack.style)])
         } catch {
@@ -150,7 +150,7 @@ public struct DocumentResolver {
             let tileSource: TileSource?
             do {
                 tileSource = try source.resolvedTileset(tileJSON: tileJSON)
-            } catch let error as PlanningError {
+            } catch let error as DocumentProblem {
                 throw DocumentError(.unusable, "source '\(source.name)' of style pack '\(pack.id)' (style \(pack.style)) "
                                     + "cannot be used", diagnostics: [error.diagnostic()])
             } catch {

@@ -16,7 +16,7 @@ extension Planner {
         let byID = Dictionary(uniqueKeysWithValues: storedRegions.map { ($0.rowID, $0) })
         var matches: [Int: StoredRegion] = [:]
         for i in rows.indices {
-            if let id = input.lockedRows[rows[i].key], let stored = byID[id], !claimed.contains(id) {
+            if let id = input.rowsInLockFile[rows[i].key], let stored = byID[id], !claimed.contains(id) {
                 matches[i] = stored
                 claimed.insert(id)
             }
@@ -47,7 +47,7 @@ extension Planner {
     static func removedRegions(_ storedRegions: [StoredRegion], claimed: Set<Int64>, input: PlanInput,
                                store: StoredRegions?) throws -> [RemovedRegion] {
         var removed: [RemovedRegion] = []
-        let keysByRow = Dictionary(input.lockedRows.map { ($0.value, $0.key) }, uniquingKeysWith: min)
+        let keysByRow = Dictionary(input.rowsInLockFile.map { ($0.value, $0.key) }, uniquingKeysWith: min)
         for stored in storedRegions where !claimed.contains(stored.rowID) {
             let tiles = try store?.linkedTileCounts(region: stored.rowID).reduce(0) { $0 + $1.count } ?? 0
             let resources = try store?.linkedResources(region: stored.rowID).count ?? 0

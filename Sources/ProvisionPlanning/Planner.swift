@@ -62,7 +62,7 @@ public struct PlanInput: Sendable {
     /// Style and TileJSON bodies by canonical URL.
     public var documents: [String: FetchedBody]
     /// Region rows the lock file knows, by key (`region/pack`).
-    public var lockedRows: [String: Int64]
+    public var rowsInLockFile: [String: Int64]
     /// Bytes assumed per vector tile where neither the store nor an origin archive measured
     /// one (raster and terrain tiles: `Planner.assumedTileBytes(for:vectorBytes:)`).
     public var assumedTileBytes: Int
@@ -76,14 +76,14 @@ public struct PlanInput: Sendable {
 
     public init(job: Job, jobDigest: String, epoch: Int64, packs: [String: ResolvedPack],
                 regionTilesets: [String: ResolvedTilesets] = [:], documents: [String: FetchedBody] = [:],
-                lockedRows: [String: Int64] = [:], assumedTileBytes: Int = Planner.defaultTileBytes) {
+                rowsInLockFile: [String: Int64] = [:], assumedTileBytes: Int = Planner.defaultTileBytes) {
         self.job = job
         self.jobDigest = jobDigest
         self.epoch = epoch
         self.packs = packs
         self.regionTilesets = regionTilesets
         self.documents = documents
-        self.lockedRows = lockedRows
+        self.rowsInLockFile = rowsInLockFile
         self.assumedTileBytes = assumedTileBytes
     }
 }

@@ -113,14 +113,14 @@ enum SourceResolver {
         }
 
         /// The error of the source's member `key`.
-        func fail(_ key: String, _ message: String) -> PlanningError {
-            PlanningError(document: styleURL, pointer: pointer.appending(key).description, message: message)
+        func fail(_ key: String, _ message: String) -> DocumentProblem {
+            DocumentProblem(document: styleURL, pointer: pointer.appending(key).description, message: message)
         }
 
         /// `url`, which is at `p`, when a download can fetch it.
         func checked(_ url: String, at p: JSONPointer) throws -> String {
             if let problem = StyleURL.problem(in: url) {
-                throw PlanningError(document: styleURL, pointer: p.description, message: problem)
+                throw DocumentProblem(document: styleURL, pointer: p.description, message: problem)
             }
             return url
         }

@@ -93,13 +93,13 @@ public enum StyleResolver {
     /// Sources MapLibre's parser skips are skipped with a note (see `SourceResolver`); layers
     /// drawing from a source the style lacks get a note and keep their fonts, as in MapLibre.
     ///
-    /// - Throws: `PlanningError` (document = `styleURL`) when the style is not an object, has no
+    /// - Throws: `DocumentProblem` (document = `styleURL`) when the style is not an object, has no
     ///   `version: 8` or `sources` object, or has a source, `sprite` or `glyphs` value no
     ///   download can use (a URL that is not an absolute http(s)/`mapbox://` URL, a glyph
     ///   template without `{fontstack}` and `{range}`, a sprite entry without `id` or `url` …).
     public static func resolve(styleURL: String, style: JSONValue, pack: StylePack) throws -> ResolvedStyle {
-        func fail(_ pointer: JSONPointer, _ message: String) -> PlanningError {
-            PlanningError(document: styleURL, pointer: pointer.description, message: message)
+        func fail(_ pointer: JSONPointer, _ message: String) -> DocumentProblem {
+            DocumentProblem(document: styleURL, pointer: pointer.description, message: message)
         }
         let root = JSONPointer.root
         guard let object = style.objectValue else {
@@ -189,8 +189,8 @@ public enum StyleResolver {
 
     /// The `glyphs` template, nil when the style has none or an empty one.
     private static func glyphsTemplate(_ value: JSONValue?, styleURL: String, pointer: JSONPointer) throws -> String? {
-        func fail(_ message: String) -> PlanningError {
-            PlanningError(document: styleURL, pointer: pointer.description, message: message)
+        func fail(_ message: String) -> DocumentProblem {
+            DocumentProblem(document: styleURL, pointer: pointer.description, message: message)
         }
         guard let value else { return nil }
         guard let template = value.stringValue else {
@@ -208,8 +208,8 @@ public enum StyleResolver {
 
     /// The sprite base URLs: one for the string form, one per entry for the `[{id, url}]` form.
     private static func spriteBases(_ value: JSONValue?, styleURL: String, pointer: JSONPointer) throws -> [String] {
-        func fail(_ p: JSONPointer, _ message: String) -> PlanningError {
-            PlanningError(document: styleURL, pointer: p.description, message: message)
+        func fail(_ p: JSONPointer, _ message: String) -> DocumentProblem {
+            DocumentProblem(document: styleURL, pointer: p.description, message: message)
         }
         func checked(_ url: String, at p: JSONPointer) throws -> String {
             if let problem = StyleURL.problem(in: url) { throw fail(p, problem) }

@@ -79,7 +79,7 @@ public struct TileSource: Hashable, Sendable {
     ///   - sourceURL: the canonical URL the TileJSON is stored under (the style source's `url`).
     ///   - type: the type of the style source.
     ///   - tileSize: the style source's tile size (vector sources: 512).
-    /// - Throws: `PlanningError` (document = `sourceURL`) when the TileJSON is not usable.
+    /// - Throws: `DocumentProblem` (document = `sourceURL`) when the TileJSON is not usable.
     public static func from(tileJSON: JSONValue, sourceURL: String, type: SourceType, tileSize: Int) throws -> TileSource {
         let base = MapboxURL.isMapboxURL(sourceURL) ? mapboxRequestBase(sourceURL) : sourceURL
         var source = try parseTileset(tileJSON, document: sourceURL, at: .root, type: type, tileSize: tileSize,
@@ -114,8 +114,8 @@ public struct TileSource: Hashable, Sendable {
     /// templates resolve against; nil refuses them.
     static func parseTileset(_ json: JSONValue, document: String, at pointer: JSONPointer, type: SourceType,
                              tileSize: Int, base: String? = nil) throws -> TileSource {
-        func fail(_ p: JSONPointer, _ message: String) -> PlanningError {
-            PlanningError(document: document, pointer: p.description, message: message)
+        func fail(_ p: JSONPointer, _ message: String) -> DocumentProblem {
+            DocumentProblem(document: document, pointer: p.description, message: message)
         }
         guard let object = json.objectValue else {
             throw fail(pointer, "expected a TileJSON object, found \(json.typeDescription)")
@@ -164,7 +164,7 @@ public struct TileSource: Hashable, Sendable {
     /// The template MapLibre requests: `written` made absolute against `base`; it must be an
     /// http(s) (or `mapbox://`) URL with a `{z}`, `{quadkey}` or `{bbox-epsg-3857}` token.
     private static func absoluteTemplate(_ written: String, base: String?,
-                                         fail: (String) -> PlanningError) throws -> String {
+                                         fail: (String) -> DocumentProblem) throws -> String {
         var template = written
         let scheme = URLReference(written).scheme?.lowercased()
         if scheme == nil {
@@ -187,7 +187,7 @@ public struct TileSource: Hashable, Sendable {
     /// Reads TileJSON `bounds` as MapLibre does: four numbers, latitudes clamped to ±90 and
     /// longitudes to ±180 (noted), refused when south ≥ north or west ≥ east (noted; the
     /// tileset then has no tiles, as MapLibre loads none of it).
-    private mutating func readBounds(_ value: JSONValue, fail: (String) -> PlanningError) throws {
+    private mutating func readBounds(_ value: JSONValue, fail: (String) -> DocumentProblem) throws {
         guard let items = value.arrayValue, items.count == 4 else {
             throw fail("expected bounds [west, south, east, north], found \(value.serialized())")
         }

@@ -74,13 +74,13 @@ public struct LockDocument: Equatable, Sendable {
     /// a lock written before chunks were recorded.
     public var chunks: [ChunkDigest] = []
     /// For a partial store of a sharded apply: which share of the job it holds, and the
-    /// ordinals of its tiles in the job's canonical order; nil for a whole store.
+    /// ordinals of its tiles in the job's key order; nil for a whole store.
     public var shard: ShardEntry?
 
     /// The share of a job a partial store holds.
     public struct ShardEntry: Equatable, Sendable {
         public var shard: Shard
-        /// The canonical ordinals of its tiles, of all the job's tiles.
+        /// The key-order ordinals of its tiles, of all the job's tiles.
         public var tiles: Range<Int>
         public var totalTiles: Int
 

@@ -52,7 +52,7 @@ public struct PlanDocument: Equatable, Sendable {
     /// The share of the job a shard's plan counts.
     public struct Shard: Equatable, Sendable {
         public var shard: ProvisionModel.Shard
-        /// The canonical ordinals of its tiles.
+        /// The key-order ordinals of its tiles.
         public var tiles: Range<Int>
         /// The job's distinct tiles over all shards.
         public var totalTiles: Int

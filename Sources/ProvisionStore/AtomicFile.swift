@@ -7,7 +7,7 @@ import ProvisionModel
 /// A write goes to a temporary file in the same directory, is flushed to disk, renamed over
 /// the target and the directory is flushed: a reader sees the old file or the new one, never a
 /// torn one, even if the process dies mid-write. (Not a lock: the store's writer lock is
-/// `StoreLock`.)
+/// `ApplyLease`.)
 public enum AtomicFile {
     /// Writes `value.serialized(.prettySorted)` followed by a newline to `url`, atomically.
     public static func write(_ value: JSONValue, to url: URL) throws {

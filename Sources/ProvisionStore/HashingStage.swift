@@ -2,7 +2,7 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 
-/// Feeds the rows a `CanonicalStoreWriter` adds to a `ContentHasher` on a thread of its own, in
+/// Feeds the rows a `NextStoreWriter` adds to a `ContentHasher` on a thread of its own, in
 /// the order they were added.
 ///
 /// Why a thread: the writer is the one stage of an apply that every tile passes through in
@@ -63,7 +63,7 @@ struct HashingStage {
             var result: Result<ContentHasher, any Error>?
         }
 
-        private let state = Locked(State())
+        private let state = Mutex(State())
 
         init(hasher: ContentHasher) {
             let state = self.state

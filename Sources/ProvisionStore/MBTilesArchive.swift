@@ -8,7 +8,7 @@ import TileMath
 /// Opened read-only and immutable (no locks, no journal), so a shared archive is never
 /// modified. MBTiles numbers rows from the south (TMS); `tileData` takes geographic XYZ tiles
 /// and flips y. Safe to call from several threads: the connection is reached only through its
-/// lock (`Locked`), so calls are serialised and the compiler checks it.
+/// lock (`Mutex`), so calls are serialised and the compiler checks it.
 public final class MBTilesArchive: TileArchive, Sendable {
     /// The archive path.
     public let path: String
@@ -17,7 +17,7 @@ public final class MBTilesArchive: TileArchive, Sendable {
         let db: SQLiteDatabase
         let tileStatement: SQLiteStatement
     }
-    private let connection: Locked<Connection>
+    private let connection: Mutex<Connection>
 
     /// Opens the archive; throws when the file is missing, not SQLite, or has no `tiles` table or view.
     public init(url: URL) throws {
@@ -36,7 +36,7 @@ public final class MBTilesArchive: TileArchive, Sendable {
                                 + required.subtracting(columns).sorted().joined(separator: ", "), path: path)
         }
         let tileStatement = try db.prepare(MBTilesArchive.tileSQL)
-        connection = Locked(Connection(db: db, tileStatement: tileStatement))
+        connection = Mutex(Connection(db: db, tileStatement: tileStatement))
     }
 
     deinit {

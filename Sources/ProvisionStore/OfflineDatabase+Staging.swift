@@ -2,7 +2,7 @@ import Foundation
 import ProvisionModel
 import TileMath
 
-/// Reading rows back in key order, for the canonical file an apply assembles.
+/// Reading rows back in key order, for the next file an apply assembles.
 extension OfflineDatabase: StagingStore {
     /// The row a downloaded tile is stored as: "no content" (NULL data) for an empty body, else
     /// the form `storedForm(of:isTile:)` picks; `modified` falls back to the epoch, `accessed`
@@ -76,7 +76,7 @@ extension OfflineDatabase: StagingStore {
         for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 
-    /// Takes in the tiles and resources of a canonical file an apply was killed while writing
+    /// Takes in the tiles and resources of a next file an apply was killed while writing
     /// (`partial`), as unlinked rows, so the next apply finds them stored and does not fetch
     /// them again; then deletes the file. Rows the store already has are left as they are. A
     /// file that is not a readable offline database is deleted. Returns how many tiles came in.

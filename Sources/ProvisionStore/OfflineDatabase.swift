@@ -124,7 +124,7 @@ public final class OfflineDatabase: StoreInventory, ExpiringContent, StoreWriter
     /// a journal a writer killed before it wrote the journal header left (SQLite ignores such a
     /// "cold" journal but never deletes it).
     ///
-    /// Returns true when a journal was there and is gone. Call it holding the `StoreLock`: it
+    /// Returns true when a journal was there and is gone. Call it holding the `ApplyLease`: it
     /// waits up to 10 s for another writer's transaction and then throws.
     @discardableResult
     public static func recoverInterruptedWrite(at url: URL) throws -> Bool {

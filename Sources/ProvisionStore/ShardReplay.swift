@@ -2,25 +2,25 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 
-/// Writes the stores of a sharded apply into one canonical file, in the order and with the rows
+/// Writes the stores of a sharded apply into one next file, in the order and with the rows
 /// the apply of the whole job writes, so the file is byte for byte the one that apply writes
 /// (`provision merge`).
 ///
-/// The order (`CanonicalAssembler`): the region rows (from the first shard: every shard holds
+/// The order (`NextStoreAssembler`): the region rows (from the first shard: every shard holds
 /// all of them, ids 1…R in plan order), the resource rows (from the first shard: every shard
 /// fetches all of them, ids 1…M by URL), a commit, every tile row of shard 0, then of shard 1, …
-/// each by id (a shard's tiles are a contiguous run of the job's canonical order, ids 1…k), then
+/// each by id (a shard's tiles are a contiguous run of the job's key order, ids 1…k), then
 /// per region its resource links, then per region its tile links: each shard's, in shard order,
 /// tile id ascending, renumbered by the tiles of the shards before it.
 ///
-/// Why the rows need no change: `CanonicalStoreWriter` stamps each row with the build time
+/// Why the rows need no change: `NextStoreWriter` stamps each row with the build time
 /// (`StoredContent.stamped(at:)`), which leaves a row stamped at that time as it is, and copies
 /// the `compressed` flag and bytes as given; the shards were built at the merge's time (their
 /// locks' epoch).
 ///
 /// The regions, resources and resource links (a few rows) go through the writer's calls one
 /// row at a time; the tiles and tile links, almost all of the file, are copied inside SQLite
-/// from each shard in turn (`CanonicalStoreWriter.appendTiles(of:count:)`), which writes the same
+/// from each shard in turn (`NextStoreWriter.appendTiles(of:count:)`), which writes the same
 /// bytes. Memory stays flat: nothing is held per tile.
 public struct ShardReplay {
     /// The shard stores, in shard order.
@@ -39,7 +39,7 @@ public struct ShardReplay {
     /// when each shard's tiles have been written (its index). Throws `StoreError(.invalidInput)`
     /// naming the shard when one does not hold what its lock says (ids not 1…n, another tile
     /// count, a link to a row it lacks).
-    public func run(into writer: CanonicalStoreWriter, onShard: (Int) -> Void = { _ in }) throws {
+    public func run(into writer: NextStoreWriter, onShard: (Int) -> Void = { _ in }) throws {
         var regions: [Int64] = []
         var resources = 0
         try read(0) { first in

@@ -2,7 +2,7 @@ import Foundation
 import ProvisionModel
 
 /// One apply's hold on a store: the writer lock, the recovery of what a killed apply left, the
-/// database it stages into, and the canonical file that replaces `offline.db` at the end.
+/// database it stages into, and the next file that replaces `offline.db` at the end.
 ///
 /// Order matters for kill safety: the store is locked before anything is read for writing, what
 /// a killed run left is taken back before planning (so nothing committed is fetched again), and
@@ -11,15 +11,15 @@ public final class StoreBuild {
     /// The store.
     public let path: StorePath
     /// The writer lock, held until `release()`.
-    public let owner: StoreLock
+    public let owner: ApplyLease
     private var staging: OfflineDatabase?
-    private var builder: CanonicalStoreWriter?
+    private var builder: NextStoreWriter?
 
     /// Locks the store (creating its directory); throws `.locked` naming the holder when another
     /// apply runs. `owner.previousHolder` names a killed run whose lock was taken over.
     public init(locking path: StorePath) throws {
         self.path = path
-        owner = try StoreLock.acquire(directory: try StoreDirectory(url: path.url, create: true).url)
+        owner = try ApplyLease.acquire(directory: try StoreDirectory(url: path.url, create: true).url)
     }
 
     deinit { release() }
@@ -44,14 +44,14 @@ public final class StoreBuild {
         return database
     }
 
-    /// Starts the canonical file that will replace `offline.db`.
-    public func beginCanonical(epoch: Int64) throws -> CanonicalStoreWriter {
-        let writer = try CanonicalStoreWriter(url: path.partialBuildURL, epoch: epoch)
+    /// Starts the next file that will replace `offline.db`.
+    public func beginNextStore(epoch: Int64) throws -> NextStoreWriter {
+        let writer = try NextStoreWriter(url: path.partialBuildURL, epoch: epoch)
         builder = writer
         return writer
     }
 
-    /// Ends the build: the canonical file (when one was begun) is finished and renamed over
+    /// Ends the build: the next file (when one was begun) is finished and renamed over
     /// `offline.db`; else the staging store is closed as it is. Returns the content digest of the
     /// store now: the new file's, else `unchanged` (what the lock recorded), else hashed afresh.
     public func finish(epoch: Int64, unchanged: ContentDigest?) throws -> ContentDigest {
@@ -72,7 +72,7 @@ public final class StoreBuild {
         return try final.contentDigest()
     }
 
-    /// Gives up after an error: what the canonical file committed goes back into the staging
+    /// Gives up after an error: what the next file committed goes back into the staging
     /// store (unless the disk is full), and the file is deleted either way.
     public func abandon() {
         if let builder {

@@ -37,12 +37,12 @@ public struct StoreDirectory: Equatable, Sendable {
     /// The path of `provision.lock.json`.
     public var lockURL: URL { url.appendingPathComponent(StoreDirectory.lockName) }
 
-    /// The writer lock's owner file (`StoreLock`), present only while an apply runs or after
+    /// The writer lock's owner file (`ApplyLease`), present only while an apply runs or after
     /// one was killed.
-    public var lockOwnerURL: URL { url.appendingPathComponent(StoreLock.fileName) }
+    public var lockOwnerURL: URL { url.appendingPathComponent(ApplyLease.fileName) }
 
     /// Names of entries other than `offline.db` and `provision.lock.json` (a leftover
-    /// `offline.db-journal`, a temporary lock file, the `StoreLock` owner file of a running or
+    /// `offline.db-journal`, a temporary lock file, the `ApplyLease` owner file of a running or
     /// killed apply, anything a user put there), sorted.
     public func listUnexpectedFiles() throws -> [String] {
         let names: [String]

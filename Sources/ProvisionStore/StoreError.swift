@@ -33,7 +33,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         /// beside the file; a read-only connection cannot roll it back. Opening the file
         /// read-write once (`OfflineDatabase.recoverInterruptedWrite`) restores the last commit.
         case hotJournal = "hot-journal"
-        /// Another process holds the store's writer lock (`StoreLock`); the message names it.
+        /// Another process holds the store's writer lock (`ApplyLease`); the message names it.
         case locked
         /// The file system is full (SQLITE_FULL, ENOSPC, EDQUOT): nothing of the failing write
         /// was kept, every batch committed before it was.

@@ -38,7 +38,7 @@ public struct StorePath: Equatable, Sendable {
     /// Where an apply writes the next `offline.db` before renaming it into place.
     public var partialBuildURL: URL { url.appendingPathComponent(StoreDirectory.databaseName + ".canonical") }
     /// The writer lock's owner file, present while an apply runs or after one was killed.
-    public var ownerURL: URL { url.appendingPathComponent(StoreLock.fileName) }
+    public var ownerURL: URL { url.appendingPathComponent(ApplyLease.fileName) }
     /// The path as the user will recognise it.
     public var display: String { url.standardizedFileURL.path }
 
@@ -92,7 +92,7 @@ public struct StorePath: Equatable, Sendable {
         do {
             return try OfflineDatabase(url: databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
         } catch let error as StoreError where error.code == .hotJournal {
-            let owner = try StoreLock.acquire(directory: url)
+            let owner = try ApplyLease.acquire(directory: url)
             defer { owner.release() }
             _ = try OfflineDatabase.recoverInterruptedWrite(at: databaseURL)
             return try OfflineDatabase(url: databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))

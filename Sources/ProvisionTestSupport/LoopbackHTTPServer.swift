@@ -105,7 +105,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     private let listener: Int32
     private let clock: any MonotonicClock
-    private let state = Locked(State())
+    private let state = Mutex(State())
     private let acceptDone = DispatchSemaphore(value: 0)
 
     /// How long an injected `slowDrip` takes to send its body, in seconds.

@@ -18,11 +18,11 @@ public final class ManualClock: MonotonicClock {
         var waiting: [ObjectIdentifier: (condition: NSCondition, count: Int)] = [:]
     }
 
-    private let state: Locked<State>
+    private let state: Mutex<State>
 
     /// A clock reading `start` nanoseconds.
     public init(start: UInt64 = 1_000_000_000) {
-        state = Locked(State(now: start))
+        state = Mutex(State(now: start))
     }
 
     /// The current reading, in nanoseconds.

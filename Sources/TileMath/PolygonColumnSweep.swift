@@ -4,7 +4,7 @@ import Foundation
 /// the current column (an active-edge list over edges sorted by their west end).
 struct PolygonColumnSweep {
     let edges: PolygonEdges
-    /// Added to an unwrapped column to get the canonical one.
+    /// Added to an unwrapped column to get the in-world one.
     let offset: Int
     /// The unwrapped columns this copy produces.
     let end: Int
@@ -20,7 +20,7 @@ struct PolygonColumnSweep {
         end = min(edges.columnRange.upperBound, (copy + 1) * n)
     }
 
-    /// The next column of this copy with covered rows, as a canonical column.
+    /// The next column of this copy with covered rows, as a in-world column.
     mutating func next() -> TileCover.Column? {
         let all = edges.edges
         while column < end {
@@ -46,7 +46,7 @@ struct PolygonColumnSweep {
     }
 }
 
-/// Merges the sweeps of every world copy a polygon cover reaches into canonical column order.
+/// Merges the sweeps of every world copy a polygon cover reaches into in-world column order.
 struct PolygonColumnMerger {
     var sweeps: [PolygonColumnSweep]
     var pending: [TileCover.Column?]

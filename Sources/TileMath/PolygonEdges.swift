@@ -136,8 +136,8 @@ struct PolygonEdges: Sendable {
         return PolygonEdges.merged(ranges, limit: tilesPerSide)
     }
 
-    /// The covered rows of a canonical column, over every world copy the polygons reach.
-    func rows(inCanonicalColumn x: Int) -> [Range<Int>] {
+    /// The covered rows of a in-world column, over every world copy the polygons reach.
+    func rows(inWorldColumn x: Int) -> [Range<Int>] {
         let n = tilesPerSide
         var all: [Range<Int>] = []
         let firstCopy = Int(floor(Double(columnRange.lowerBound) / Double(n)))

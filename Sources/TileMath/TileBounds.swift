@@ -41,7 +41,7 @@ public struct TileBounds: Hashable, Sendable {
     }
 
     /// The tiles the bounds allow at `zoom`: MapLibre's `TileRange::fromLatLngBounds(bounds, zoom)`
-    /// as a half-open rectangle of canonical columns and rows (possibly empty).
+    /// as a half-open rectangle of in-world columns and rows (possibly empty).
     public func rect(zoom: Int) -> TileRect {
         let n = 1 << zoom
         guard zoom > 0 else { return TileRect(columns: 0..<1, rows: 0..<1) }
@@ -63,7 +63,7 @@ public struct TileBounds: Hashable, Sendable {
     }
 }
 
-/// A rectangle of canonical tiles at one zoom: columns times rows, both half-open.
+/// A rectangle of in-world tiles at one zoom: columns times rows, both half-open.
 public struct TileRect: Hashable, Sendable {
     /// The columns, west to east.
     public var columns: Range<Int>

@@ -125,7 +125,7 @@ public struct TileCover: Sequence, Sendable {
             return rows.contains(tile.y) && columns.contains { $0.contains(tile.x) }
         case .polygons(let edges, let clip):
             if let clip, !clip.contains(tile) { return false }
-            return edges.rows(inCanonicalColumn: tile.x).contains { $0.contains(tile.y) }
+            return edges.rows(inWorldColumn: tile.x).contains { $0.contains(tile.y) }
         case .cells(let columns):
             return columns.first { $0.x == tile.x }?.rows.contains { $0.contains(tile.y) } ?? false
         }

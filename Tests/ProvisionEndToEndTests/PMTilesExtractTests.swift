@@ -89,7 +89,7 @@ final class PMTilesExtractTests: WorkspaceTestCase {
         let old = try Data(contentsOf: try PMTilesFixture.world())
         let newArchive = try PMTilesFixture.world(variant: "b")
         let new = try Data(contentsOf: newArchive)
-        let served = Locked(0)
+        let served = Mutex(0)
         ws.server.setHandler(prefix: "/world.pmtiles") { request in
             let count = served.withLock { n -> Int in n += 1; return n }
             return count <= 150 ? .ranges(of: old, etag: "\"a\"", for: request) : .ranges(of: new, etag: "\"b\"", for: request)

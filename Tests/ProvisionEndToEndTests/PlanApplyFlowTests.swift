@@ -86,7 +86,7 @@ final class PlanApplyFlowTests: WorkspaceTestCase {
         let sql = ws.sqlite
         XCTAssertEqual(try sql.int("SELECT count(*) FROM regions"), 2)
         XCTAssertEqual(try sql.int("SELECT count(*) FROM regions WHERE CAST(description AS TEXT) LIKE '%London%'"), 0)
-        // Row ids are renumbered in job order by the canonical rewrite, so London's old id now
+        // Row ids are renumbered in job order by the key-order rewrite, so London's old id now
         // belongs to Paris: check that no link points at a missing region instead.
         XCTAssertEqual(try sql.int("SELECT count(*) FROM region_tiles WHERE region_id NOT IN (SELECT id FROM regions)"), 0)
         XCTAssertEqual(try sql.int("SELECT count(*) FROM region_resources WHERE region_id NOT IN (SELECT id FROM regions)"), 0)

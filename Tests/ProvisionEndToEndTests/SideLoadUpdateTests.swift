@@ -168,7 +168,7 @@ final class SideLoadUpdateTests: WorkspaceTestCase {
 
 /// Per-path Last-Modified times, shared with the server's handler thread.
 final class LastModifiedTable: Sendable {
-    private let times = Locked<[String: Int64]>([:])
+    private let times = Mutex<[String: Int64]>([:])
 
     func set(_ path: String, _ time: Int64) {
         times.withLock { $0[path] = time }

@@ -111,7 +111,7 @@ final class MergeTests: XCTestCase {
         var document = try lock(whole)
         let source = try OfflineDatabase(url: StorePath(url: whole).databaseURL, epoch: 0, options: .init(readOnly: true, create: false))
         defer { try? source.close() }
-        let writer = try CanonicalStoreWriter(url: StorePath(url: directory).databaseURL, epoch: document.epoch)
+        let writer = try NextStoreWriter(url: StorePath(url: directory).databaseURL, epoch: document.epoch)
         let shard = Shard(index: index, count: count)
         let range = shard.range(total: document.tileCount)
         var regions: [Int64] = []
@@ -291,7 +291,7 @@ final class MergeTests: XCTestCase {
 
 /// A progress sink that records the events.
 private final class RecordingProgress: ProgressSink {
-    private let events = Locked<[(name: String, fields: JSONObject)]>([])
+    private let events = Mutex<[(name: String, fields: JSONObject)]>([])
 
     var names: [String] { events.read { $0.map(\.name) } }
     func fields(_ name: String) -> JSONObject? { events.read { $0.first { $0.name == name }?.fields } }

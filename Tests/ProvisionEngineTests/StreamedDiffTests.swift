@@ -108,12 +108,12 @@ final class StreamedDiffTests: XCTestCase {
         try store.db.exec("PRAGMA foreign_keys = ON")
     }
 
-    private func input(lockedRows: [String: Int64]) -> PlanInput {
+    private func input(rowsInLockFile: [String: Int64]) -> PlanInput {
         let pack = ResolvedPack(pack: StylePack(id: "demo", style: Self.style, pixelRatio: 2),
                                 resources: [ResourceRef(url: Self.style, kind: .style)], tileSources: Self.sources,
                                 summaries: [])
         return PlanInput(job: Job(name: "streamed", stylePacks: [pack.pack], regions: Self.regions),
-                         jobDigest: "d", epoch: 0, packs: ["demo": pack], lockedRows: lockedRows)
+                         jobDigest: "d", epoch: 0, packs: ["demo": pack], rowsInLockFile: rowsInLockFile)
     }
 
     /// Every stored key and every region's linked keys, read by plain SQL.
@@ -202,7 +202,7 @@ final class StreamedDiffTests: XCTestCase {
                           file: file, line: line)
 
         // Shards: the ordinals of each share, looked up in the set of stored keys.
-        let groups = Plan.canonicalOrder(plan.tileGroups)
+        let groups = Plan.keyOrder(plan.tileGroups)
         var walk: [(TileGroup, TileID)] = []
         for group in groups { group.forEachColumn { column in walk += column.map { (group, $0) } } }
         for count in [1, 3, 7] {
@@ -221,7 +221,7 @@ final class StreamedDiffTests: XCTestCase {
     func testTheStreamedDiffEqualsTheDiffOfEveryKeyInMemory() throws {
         let rows = try fill(linkPercent: 45)
         try addDanglingLink(try XCTUnwrap(rows["box/demo"]))
-        let plan = try Planner.plan(input(lockedRows: rows), store: store)
+        let plan = try Planner.plan(input(rowsInLockFile: rows), store: store)
         XCTAssertEqual(plan.regions.map(\.key), ["box/demo", "poly/demo", "gap/demo", "fresh/demo"])
         XCTAssertEqual(plan.removedRegions.map(\.rowID), [rows["other/demo"]].compactMap { $0 })
         let seen = try assertEqualsTheDiffInMemory(plan)
@@ -233,7 +233,7 @@ final class StreamedDiffTests: XCTestCase {
         // Stored tiles linked to no row; then each row links some of the stored tiles it wants,
         // as after an apply of a smaller job: every link is kept, nothing is removed.
         let rows = try fill(linkPercent: 0)
-        let first = try Planner.plan(input(lockedRows: rows), store: store)
+        let first = try Planner.plan(input(rowsInLockFile: rows), store: store)
         for row in first.regions {
             guard let rowID = row.rowID else { continue }
             var keys: [TileKey] = []
@@ -242,7 +242,7 @@ final class StreamedDiffTests: XCTestCase {
             }
             try store.linkTiles(keys, toRegion: rowID)
         }
-        let plan = try Planner.plan(input(lockedRows: rows), store: store)
+        let plan = try Planner.plan(input(rowsInLockFile: rows), store: store)
         XCTAssertGreaterThan(try assertEqualsTheDiffInMemory(plan).kept, 0)
         for row in plan.regions {
             XCTAssertEqual(row.totals.remove, 0, row.key)
@@ -251,19 +251,19 @@ final class StreamedDiffTests: XCTestCase {
         // A link to a tile row that is gone is no kept tile: the row's links are counted by
         // template and zoom instead, and the diff is the same as the sets'.
         try addDanglingLink(try XCTUnwrap(rows["poly/demo"]))
-        try assertEqualsTheDiffInMemory(try Planner.plan(input(lockedRows: rows), store: store))
+        try assertEqualsTheDiffInMemory(try Planner.plan(input(rowsInLockFile: rows), store: store))
     }
 
 
     func testAStoreThatHoldsEveryTileUnlinkedIsDownloadedNothingAndLinkedEverything() throws {
-        let plan = try Planner.plan(input(lockedRows: [:]), store: store)
+        let plan = try Planner.plan(input(rowsInLockFile: [:]), store: store)
         XCTAssertGreaterThan(plan.tilesToDownload, 0)
         var items: [FetchedItem] = []
         for group in plan.tileGroups {
             for tile in group.tiles { items.append(FetchedItem(request: group.tileSet.request(for: tile), body: FetchedBody(data: Data([1])))) }
         }
         try store.write(items)
-        let again = try Planner.plan(input(lockedRows: [:]), store: store)
+        let again = try Planner.plan(input(rowsInLockFile: [:]), store: store)
         XCTAssertEqual(again.tilesToDownload, 0)
         XCTAssertEqual(again.tilesToAdd, plan.tilesToAdd, "stored but linked to no row: every tile is still added")
     }

@@ -8,7 +8,7 @@ import XCTest
 final class StubFetcher: Fetcher, Sendable {
     let answer: @Sendable (FetchRequest) -> Result<FetchedBody, FetchFailure>
     /// How many answers it produced; a thread may wait on it.
-    let producedCount = Locked(0)
+    let producedCount = Mutex(0)
 
     init(_ answer: @escaping @Sendable (FetchRequest) -> Result<FetchedBody, FetchFailure>) { self.answer = answer }
 
@@ -33,7 +33,7 @@ func requests(_ count: Int) -> [FetchRequest] {
 final class DownloaderTests: XCTestCase {
     func testSlowSinkHoldsTheNetworkLoopBack() throws {
         let fetcher = StubFetcher { _ in .success(FetchedBody(data: Data(count: 100))) }
-        let seen = Locked((consumed: 0, worstLag: 0, batchSizes: Set<Int>()))
+        let seen = Mutex((consumed: 0, worstLag: 0, batchSizes: Set<Int>()))
         // The clock never moves, so the writer is never idle: batches are cut by size only.
         let configuration = Downloader.Configuration(batchItems: 10, queueCapacity: 2, clock: ManualClock())
         let downloader = Downloader(fetcher: fetcher, configuration: configuration) { batch in
@@ -61,7 +61,7 @@ final class DownloaderTests: XCTestCase {
 
     func testAZeroFlushWindowHandsEachResultOverWithoutWaiting() throws {
         // The writer's clock never moves, so only the zero window can bring a partial batch over.
-        let received = Locked(0)
+        let received = Mutex(0)
         let fetcher = GatedFetcher(received: received)
         let configuration = Downloader.Configuration(flushWindow: 0, clock: ManualClock())
         let downloader = Downloader(fetcher: fetcher, configuration: configuration) { batch in
@@ -75,7 +75,7 @@ final class DownloaderTests: XCTestCase {
 
     func testBatchesAreCutByBytesToo() throws {
         let fetcher = StubFetcher { _ in .success(FetchedBody(data: Data(count: 1000))) }
-        let sizes = Locked<[Int]>([])
+        let sizes = Mutex<[Int]>([])
         let configuration = Downloader.Configuration(batchItems: 100, batchBytes: 3000, clock: ManualClock())
         let downloader = Downloader(fetcher: fetcher, configuration: configuration) { batch in
             sizes.withLock { $0.append(batch.count) }
@@ -86,7 +86,7 @@ final class DownloaderTests: XCTestCase {
 
     func testSinkErrorStopsTheDownloadAndIsRethrown() {
         let fetcher = StubFetcher { _ in .success(FetchedBody(data: Data(count: 10))) }
-        let calls = Locked(0)
+        let calls = Mutex(0)
         let downloader = Downloader(fetcher: fetcher, configuration: .init(batchItems: 10, queueCapacity: 2)) { _ in
             let call = calls.withLock { calls in
                 calls += 1
@@ -110,7 +110,7 @@ final class DownloaderTests: XCTestCase {
             default: return .success(FetchedBody(data: Data(count: 5)))
             }
         }
-        let written = Locked<[FetchedItem]>([])
+        let written = Mutex<[FetchedItem]>([])
         var progress: [DownloadProgress] = []
         var failedURLs: [String] = []
         let downloader = Downloader(fetcher: fetcher, configuration: .init(maxRecordedFailures: 3)) { batch in
@@ -139,7 +139,7 @@ final class DownloaderTests: XCTestCase {
         server.setRoute("/c.pbf", .ok(Fixtures.pythonTileGzip, headers: [.init("ETag", "\"c\"")]))
         let http = try HTTPFetcher(configuration: .init(retry: fastRetries()))
         let router = OriginRouter(routes: [], http: http)
-        let stored = Locked<[String: FetchedBody]>([:])
+        let stored = Mutex<[String: FetchedBody]>([:])
         let downloader = Downloader(fetcher: router) { batch in
             stored.withLock { stored in
                 for item in batch { stored[item.request.url] = item.body }
@@ -178,7 +178,7 @@ final class DownloaderTests: XCTestCase {
             if request.url.hasSuffix("/1.pbf") { return .success(.missingTile) }
             return .success(FetchedBody(data: Data(count: 3)))
         }
-        let written = Locked(0)
+        let written = Mutex(0)
         let downloader = Downloader(fetcher: fetcher) { batch in written.withLock { $0 += batch.count } }
         let stats = try downloader.run(requests(100))
         XCTAssertEqual(stats.requested, 3)
@@ -199,10 +199,10 @@ final class DownloaderTests: XCTestCase {
 
 /// Answers 3 requests, waits (up to 10 s) until the sink has received them, then answers the rest.
 private final class GatedFetcher: Fetcher {
-    let received: Locked<Int>
-    let sawFirstThreeWritten = Locked<Bool?>(nil)
+    let received: Mutex<Int>
+    let sawFirstThreeWritten = Mutex<Bool?>(nil)
 
-    init(received: Locked<Int>) { self.received = received }
+    init(received: Mutex<Int>) { self.received = received }
 
     func fetchAll<I: IteratorProtocol>(_ requests: inout I, onResult: (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void)
     where I.Element == FetchRequest {
@@ -220,9 +220,9 @@ private final class GatedFetcher: Fetcher {
 
 /// A scripted random source.
 final class Draws: Sendable {
-    private let values: Locked<[Double]>
+    private let values: Mutex<[Double]>
 
-    init(_ values: [Double]) { self.values = Locked(values) }
+    init(_ values: [Double]) { self.values = Mutex(values) }
 
     func next() -> Double {
         values.withLock { $0.isEmpty ? 0 : $0.removeFirst() }

@@ -177,7 +177,7 @@ final class PMTilesOriginTests: XCTestCase {
         let new = try Data(contentsOf: try PMTilesFixture.world(variant: "b"))
         let server = try LoopbackHTTPServer()
         defer { server.stop() }
-        let served = Locked(0)
+        let served = Mutex(0)
         server.setHandler(prefix: "/w.pmtiles") { request in
             let count = served.withLock { n -> Int in n += 1; return n }
             return count <= 8 ? .ranges(of: old, etag: "\"a\"", for: request) : .ranges(of: new, etag: "\"b\"", for: request)
@@ -208,7 +208,7 @@ final class PMTilesOriginTests: XCTestCase {
         let server = try LoopbackHTTPServer()
         defer { server.stop() }
         // Every third range after the header is cut short the first time it is asked for.
-        let seen = Locked<[String: Int]>([:])
+        let seen = Mutex<[String: Int]>([:])
         server.setHandler(prefix: "/w.pmtiles") { request in
             let range = request.headers["range"] ?? ""
             let (count, attempt) = seen.withLock { seen -> (Int, Int) in

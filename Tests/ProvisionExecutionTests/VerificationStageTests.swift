@@ -19,7 +19,7 @@ final class VerificationStageTests: XCTestCase {
     }
 
     func testEveryBodyGetsOneVerdictInOrderAndTheLoopIsWokenOnceForABatch() {
-        let wakes = Locked(0)
+        let wakes = Mutex(0)
         let stage = VerificationStage(verifier: Verifier()) { wakes.withLock { $0 += 1 } }
         let html = Data("<html>busy</html>".utf8)
         let jobs = (0..<100).map { job($0, body: $0 % 4 == 1 ? html : Fixtures.tile(layers: ["water"], seed: $0)) }

@@ -38,17 +38,17 @@ final class DeviceMergeTests: XCTestCase {
         let store = InMemoryStore()
         let original = PlannerTests.region("berlin", box, zooms: 0...6)
         let lock = try PlannerTests.apply(try Planner.plan(PlannerTests.input([original]), store: store), to: store)
-        let unchanged = try Planner.plan(PlannerTests.input([original], lockedRows: lock), store: store)
+        let unchanged = try Planner.plan(PlannerTests.input([original], rowsInLockFile: lock), store: store)
         XCTAssertEqual(unchanged.notes, [])
 
         let moved = PlannerTests.region("berlin", PlannerTests.berlinEast, zooms: 0...6)
-        let note = try XCTUnwrap(try Planner.plan(PlannerTests.input([moved], lockedRows: lock), store: store).notes.first)
+        let note = try XCTUnwrap(try Planner.plan(PlannerTests.input([moved], rowsInLockFile: lock), store: store).notes.first)
         XCTAssertEqual(note.subject, "region 'berlin'")
         XCTAssertTrue(note.message.contains("definition (geometry, zooms, style or pixel ratio) changed"), note.message)
         XCTAssertTrue(note.message.contains("keeps the old one with its \(TileCover.count(.bbox(box), zooms: 0...6)) tiles"), note.message)
 
         let renamed = PlannerTests.region("berlin", box, zooms: 0...6, metadata: JSONObject([("name", "Berlin (new)")]))
-        let described = try Planner.plan(PlannerTests.input([renamed], lockedRows: lock), store: store)
+        let described = try Planner.plan(PlannerTests.input([renamed], rowsInLockFile: lock), store: store)
         XCTAssertTrue(described.notes.first?.message.contains("its description (metadata) changed") == true, "\(described.notes)")
     }
 

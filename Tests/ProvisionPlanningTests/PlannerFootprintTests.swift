@@ -67,7 +67,7 @@ final class PlannerFootprintTests: XCTestCase {
                    PlannerTests.region("solo", BoundingBox(west: 2.2, south: 48.8, east: 2.5, north: 48.9), zooms: 3...9)]
         let rows = try PlannerTests.apply(Planner.plan(PlannerTests.input(job), store: store), to: store,
                                           tilePayload: Data(repeating: 1, count: 321))
-        let plan = try Planner.plan(PlannerTests.input(job, lockedRows: rows), store: store)
+        let plan = try Planner.plan(PlannerTests.input(job, rowsInLockFile: rows), store: store)
         XCTAssertFalse(plan.hasChanges)
         XCTAssertEqual(plan.sharing?.total.estimatedBytes, 0, "everything is stored: nothing estimated")
         XCTAssertEqual(plan.sharing?.amounts, countedSharing(store, rows: rows, plan: plan).amounts)
@@ -81,7 +81,7 @@ final class PlannerFootprintTests: XCTestCase {
         var rows = try PlannerTests.apply(Planner.plan(PlannerTests.input(first), store: store), to: store,
                                           tilePayload: Data(repeating: 1, count: 50))
         let grown = [PlannerTests.region("west", west, zooms: 0...7), PlannerTests.region("east", east, zooms: 0...7)]
-        let plan = try Planner.plan(PlannerTests.input(grown, lockedRows: rows, assumedTileBytes: 50), store: store)
+        let plan = try Planner.plan(PlannerTests.input(grown, rowsInLockFile: rows, assumedTileBytes: 50), store: store)
         rows = try PlannerTests.apply(plan, to: store, tilePayload: Data(repeating: 1, count: 50))
         // The estimates (the z0–6 mean, the assumed size at z7) are the sizes the apply wrote.
         XCTAssertEqual(settled(plan.sharing), countedSharing(store, rows: rows, plan: plan).amounts)
@@ -99,9 +99,9 @@ final class PlannerFootprintTests: XCTestCase {
         var rows = try PlannerTests.apply(Planner.plan(PlannerTests.input([PlannerTests.region("west", west, zooms: 0...5)]),
                                                        store: store), to: store, tilePayload: Data(repeating: 1, count: 50))
         let job = [PlannerTests.region("west", west, zooms: 0...7)]
-        rows = try PlannerTests.apply(Planner.plan(PlannerTests.input(job, lockedRows: rows), store: store), to: store,
+        rows = try PlannerTests.apply(Planner.plan(PlannerTests.input(job, rowsInLockFile: rows), store: store), to: store,
                                       tilePayload: Data(repeating: 1, count: 80))
-        let plan = try Planner.plan(PlannerTests.input(job, lockedRows: rows), store: store)
+        let plan = try Planner.plan(PlannerTests.input(job, rowsInLockFile: rows), store: store)
         let expected = (0...7).reduce(Int64(0)) { $0 + Int64(PlannerTests.cover(west, $1).count * ($1 <= 5 ? 50 : 80)) }
         XCTAssertEqual(tiles(plan.sharing, [0])?.bytes, expected)
         XCTAssertEqual(plan.sharing?.amounts, countedSharing(store, rows: rows, plan: plan).amounts)
@@ -114,7 +114,7 @@ final class PlannerFootprintTests: XCTestCase {
         let both = [PlannerTests.region("west", west, zooms: 0...7), PlannerTests.region("east", east, zooms: 0...7)]
         let rows = try PlannerTests.apply(Planner.plan(PlannerTests.input(both), store: store), to: store)
         let kept = [PlannerTests.region("west", west, zooms: 0...7)]
-        let plan = try Planner.plan(PlannerTests.input(kept, lockedRows: rows), store: store)
+        let plan = try Planner.plan(PlannerTests.input(kept, rowsInLockFile: rows), store: store)
         XCTAssertEqual(plan.removedRegions.count, 1)
         let westTiles = (0...7).reduce(0) { $0 + PlannerTests.cover(west, $1).count }
         XCTAssertEqual(plan.sharing?.amounts.keys.map(\.members), Array(repeating: [0], count: 4))
@@ -126,7 +126,7 @@ final class PlannerFootprintTests: XCTestCase {
         let store = InMemoryStore()
         let job = [PlannerTests.region("west", west, zooms: 0...3)]
         let rows = try PlannerTests.apply(Planner.plan(PlannerTests.input(job), store: store), to: store)
-        var input = PlannerTests.input(job, lockedRows: rows)
+        var input = PlannerTests.input(job, rowsInLockFile: rows)
         input.documents = [PlannerTests.styleURL: FetchedBody(data: Data(repeating: 32, count: 4_321))]
         input.pinnedDigests = [PlannerTests.styleURL: "sha256:old"]
         let plan = try Planner.plan(input, store: store)

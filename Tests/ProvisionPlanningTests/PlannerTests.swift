@@ -31,10 +31,10 @@ final class PlannerTests: XCTestCase {
                stylePacks: ["demo"], metadata: metadata)
     }
 
-    static func input(_ regions: [Region], limits: Limits = Limits(), lockedRows: [String: Int64] = [:],
+    static func input(_ regions: [Region], limits: Limits = Limits(), rowsInLockFile: [String: Int64] = [:],
                       pack: ResolvedPack = resolvedPack(), assumedTileBytes: Int = Planner.defaultTileBytes) -> PlanInput {
         PlanInput(job: Job(name: "test", stylePacks: [pack.pack], regions: regions, limits: limits),
-                  jobDigest: "digest", epoch: 0, packs: [pack.pack.id: pack], lockedRows: lockedRows,
+                  jobDigest: "digest", epoch: 0, packs: [pack.pack.id: pack], rowsInLockFile: rowsInLockFile,
                   assumedTileBytes: assumedTileBytes)
     }
 
@@ -162,8 +162,8 @@ final class PlannerTests: XCTestCase {
         let lock = try Self.apply(first, to: store)
 
         var plans: [Plan] = []
-        for lockedRows in [lock, [:]] {
-            let plan = try Planner.plan(Self.input(regions, lockedRows: lockedRows), store: store)
+        for rowsInLockFile in [lock, [:]] {
+            let plan = try Planner.plan(Self.input(regions, rowsInLockFile: rowsInLockFile), store: store)
             plans.append(plan)
             XCTAssertEqual(plan.regions.map(\.rowID), [lock["west/demo"], lock["east/demo"]])
             XCTAssertEqual(plan.tilesToAdd, 0)
@@ -196,7 +196,7 @@ final class PlannerTests: XCTestCase {
         let east = Self.region("east", Self.berlinEast)
         let lock = try Self.apply(try Planner.plan(Self.input([west, east]), store: store), to: store)
 
-        let plan = try Planner.plan(Self.input([west], lockedRows: lock), store: store)
+        let plan = try Planner.plan(Self.input([west], rowsInLockFile: lock), store: store)
         let eastTiles = TileCover.count(.bbox(Self.berlinEast), zooms: 0...6)
         XCTAssertEqual(plan.removedRegions, [RemovedRegion(rowID: try XCTUnwrap(lock["east/demo"]), key: "east/demo",
                                                            tileCount: eastTiles, resourceCount: 3)])
@@ -214,7 +214,7 @@ final class PlannerTests: XCTestCase {
         let store = InMemoryStore()
         let lock = try Self.apply(try Planner.plan(Self.input([Self.region("berlin", zooms: 0...6)]), store: store), to: store)
 
-        let plan = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...4)], lockedRows: lock), store: store)
+        let plan = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...4)], rowsInLockFile: lock), store: store)
         let row = try XCTUnwrap(plan.regions.first)
         XCTAssertEqual(row.rowID, lock["berlin/demo"])
         XCTAssertEqual(row.action, .update, "min_zoom and max_zoom changed")
@@ -233,7 +233,7 @@ final class PlannerTests: XCTestCase {
         // After the apply the stale links are gone and nothing is left to do.
         let lock2 = try Self.apply(plan, to: store)
         XCTAssertEqual(lock2, lock)
-        let again = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...4)], lockedRows: lock2), store: store)
+        let again = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...4)], rowsInLockFile: lock2), store: store)
         XCTAssertEqual(again.tilesToRemove, 0)
         XCTAssertEqual(again.tilesToAdd, 0)
     }
@@ -244,7 +244,7 @@ final class PlannerTests: XCTestCase {
         let counted = store.linkedTileCountsReads
 
         // Every link is a tile the grown row keeps: the kept tiles add up to the links.
-        let grown = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...8)], lockedRows: lock), store: store)
+        let grown = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...8)], rowsInLockFile: lock), store: store)
         XCTAssertEqual(store.linkedTileCountsReads, counted, "no join over the links when every link is kept")
         let row = try XCTUnwrap(grown.regions.first)
         XCTAssertEqual(row.zoomChanges.map(\.counts), (2...8).map { z in
@@ -256,7 +256,7 @@ final class PlannerTests: XCTestCase {
         XCTAssertTrue(grown.notes.contains { $0.message.contains("with its \(plural(linked, "tile")) until") }, "\(grown.notes)")
 
         // Narrowed, some links are not kept: they are counted by template and zoom.
-        let narrowed = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...4)], lockedRows: lock), store: store)
+        let narrowed = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...4)], rowsInLockFile: lock), store: store)
         XCTAssertEqual(store.linkedTileCountsReads, counted + 1)
         XCTAssertEqual(narrowed.regions.first?.staleTileCounts.map(\.zoom), [5, 6])
         XCTAssertTrue(narrowed.notes.contains { $0.message.contains("with its \(plural(linked, "tile")) until") })
@@ -268,7 +268,7 @@ final class PlannerTests: XCTestCase {
         let lock = try Self.apply(try Planner.plan(Self.input([Self.region("berlin", zooms: zooms)]), store: store), to: store)
 
         let moved = Self.region("berlin", Self.berlinEast, zooms: zooms)
-        let plan = try Planner.plan(Self.input([moved], lockedRows: lock), store: store)
+        let plan = try Planner.plan(Self.input([moved], rowsInLockFile: lock), store: store)
         let row = try XCTUnwrap(plan.regions.first)
         XCTAssertEqual(row.rowID, lock["berlin/demo"])
         XCTAssertEqual(row.action, .update)
@@ -303,7 +303,7 @@ final class PlannerTests: XCTestCase {
         let rowB = try XCTUnwrap(lock["b/demo"])
 
         // A lock that maps each region to the other's row is obeyed, so both rows are updated.
-        let swapped = try Planner.plan(Self.input([a, b], lockedRows: ["a/demo": rowB, "b/demo": rowA]), store: store)
+        let swapped = try Planner.plan(Self.input([a, b], rowsInLockFile: ["a/demo": rowB, "b/demo": rowA]), store: store)
         XCTAssertEqual(swapped.regions.map(\.rowID), [rowB, rowA])
         XCTAssertEqual(swapped.regions.map(\.action), [.update, .update])
         XCTAssertTrue(swapped.removedRegions.isEmpty)
@@ -319,7 +319,7 @@ final class PlannerTests: XCTestCase {
         // lock still maps it to its row. The lock should win: "old" updates its row, "copy" is created.
         let copy = Self.region("copy", Self.berlin)
         let moved = Self.region("old", Self.berlinEast)
-        let plan = try Planner.plan(Self.input([copy, moved], lockedRows: lock), store: store)
+        let plan = try Planner.plan(Self.input([copy, moved], rowsInLockFile: lock), store: store)
         XCTAssertNotEqual(plan.regions.first?.rowID, row, "an unlocked region with an equal definition never claims a locked row")
         XCTAssertEqual(plan.regions.map(\.rowID), [nil, row])
         XCTAssertEqual(plan.regions.map(\.action), [.create, .update])
@@ -329,7 +329,7 @@ final class PlannerTests: XCTestCase {
         let store = InMemoryStore()
         let region = Self.region("berlin")
         let lock = try Self.apply(try Planner.plan(Self.input([region]), store: store), to: store)
-        let plan = try Planner.plan(Self.input([region], lockedRows: ["berlin/demo": 99]), store: store)
+        let plan = try Planner.plan(Self.input([region], rowsInLockFile: ["berlin/demo": 99]), store: store)
         XCTAssertEqual(plan.regions.first?.rowID, lock["berlin/demo"])
         XCTAssertTrue(plan.removedRegions.isEmpty)
     }
@@ -411,11 +411,11 @@ final class PlannerTests: XCTestCase {
         let region = Self.region("berlin", zooms: 0...8)
         let lock = try Self.apply(try Planner.plan(Self.input([region]), store: store), to: store)
         // maxBytes caps what the store holds (the bundle size), not only what is left to download.
-        XCTAssertThrowsError(try Planner.plan(Self.input([region], limits: Limits(maxBytes: 1), lockedRows: lock), store: store)) {
+        XCTAssertThrowsError(try Planner.plan(Self.input([region], limits: Limits(maxBytes: 1), rowsInLockFile: lock), store: store)) {
             guard case PlanError.limitExceeded(let message)? = $0 as? PlanError else { return XCTFail("\($0)") }
             XCTAssertTrue(message.contains("limits.maxBytes = 1"), message)
         }
-        let roomy = try Planner.plan(Self.input([region], limits: Limits(maxBytes: 1 << 40), lockedRows: lock), store: store)
+        let roomy = try Planner.plan(Self.input([region], limits: Limits(maxBytes: 1 << 40), rowsInLockFile: lock), store: store)
         XCTAssertEqual(roomy.bytesToDownload, 0)
     }
 
@@ -478,7 +478,7 @@ final class PlannerTests: XCTestCase {
         let expected = Set((1...8).flatMap { z in Self.cover(Self.berlin, z).map { TileID(z: z, x: $0.x, y: $0.tmsY) } })
         XCTAssertEqual(Set(store.linkedTileKeys(region: rowID).map(\.tile)), expected)
 
-        let plan = try Planner.plan(Self.input([region], lockedRows: lock, pack: pack), store: store)
+        let plan = try Planner.plan(Self.input([region], rowsInLockFile: lock, pack: pack), store: store)
         let row = try XCTUnwrap(plan.regions.first)
         XCTAssertEqual(row.totals, ChangeCounts(keep: TileCover.count(.bbox(Self.berlin), zooms: 1...8)))
         XCTAssertEqual(plan.tilesToDownload, 0)
@@ -490,7 +490,7 @@ final class PlannerTests: XCTestCase {
         let xyz = Self.resolvedPack(sources: [TileSource(template: Self.template)])
         let lock = try Self.apply(try Planner.plan(Self.input([region], pack: xyz), store: store), to: store)
         let tms = Self.resolvedPack(sources: [TileSource(template: Self.template, scheme: .tms)])
-        let plan = try Planner.plan(Self.input([region], lockedRows: lock, pack: tms), store: store)
+        let plan = try Planner.plan(Self.input([region], rowsInLockFile: lock, pack: tms), store: store)
         let count = TileCover.count(.bbox(Self.berlin), zoom: 4)
         XCTAssertEqual(plan.regions.first?.totals, ChangeCounts(add: count, remove: count))
         XCTAssertEqual(plan.tilesToDownload, count)
@@ -503,7 +503,7 @@ final class PlannerTests: XCTestCase {
         let region = Self.region("berlin", zooms: 0...5)
         let lock = try Self.apply(try Planner.plan(Self.input([region], pack: Self.resolvedPack(sources: [source])),
                                                    store: store), to: store)
-        let plan = try Planner.plan(Self.input([region], lockedRows: lock,
+        let plan = try Planner.plan(Self.input([region], rowsInLockFile: lock,
                                                pack: Self.resolvedPack(sources: [source], pixelRatio: 2)), store: store)
         let count = TileCover.count(.bbox(Self.berlin), zooms: 0...5)
         let row = try XCTUnwrap(plan.regions.first)

@@ -58,7 +58,7 @@ final class ReadOnlyInventoryTests: XCTestCase {
         // Next job: "east" dropped, "west" narrowed to 0...5 and a new region added.
         let next = PlannerTests.input([PlannerTests.region("west", PlannerTests.berlin, zooms: 0...5),
                                        PlannerTests.region("north", PlannerTests.berlin, zooms: 6...6)],
-                                      lockedRows: lock)
+                                      rowsInLockFile: lock)
         let writesBefore = store.writeCount
         let inventory = ReadOnlyInventory(store)
         let throughInventory = try Planner.plan(next, store: inventory)

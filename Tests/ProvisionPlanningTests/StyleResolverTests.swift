@@ -191,7 +191,7 @@ final class StyleResolverTests: XCTestCase {
         ]
         for c in cases {
             XCTAssertThrowsError(try resolve(c.style), c.name) { error in
-                guard let e = error as? PlanningError else { return XCTFail("\(c.name): \(error)") }
+                guard let e = error as? DocumentProblem else { return XCTFail("\(c.name): \(error)") }
                 XCTAssertEqual(e.pointer, c.pointer, c.name)
                 XCTAssertEqual(e.document, self.styleURL, c.name)
                 XCTAssertTrue(e.message.contains(c.says), "\(c.name): \(e.message)")

@@ -229,7 +229,7 @@ final class TileSourceTests: XCTestCase {
         for (json, pointer, words) in cases {
             XCTAssertThrowsError(try TileSource.from(tileJSON: json, sourceURL: "https://t/a.json", type: .vector,
                                                      tileSize: 512)) { error in
-                let e = error as? PlanningError
+                let e = error as? DocumentProblem
                 XCTAssertEqual(e?.pointer, pointer, "\(json)")
                 XCTAssertEqual(e?.document, "https://t/a.json")
                 XCTAssertTrue(e?.message.contains(words) == true, "\(json): \(e?.message ?? "\(error)")")
@@ -241,7 +241,7 @@ final class TileSourceTests: XCTestCase {
         // Inline sources in a style resolve nothing: a relative template is refused there.
         XCTAssertThrowsError(try TileSource.from(inlineSource: ["tiles": ["{z}/{x}/{y}.pbf"]], styleURL: "https://t/s.json",
                                                  pointer: "/sources/v", type: .vector, tileSize: 512)) { error in
-            XCTAssertEqual((error as? PlanningError)?.pointer, "/sources/v/tiles/0")
+            XCTAssertEqual((error as? DocumentProblem)?.pointer, "/sources/v/tiles/0")
         }
     }
 

@@ -4,7 +4,7 @@ import ProvisionModel
 import TileMath
 import XCTest
 
-/// The hashing thread of the canonical writer gives the digests hashing on the caller's thread
+/// The hashing thread of the next-store writer gives the digests hashing on the caller's thread
 /// gives, over more rows than one batch and more than the batches allowed to wait, and a stage
 /// that is cancelled neither blocks nor yields a digest.
 final class HashingStageTests: XCTestCase {

@@ -49,7 +49,7 @@ final class ShardReplayTests: XCTestCase {
     @discardableResult
     private func writeStore(_ directory: URL, tiles: Range<Int>) throws -> ContentDigest {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let writer = try CanonicalStoreWriter(url: StorePath(url: directory).databaseURL, epoch: Self.epoch)
+        let writer = try NextStoreWriter(url: StorePath(url: directory).databaseURL, epoch: Self.epoch)
         let regionIDs = try Self.regions.map { try writer.addRegion(definition: $0.definition, description: $0.description) }
         let resourceIDs = try resources().map { try writer.addResource($0) }
         try writer.commit()
@@ -176,7 +176,7 @@ final class ShardReplayTests: XCTestCase {
                 shards.append(StorePath(url: shard))
             }
             let out = dir.appendingPathComponent("merged\(number).db")
-            let writer = try CanonicalStoreWriter(url: out, epoch: Self.epoch)
+            let writer = try NextStoreWriter(url: out, epoch: Self.epoch)
             let replay = ShardReplay(shards: shards, tileCounts: zip(bounds, bounds.dropFirst()).map { $1 - $0 })
             var told: [Int] = []
             try replay.run(into: writer) { told.append($0) }
@@ -200,7 +200,7 @@ final class ShardReplayTests: XCTestCase {
         }
         func write(_ url: URL, _ tiles: Range<Int>) throws -> ContentDigest {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            let writer = try CanonicalStoreWriter(url: StorePath(url: url).databaseURL, epoch: Self.epoch)
+            let writer = try NextStoreWriter(url: StorePath(url: url).databaseURL, epoch: Self.epoch)
             let region = try writer.addRegion(definition: Self.regions[0].definition, description: nil)
             var linked: [Int64] = []
             for index in tiles {
@@ -224,7 +224,7 @@ final class ShardReplayTests: XCTestCase {
                 shards.append(StorePath(url: shard))
             }
             let out = dir.appendingPathComponent("merged-\(cuts[0]).db")
-            let writer = try CanonicalStoreWriter(url: out, epoch: Self.epoch)
+            let writer = try NextStoreWriter(url: out, epoch: Self.epoch)
             try ShardReplay(shards: shards, tileCounts: zip(bounds, bounds.dropFirst()).map { $1 - $0 }).run(into: writer)
             let digest = try writer.finish()
             XCTAssertEqual(digest, wholeDigest, "cuts \(cuts)")
@@ -241,7 +241,7 @@ final class ShardReplayTests: XCTestCase {
         let first = dir.appendingPathComponent("first"), second = dir.appendingPathComponent("second")
         try writeStore(first, tiles: 0..<10)
         try writeStore(second, tiles: 10..<20)
-        let writer = try CanonicalStoreWriter(url: dir.appendingPathComponent("out.db"), epoch: Self.epoch)
+        let writer = try NextStoreWriter(url: dir.appendingPathComponent("out.db"), epoch: Self.epoch)
         defer { writer.abandon() }
         let replay = ShardReplay(shards: [StorePath(url: first), StorePath(url: second)], tileCounts: [10, 11])
         XCTAssertThrowsError(try replay.run(into: writer)) { error in
@@ -267,7 +267,7 @@ final class ShardReplayTests: XCTestCase {
             let db = try SQLiteDatabase(path: StorePath(url: second).databaseURL.path)
             try db.exec(damage)
             try db.close()
-            let writer = try CanonicalStoreWriter(url: dir.appendingPathComponent("\(number)-out.db"), epoch: Self.epoch)
+            let writer = try NextStoreWriter(url: dir.appendingPathComponent("\(number)-out.db"), epoch: Self.epoch)
             defer { writer.abandon() }
             let replay = ShardReplay(shards: [StorePath(url: first), StorePath(url: second)], tileCounts: [10, 10])
             XCTAssertThrowsError(try replay.run(into: writer)) { error in

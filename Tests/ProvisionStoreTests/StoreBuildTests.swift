@@ -3,7 +3,7 @@ import ProvisionModel
 import ProvisionStore
 import XCTest
 
-/// One apply's hold on a store: the lock, recovery, the canonical file and the build time.
+/// One apply's hold on a store: the lock, recovery, the next file and the build time.
 final class StoreBuildTests: XCTestCase {
     private var root: URL!
 
@@ -29,11 +29,11 @@ final class StoreBuildTests: XCTestCase {
     func testFinishRenamesTheCanonicalFileOverTheDatabaseAndWritesTheLockOnce() throws {
         let build = try StoreBuild(locking: path)
         _ = try build.openStaging(epoch: 5)
-        let writer = try build.beginCanonical(epoch: 5)
+        let writer = try build.beginNextStore(epoch: 5)
         XCTAssertTrue(FileManager.default.fileExists(atPath: path.partialBuildURL.path))
         _ = try writer.addRegion(definition: Data(#"{"a":1}"#.utf8), description: nil)
         let content = try build.finish(epoch: 5, unchanged: nil)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path.partialBuildURL.path), "the canonical file was renamed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path.partialBuildURL.path), "the next file was renamed")
         XCTAssertTrue(path.hasDatabase)
         XCTAssertEqual(content.tileCount, 0)
 
@@ -50,7 +50,7 @@ final class StoreBuildTests: XCTestCase {
     func testAbandonRemovesTheCanonicalFile() throws {
         let build = try StoreBuild(locking: path)
         _ = try build.openStaging(epoch: 5)
-        _ = try build.beginCanonical(epoch: 5)
+        _ = try build.beginNextStore(epoch: 5)
         build.abandon()
         XCTAssertFalse(FileManager.default.fileExists(atPath: path.partialBuildURL.path))
         XCTAssertEqual(try build.recover(), 0, "nothing is left to take back")

@@ -12,7 +12,7 @@ final class StoreDamageTests: XCTestCase {
 
     /// 2,500 tiles at z14 and 10 at z13: one chunk of 10, 39 of 64 and one of 4.
     private func build(at url: URL) throws -> ContentDigest {
-        let writer = try CanonicalStoreWriter(url: url, epoch: 1_700_000_000)
+        let writer = try NextStoreWriter(url: url, epoch: 1_700_000_000)
         _ = try writer.addRegion(definition: Data(#"{"bounds":[0,0,1,1]}"#.utf8), description: nil)
         for (z, count) in [(13, 10), (14, 2_500)] {
             for i in 0..<count {

@@ -5,13 +5,13 @@ import ProvisionTestSupport
 import XCTest
 @testable import ProvisionStore
 
-final class StoreLockTests: XCTestCase {
+final class ApplyLeaseTests: XCTestCase {
     private let started = Date(timeIntervalSince1970: 1_700_000_000)
 
     func testOneHolderAtATimeInOneProcessAndTheFileIsGoneAfterRelease() throws {
         let dir = try makeTemporaryDirectory(self)
         let store = try StoreDirectory(url: dir)
-        let first = try StoreLock.acquire(directory: dir, startedAt: started)
+        let first = try ApplyLease.acquire(directory: dir, startedAt: started)
         XCTAssertTrue(first.isHeld)
         XCTAssertNil(first.previousHolder)
         XCTAssertEqual(first.url, store.lockOwnerURL)
@@ -19,12 +19,12 @@ final class StoreLockTests: XCTestCase {
         XCTAssertEqual(first.holder.startedAt, "2023-11-14T22:13:20Z")
         XCTAssertFalse(first.holder.host.isEmpty)
         // The owner file names the holder.
-        let recorded = try XCTUnwrap(StoreLock.recordedHolder(directory: dir))
+        let recorded = try XCTUnwrap(ApplyLease.recordedHolder(directory: dir))
         XCTAssertEqual(recorded, first.holder)
         XCTAssertEqual(try store.listUnexpectedFiles(), [".provision.lock-owner"])
 
         // A second lock (a separate open file description) conflicts and names the holder.
-        XCTAssertThrowsError(try StoreLock.acquire(directory: dir)) { error in
+        XCTAssertThrowsError(try ApplyLease.acquire(directory: dir)) { error in
             guard let error = error as? StoreError else { return XCTFail("\(error)") }
             XCTAssertEqual(error.code, .locked)
             XCTAssertTrue(error.message.contains("pid \(getpid())"), error.message)
@@ -33,7 +33,7 @@ final class StoreLockTests: XCTestCase {
             XCTAssertTrue(error.message.contains(dir.path), error.message)
         }
         // The failed attempt did not disturb the holder's record.
-        XCTAssertEqual(StoreLock.recordedHolder(directory: dir), first.holder)
+        XCTAssertEqual(ApplyLease.recordedHolder(directory: dir), first.holder)
 
         first.release()
         XCTAssertFalse(first.isHeld)
@@ -41,39 +41,39 @@ final class StoreLockTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: store.lockOwnerURL.path))
         XCTAssertEqual(try store.listUnexpectedFiles(), [])
 
-        let second = try StoreLock.acquire(directory: dir)
+        let second = try ApplyLease.acquire(directory: dir)
         XCTAssertNil(second.previousHolder, "a released lock leaves nothing behind")
         second.release()
     }
 
     func testDroppingTheLockReleasesIt() throws {
         let dir = try makeTemporaryDirectory(self)
-        do { _ = try StoreLock.acquire(directory: dir) }
-        let again = try StoreLock.acquire(directory: dir)
+        do { _ = try ApplyLease.acquire(directory: dir) }
+        let again = try ApplyLease.acquire(directory: dir)
         XCTAssertTrue(again.isHeld)
         again.release()
     }
 
     func testAStaleFileWithNoLockIsTakenOverAndItsHolderReported() throws {
         let dir = try makeTemporaryDirectory(self)
-        let stale = StoreLock.Holder(pid: 999_999, host: "gone.example", startedAt: "2020-01-01T00:00:00Z")
-        try Data(stale.json.serialized(.canonical).utf8).write(to: dir.appendingPathComponent(StoreLock.fileName))
-        let lock = try StoreLock.acquire(directory: dir)
+        let stale = ApplyLease.Holder(pid: 999_999, host: "gone.example", startedAt: "2020-01-01T00:00:00Z")
+        try Data(stale.json.serialized(.canonical).utf8).write(to: dir.appendingPathComponent(ApplyLease.fileName))
+        let lock = try ApplyLease.acquire(directory: dir)
         XCTAssertEqual(lock.previousHolder, stale)
-        XCTAssertEqual(StoreLock.recordedHolder(directory: dir), lock.holder, "record rewritten, not appended to")
+        XCTAssertEqual(ApplyLease.recordedHolder(directory: dir), lock.holder, "record rewritten, not appended to")
         lock.release()
         // Garbage in a stale file is taken over too (no previous holder to report).
         try Data("not json at all, and longer than the new record is going to be".utf8)
-            .write(to: dir.appendingPathComponent(StoreLock.fileName))
-        let other = try StoreLock.acquire(directory: dir)
+            .write(to: dir.appendingPathComponent(ApplyLease.fileName))
+        let other = try ApplyLease.acquire(directory: dir)
         XCTAssertNil(other.previousHolder)
-        XCTAssertEqual(StoreLock.recordedHolder(directory: dir), other.holder)
+        XCTAssertEqual(ApplyLease.recordedHolder(directory: dir), other.holder)
         other.release()
     }
 
     func testAMissingDirectoryIsAnIOError() throws {
         let dir = try makeTemporaryDirectory(self).appendingPathComponent("missing")
-        XCTAssertThrowsError(try StoreLock.acquire(directory: dir)) { XCTAssertEqual(($0 as? StoreError)?.code, .io) }
+        XCTAssertThrowsError(try ApplyLease.acquire(directory: dir)) { XCTAssertEqual(($0 as? StoreError)?.code, .io) }
     }
 
     /// A child process holds the lock; once it is killed with SIGKILL the kernel releases it
@@ -91,7 +91,7 @@ final class StoreLockTests: XCTestCase {
             """
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        child.arguments = ["python3", "-c", script, dir.appendingPathComponent(StoreLock.fileName).path]
+        child.arguments = ["python3", "-c", script, dir.appendingPathComponent(ApplyLease.fileName).path]
         let out = Pipe()
         child.standardOutput = out
         try child.run()
@@ -109,7 +109,7 @@ final class StoreLockTests: XCTestCase {
         let childPID = try XCTUnwrap(words.last.flatMap { Int32($0) }, "child said: \(line)")
         addTeardownBlock { kill(childPID, SIGKILL) }
 
-        XCTAssertThrowsError(try StoreLock.acquire(directory: dir)) { error in
+        XCTAssertThrowsError(try ApplyLease.acquire(directory: dir)) { error in
             XCTAssertEqual((error as? StoreError)?.code, .locked)
             let message = (error as? StoreError)?.message ?? ""
             XCTAssertTrue(message.contains("pid \(childPID) on host child.example, started 2024-02-03T04:05:06Z"),
@@ -118,9 +118,9 @@ final class StoreLockTests: XCTestCase {
         XCTAssertEqual(kill(childPID, SIGKILL), 0)
         child.waitUntilExit()
 
-        let lock = try StoreLock.acquire(directory: dir)
+        let lock = try ApplyLease.acquire(directory: dir)
         XCTAssertEqual(lock.previousHolder,
-                       StoreLock.Holder(pid: childPID, host: "child.example", startedAt: "2024-02-03T04:05:06Z"))
+                       ApplyLease.Holder(pid: childPID, host: "child.example", startedAt: "2024-02-03T04:05:06Z"))
         lock.release()
     }
 
@@ -131,7 +131,7 @@ final class StoreLockTests: XCTestCase {
             throw MissingTool(flockTool, package: "util-linux")
         }
         let dir = try makeTemporaryDirectory(self)
-        let lockPath = dir.appendingPathComponent(StoreLock.fileName).path
+        let lockPath = dir.appendingPathComponent(ApplyLease.fileName).path
         func runFlock() throws -> Int32 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: flockTool)
@@ -140,7 +140,7 @@ final class StoreLockTests: XCTestCase {
             process.waitUntilExit()
             return process.terminationStatus
         }
-        let lock = try StoreLock.acquire(directory: dir)
+        let lock = try ApplyLease.acquire(directory: dir)
         XCTAssertEqual(try runFlock(), 9, "flock(1) must find the file locked")
         lock.release()
         XCTAssertEqual(try runFlock(), 0, "and free once released")

@@ -8,11 +8,11 @@ import ProvisionModel
 /// SIGKILL), so the lock itself is the truth and a file left by a killed process is simply
 /// taken over. The JSON in the file (pid, host, start time) only names the holder in the
 /// message another process gets. Locks on separate open file descriptions conflict, so two
-/// `StoreLock`s in one process exclude each other too. The descriptor is close-on-exec, so
+/// `ApplyLease`s in one process exclude each other too. The descriptor is close-on-exec, so
 /// child processes never inherit the lock.
 ///
 /// Not for network file systems, where `flock` may be local to one machine.
-public final class StoreLock {
+public final class ApplyLease {
     /// Who holds (or held) a store lock, as written in the owner file.
     public struct Holder: Equatable, Sendable, CustomStringConvertible {
         /// The holder's process id.
@@ -75,9 +75,9 @@ public final class StoreLock {
 
     /// Takes the store's writer lock without waiting.
     ///
-    /// Throws `.locked` naming the holder when another process (or another `StoreLock`) holds
+    /// Throws `.locked` naming the holder when another process (or another `ApplyLease`) holds
     /// it, `.io` or `.diskFull` when the owner file cannot be created or written.
-    public static func acquire(directory: URL, startedAt: Date = Date()) throws -> StoreLock {
+    public static func acquire(directory: URL, startedAt: Date = Date()) throws -> ApplyLease {
         let url = directory.appendingPathComponent(fileName)
         let path = url.path
         // Retry when the file we locked was unlinked by a releasing holder in between.
@@ -107,7 +107,7 @@ public final class StoreLock {
                 _ = closeFD(fd)
                 throw error
             }
-            return StoreLock(url: url, holder: holder, previousHolder: previous, descriptor: fd)
+            return ApplyLease(url: url, holder: holder, previousHolder: previous, descriptor: fd)
         }
         throw StoreError(.io, "the store lock file keeps being replaced while locking it", path: path)
     }

@@ -6,7 +6,7 @@ import ProvisionModel
 /// Planning errors are input problems: they say which document, the JSON pointer of the
 /// offending value (`/sources/streets/tiles/0`) and what was expected, so that the CLI can turn
 /// them into a `Diagnostic` without knowing how the document was read.
-public struct PlanningError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct DocumentProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// The canonical URL of the document the problem is in (the style URL, a TileJSON URL).
     public var document: String
     /// The JSON pointer of the offending value; empty for the whole document.

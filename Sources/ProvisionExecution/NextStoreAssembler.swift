@@ -3,26 +3,26 @@ import ProvisionFoundation
 import ProvisionModel
 import TileMath
 
-/// Assembles the canonical file of an apply while its tiles download: walks every tile the
+/// Assembles the next file of an apply while its tiles download: walks every tile the
 /// regions want in key order and hands each to the builder once, from memory when it was just
 /// downloaded, else from the staging store (kept from before, or downloaded earlier and spilled).
 ///
-/// Why: the canonical file (row ids and pages in key order, so every history gives the same
+/// Why: the next file (row ids and pages in key order, so every history gives the same
 /// bytes) used to be a copy of the finished staging file, which wrote and read every byte of the
 /// store twice more after the downloads. Downloads are requested in key order and finish nearly
-/// in that order, so most go straight into the canonical file.
+/// in that order, so most go straight into the next file.
 ///
 /// Kill safety: the builder commits once the oldest row it has not committed is `spillSeconds`
 /// old (by the clock of `Limits`; batches come at least that often, empty when the writer is
 /// idle), and a body that cannot be written yet (a tile before it is still downloading) is kept
 /// in memory at most `spillSeconds`, or until `spillBytes` are waiting, and is then written to
 /// the staging store. So a finished download is committed to one of the two files within about
-/// that time; `ProvisionStore` takes a killed apply's canonical file back into the store
+/// that time; `ProvisionStore` takes a killed apply's next file back into the store
 /// (`takeInPartialBuild`), and the next apply finds every committed tile stored.
 ///
 /// Not thread-safe: `receive` and `finish` run on the writer thread; `failures` may be
 /// noted from any thread.
-final class CanonicalAssembler {
+final class NextStoreAssembler {
     /// How long and how much finished downloads may wait in memory before they are spilled.
     struct Limits {
         var spillSeconds: Double = 0.1
@@ -56,11 +56,11 @@ final class CanonicalAssembler {
         var tile: TileID
         var key: TileKey
         var isDownload: Bool
-        /// The tile's ordinal in the canonical order of all the plan's tiles.
+        /// The tile's ordinal in the key order of all the plan's tiles.
         var ordinal = 0
     }
 
-    private let builder: CanonicalStoreBuilder
+    private let builder: NextStoreBuilder
     private let staging: StagingStore
     private let plan: Plan
     private let groups: [TileGroup]
@@ -120,13 +120,13 @@ final class CanonicalAssembler {
     /// and journals them, which at a batch per few hundred tiles doubled the file writes.
     private var uncommittedSince: UInt64?
 
-    /// An assembler of `groups` (in canonical order), of which the tiles at the positions in
+    /// An assembler of `groups` (in key order), of which the tiles at the positions in
     /// `downloads` (per group, in its ascending order) are being downloaded; with `shard`, only the tiles whose canonical
     /// ordinals fall in it are written, and a region is complete when it has all of those.
     ///
     /// `groupCounts`, each group's distinct tile count when the caller knows it, lets a shard's
     /// walk pass over the groups outside its range without stepping through their tiles.
-    init(builder: CanonicalStoreBuilder, staging: StagingStore, plan: Plan, groups: [TileGroup], downloads: [TileBits],
+    init(builder: NextStoreBuilder, staging: StagingStore, plan: Plan, groups: [TileGroup], downloads: [TileBits],
          limits: Limits = Limits(), shard: Range<Int>? = nil, groupCounts: [Int]? = nil) {
         self.shard = shard
         self.groupCounts = groupCounts
@@ -141,9 +141,9 @@ final class CanonicalAssembler {
         linkedCounts = Array(repeating: [:], count: plan.regions.count)
     }
 
-    /// The groups of a plan in canonical key order: template (bytes), pixel ratio, zoom.
-    static func canonicalOrder(_ groups: [TileGroup]) -> [TileGroup] {
-        Plan.canonicalOrder(groups)
+    /// The groups of a plan in key order: template (bytes), pixel ratio, zoom.
+    static func keyOrder(_ groups: [TileGroup]) -> [TileGroup] {
+        Plan.keyOrder(groups)
     }
 
     /// Writes the region rows (ids in plan order) and the stored resources they want.
@@ -415,7 +415,7 @@ final class CanonicalAssembler {
 
 /// Keys of downloads that failed, handed from the downloading thread to the writer thread.
 struct FailureInbox: Sendable {
-    private let keys = Locked<[TileKey]>([])
+    private let keys = Mutex<[TileKey]>([])
 
     /// Notes a download that failed for good (any thread).
     func note(_ request: FetchRequest) {

@@ -3,7 +3,7 @@ import ProvisionFoundation
 import ProvisionModel
 import TileMath
 
-/// Copying the tile rows and tile links of another canonical file (a shard's) in SQL.
+/// Copying the tile rows and tile links of another next file (a shard's) in SQL.
 ///
 /// Why: a merge writes every tile of the job once more; handed over one at a time from Swift,
 /// each row was read into memory, bound and copied by SQLite again, and the merge took longer
@@ -19,7 +19,7 @@ import TileMath
 /// lies at the start of its page's cells, and it only grows: each larger record takes the place
 /// of the last and the bytes before it, so its page ends up the same after one statement as after
 /// a million (`ShardReplayTests` crosses the ids where it grows, 127 and 32,767).
-extension CanonicalStoreWriter {
+extension NextStoreWriter {
     private static let copyTiles = """
         INSERT INTO main.tiles (id, url_template, pixel_ratio, z, x, y, expires, modified, etag, data, compressed,
                                 accessed, must_revalidate)
@@ -37,7 +37,7 @@ extension CanonicalStoreWriter {
         SELECT ?1, tile_id + ?2 FROM shard.region_tiles WHERE region_id = ?3 ORDER BY tile_id
         """
 
-    /// Appends the `count` tile rows of the canonical file at `source` (ids 1…`count`, which the
+    /// Appends the `count` tile rows of the next file at `source` (ids 1…`count`, which the
     /// caller checked) with the next ids, as `addTile` would add them one by one, and adds them
     /// to the digest. Returns the id of the first (the next id when `count` is 0).
     @discardableResult
@@ -68,7 +68,7 @@ extension CanonicalStoreWriter {
         return first
     }
 
-    /// Links to region `region` every tile the canonical file at `source` links to its region
+    /// Links to region `region` every tile the next file at `source` links to its region
     /// `sourceRegion`, by tile id ascending, the ids moved on by `offset`; returns a linked id
     /// outside 1…`tileCount` instead, linking nothing, when there is one.
     func appendTileLinks(of source: URL, region sourceRegion: Int64, toRegion region: Int64, offset: Int64,
@@ -110,7 +110,7 @@ extension CanonicalStoreWriter {
     }
 }
 
-/// Hashes the tile rows of a canonical file, by id, into a `ContentHasher` on a thread of its own.
+/// Hashes the tile rows of a next file, by id, into a `ContentHasher` on a thread of its own.
 private final class TileHashing: Sendable {
     struct Hashed: Sendable {
         var hasher: ContentHasher
@@ -118,8 +118,8 @@ private final class TileHashing: Sendable {
         var bytes: Int64
     }
 
-    private let outcome = Locked<Result<Hashed, any Error>?>(nil)
-    private let cancelled = Locked(false)
+    private let outcome = Mutex<Result<Hashed, any Error>?>(nil)
+    private let cancelled = Mutex(false)
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts hashing the rows of `source` after those `hasher` holds.
@@ -142,7 +142,7 @@ private final class TileHashing: Sendable {
                                       tile: TileID(z: Int(rows.int64(2)), x: Int(rows.int64(3)), y: Int(rows.int64(4))))
                     let compressed = rows.int64(6) != 0
                     try rows.withBytes(5) { bytes in
-                        CanonicalStoreWriter.tileKeyLine(key, compressed: compressed, count: bytes.count, into: &line)
+                        NextStoreWriter.tileKeyLine(key, compressed: compressed, count: bytes.count, into: &line)
                         try line.withUnsafeBytes { try hashed.hasher.add(.tile(key), $0, bytes) }
                         hashed.bytes += Int64(bytes.count)
                     }

@@ -2,8 +2,8 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 
-/// Writes a store's canonical file (`offline.db.canonical` beside the store) through the calls
-/// of `CanonicalStoreBuilder`, hashing the content as it goes, and leaves it ready to be renamed
+/// Writes a store's next file (`offline.db.canonical` beside the store) through the calls
+/// of `NextStoreBuilder`, hashing the content as it goes, and leaves it ready to be renamed
 /// over the store.
 ///
 /// Why a builder and not a copy of the finished staging file: an apply hands it each tile once,
@@ -14,7 +14,7 @@ import ProvisionModel
 /// id order, so SQLite allocates the same pages in the same order whatever the transaction
 /// boundaries; the two header fields that count transactions (the change counter and the
 /// version-valid-for number) are set to 1 when the file is finished.
-public final class CanonicalStoreWriter: CanonicalStoreBuilder {
+public final class NextStoreWriter: NextStoreBuilder {
     /// The page size of the files this writes, fixed so that no SQLite build's default changes
     /// the bytes. Why 4 KiB, SQLite's and MapLibre's usual size: tiles are 2–60 KB blobs, and
     /// larger pages leave more of each page empty. Measured on the 20,460-tile benchmark
@@ -42,10 +42,10 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         self.url = url
         OfflineDatabase.removeFiles(at: url)
         do {
-            database = try OfflineDatabase(url: url, epoch: epoch, options: .init(pageSize: CanonicalStoreWriter.pageSize))
+            database = try OfflineDatabase(url: url, epoch: epoch, options: .init(pageSize: NextStoreWriter.pageSize))
             hashing = HashingStage(hasher: try ContentHasher())
-            tileInsert = try database.db.prepare(CanonicalStoreWriter.insertTile)
-            tileLink = try database.db.prepare(CanonicalStoreWriter.linkTileRun)
+            tileInsert = try database.db.prepare(NextStoreWriter.insertTile)
+            tileLink = try database.db.prepare(NextStoreWriter.linkTileRun)
             writeback = BackgroundWriteback(path: url.path)
             // Atomic if the process is killed (rollback journal); the file is fsynced once, when finished.
             try database.db.exec("PRAGMA synchronous = OFF")
@@ -83,14 +83,14 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
 
     public func addRegion(definition: Data, description: Data?) throws -> Int64 {
         let id = nextRegion
-        try database.db.run(CanonicalStoreWriter.insertRegion, [.int(id), .textBytes(definition), description.map { .blob($0) } ?? .null])
+        try database.db.run(NextStoreWriter.insertRegion, [.int(id), .textBytes(definition), description.map { .blob($0) } ?? .null])
         nextRegion += 1
         return id
     }
 
     public func addResource(_ row: StoredResourceRow) throws -> Int64 {
         let id = nextResource
-        try database.db.run(CanonicalStoreWriter.insertResource,
+        try database.db.run(NextStoreWriter.insertResource,
                             [.int(id), .text(row.url), .int(row.kind)] + values(row.content))
         content.resourceCount += 1
         try hash(.resource(url: row.url), "R \(row.url) \(row.kind)", row.content)
@@ -224,7 +224,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         try database.db.exec("COMMIT")
         try database.finish()
         writeback.wait()
-        try CanonicalStoreWriter.resetTransactionCounters(path: url.path)
+        try NextStoreWriter.resetTransactionCounters(path: url.path)
         var result = content
         var hasher = try hashing.finish()
         (result.digest, result.chunks) = try hasher.finish()
@@ -273,7 +273,7 @@ final class BackgroundWriteback: Sendable {
     private let queue = DispatchQueue(label: "provision.writeback")
     private let group = DispatchGroup()
     /// Whether a flush is running, and the content bytes committed when the last one started.
-    private let state = Locked((running: false, flushedAt: Int64(0)))
+    private let state = Mutex((running: false, flushedAt: Int64(0)))
 
     init(path: String, step: Int64 = 32 << 20) {
         self.path = path

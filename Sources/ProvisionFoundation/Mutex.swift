@@ -17,7 +17,7 @@ import Foundation
 /// one waits that costs nothing. `read` only looks, so it wakes no one: use it for reads that a
 /// busy thread makes often while another waits (a waiter woken for nothing costs two context
 /// switches).
-public final class Locked<Value>: @unchecked Sendable {
+public final class Mutex<Value>: @unchecked Sendable {
     private let condition = NSCondition()
     private var value: Value
     private var waiters = 0

@@ -9,7 +9,7 @@ import XCTest
 /// The applier writes the new file in key order while downloads finish in any order: whatever
 /// the order (and whether a finished tile waited long enough to be spilled to the staging store),
 /// the file has the same bytes, ids ascend in key order, and every region links its cover.
-final class CanonicalAssemblyTests: XCTestCase {
+final class NextStoreAssemblyTests: XCTestCase {
     // "a…" sorts before "b…": the TMS set comes first in key order though it starts a zoom later.
     private static let tms = PlannedTileSet(urlTemplate: "https://a.example.com/{z}/{x}/{y}.pbf", pixelRatio: 1, isTMS: true,
                                             zooms: 4...5)
@@ -59,7 +59,7 @@ final class CanonicalAssemblyTests: XCTestCase {
         let staging = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 1_700_000_000)
         defer { try? staging.close() }
         try staging.write(staged.map { FetchedItem(request: FetchRequest(url: "x", kind: .tile, tileKey: $0), body: Self.body($0)) })
-        let builder = try CanonicalStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
+        let builder = try NextStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
         let configuration = Downloader.Configuration(clock: fetcher.clock)
         let applier = Applier(store: staging, fetcher: fetcher, configuration: configuration)
         applier.observer = observer
@@ -148,7 +148,7 @@ final class CanonicalAssemblyTests: XCTestCase {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let staging = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 1_700_000_000)
             defer { try? staging.close() }
-            let writer = try CanonicalStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
+            let writer = try NextStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
             let builder = CountingBuilder(writer)
             let fetcher = ScramblingFetcher(seed: nil)
             let configuration = Downloader.Configuration(flushWindow: window, clock: fetcher.clock)
@@ -216,7 +216,7 @@ private final class ScramblingFetcher: Fetcher {
             guard let key = request.tileKey else {
                 return onResult(request, .success(FetchedBody(data: Data("resource".utf8))))
             }
-            onResult(request, failing.contains(key) ? .failure(.status(500)) : .success(CanonicalAssemblyTests.body(key)))
+            onResult(request, failing.contains(key) ? .failure(.status(500)) : .success(NextStoreAssemblyTests.body(key)))
         }
         rest.forEach(answer)
         if !held.isEmpty {
@@ -231,11 +231,11 @@ private final class ScramblingFetcher: Fetcher {
 }
 
 /// A builder that counts the commits asked of the writer it forwards to.
-private final class CountingBuilder: CanonicalStoreBuilder {
-    private let writer: CanonicalStoreWriter
+private final class CountingBuilder: NextStoreBuilder {
+    private let writer: NextStoreWriter
     private(set) var commits = 0
 
-    init(_ writer: CanonicalStoreWriter) { self.writer = writer }
+    init(_ writer: NextStoreWriter) { self.writer = writer }
 
     func addRegion(definition: Data, description: Data?) throws -> Int64 {
         try writer.addRegion(definition: definition, description: description)

@@ -5,9 +5,9 @@ import TileMath
 import XCTest
 @testable import ProvisionStore
 
-/// The canonical file: the same calls give the same bytes however the transactions fell, its
+/// The next file: the same calls give the same bytes however the transactions fell, its
 /// digest is the one `contentDigest()` reads back, and a killed build's rows are taken back.
-final class CanonicalStoreWriterTests: XCTestCase {
+final class NextStoreWriterTests: XCTestCase {
     private static let template = "https://t.example.com/{z}/{x}/{y}.pbf"
 
     private func tile(_ index: Int) -> (TileKey, FetchedBody) {
@@ -20,7 +20,7 @@ final class CanonicalStoreWriterTests: XCTestCase {
 
     /// Builds a file of 300 tiles, committing after every `commitEvery` tiles (never when nil).
     private func build(at url: URL, commitEvery: Int?) throws -> ContentDigest {
-        let writer = try CanonicalStoreWriter(url: url, epoch: 1_700_000_000)
+        let writer = try NextStoreWriter(url: url, epoch: 1_700_000_000)
         let region = try writer.addRegion(definition: Data(#"{"bounds":[0,0,1,1]}"#.utf8), description: Data("r".utf8))
         let style = try writer.addResource(StoredResourceRow(
             url: "https://s.example.com/style.json", kind: 1,
@@ -57,7 +57,7 @@ final class CanonicalStoreWriterTests: XCTestCase {
         var line: [UInt8] = []
         for (z, x, y, count) in [(0, 0, 0, 0), (22, 4_194_303, 1, 60_000), (1, -1, Int.max, Int.min + 1)] {
             let key = TileKey(urlTemplate: "mapbox://tiles/a.b/{z}/{x}/{y}.vector.pbf", pixelRatio: 2, tile: TileID(z: z, x: x, y: y))
-            CanonicalStoreWriter.tileKeyLine(key, compressed: count % 2 == 0, count: count, into: &line)
+            NextStoreWriter.tileKeyLine(key, compressed: count % 2 == 0, count: count, into: &line)
             XCTAssertEqual(String(decoding: line, as: UTF8.self),
                            "T \(key.urlTemplate) 2 \(z) \(x) \(y) \(count % 2 == 0 ? 1 : 0) \(count)\n")
         }
@@ -87,7 +87,7 @@ final class CanonicalStoreWriterTests: XCTestCase {
         try store.write([FetchedItem(request: FetchRequest(url: "u", kind: .tile, tileKey: tile(1).0, tile: tile(1).0.tile),
                                      body: FetchedBody(data: Data("kept".utf8)))])
 
-        let writer = try CanonicalStoreWriter(url: partialURL, epoch: 0)
+        let writer = try NextStoreWriter(url: partialURL, epoch: 0)
         for index in 0..<10 { _ = try writer.addTile(tile(index).0, body: tile(index).1) }
         try writer.commit()
         for index in 10..<20 { _ = try writer.addTile(tile(index).0, body: tile(index).1) }
