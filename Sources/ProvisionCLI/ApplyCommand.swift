@@ -8,8 +8,7 @@ import ProvisionStore
 /// `provision apply JOB|PLAN`: plans (or loads a saved plan), then brings the store to it.
 struct ApplyCommand {
     let arguments: ApplyArguments
-    let console: Console
-    let progress: ProgressReporter
+    let view: CommandView
     let context: RunContext
 
     func run() throws(ProvisionError) -> ExitCode {
@@ -18,10 +17,8 @@ struct ApplyCommand {
                                        repair: arguments.repair)
         request.outputs = arguments.report.map { [("--report", $0)] } ?? []
         request.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
-        let stops = StopSignals { [progress] number in
-            progress.event("stopping", JSONObject([("signal", .int(Int(number)))]),
-                           text: "\nStopping: finishing the downloads in flight and committing them (signal again to quit now)")
-        }
+        let progress = view.progress
+        let stops = StopSignals { number in progress.emit(.stopping(signal: number)) }
         var run = ApplyRun(request: request, context: context, progress: progress)
         run.shouldStop = { stops.isStopping }
         run.stopSignal = { stops.receivedSignal.map(StopSignals.name) }
@@ -34,7 +31,7 @@ struct ApplyCommand {
                 throw ProvisionError(.cannotWrite, "cannot write the report to \(path): \(describe(error))")
             }
         }
-        console.out(arguments.options.format == .json ? result.report.json.serialized(.prettySorted) + "\n" : result.report.text)
+        view.show { $0.apply(result.report) }
         let outcome = result.outcome
         if let number = stops.receivedSignal {
             // The stream ends with an error event like any other failure; the report says `stopped`.
@@ -68,7 +65,7 @@ struct ApplyCommand {
 
     /// Where the JSON report is: `--report`'s file, or stdout under `--json`; nil when none is written.
     private var reportPath: String? {
-        arguments.report ?? (arguments.options.format == .json ? "on stdout" : nil)
+        arguments.report ?? view.results.reportOnStdout
     }
 
     /// The stderr lines of a partial apply: which URLs failed and why (the first ten), so a CI

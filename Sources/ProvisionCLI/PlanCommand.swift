@@ -8,15 +8,14 @@ import ProvisionStore
 /// `provision plan JOB`: what apply would change. Writes nothing but `--out`, downloads no tile.
 struct PlanCommand {
     let arguments: PlanArguments
-    let console: Console
-    let progress: ProgressReporter
+    let view: CommandView
     let context: RunContext
 
     func run() throws(ProvisionError) -> ExitCode {
         if let out = arguments.out { try checkWritableOutput(out, flag: "--out") }
         try arguments.coverage.checkWritable()
         var run = PlanRun(job: arguments.job, store: arguments.store, refresh: arguments.refresh, repair: arguments.repair,
-                          context: context, progress: progress)
+                          context: context, progress: view.progress)
         run.outputs = (arguments.out.map { [("--out", $0)] } ?? []) + arguments.coverage.outputs
         run.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
         run.offline = arguments.offline
@@ -31,18 +30,15 @@ struct PlanCommand {
             } catch {
                 throw ProvisionError(.cannotWrite, "cannot write the plan to \(out): \(describe(error))")
             }
-            progress.event("plan-saved", JSONObject([("path", .string(out))]),
-                           text: "Saved the plan to \(out); run 'provision apply \(out)' to carry it out.")
+            view.progress.emit(.planSaved(path: out))
         }
-        try arguments.coverage.write(maps, progress: progress)
+        try arguments.coverage.write(maps, progress: view.progress)
         let document = session.document(plan)
-        switch arguments.options.format {
-        case .json: console.out(document.json.serialized(.prettySorted) + "\n")
-        case .markdown:
-            let file = arguments.coverage.html ?? arguments.coverage.svg
-            let line = maps.first.flatMap { map in file.map { CoverageRenderer.markdownLine(map, file: $0, url: arguments.htmlURL) } }
-            console.out(PlanRenderer.markdown(document, coverage: line))
-        case .text: console.out(PlanRenderer.text(document))
+        let file = arguments.coverage.html ?? arguments.coverage.svg
+        view.show { results in
+            results.plan(document) {
+                maps.first.flatMap { map in file.map { CoverageRenderer.markdownLine(map, file: $0, url: arguments.htmlURL) } }
+            }
         }
         return arguments.detailedExitCode && plan.hasChanges ? .changesPresent : .success
     }
