@@ -13,10 +13,7 @@ struct ApplyCommand {
 
     func run() throws(ProvisionError) -> ExitCode {
         if let path = arguments.report { try checkWritableOutput(path, flag: "--report") }
-        var request = ApplyRun.Request(job: arguments.job, store: arguments.store, refresh: arguments.refresh,
-                                       repair: arguments.repair)
-        request.outputs = arguments.report.map { [("--report", $0)] } ?? []
-        request.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
+        let request = try arguments.run.request(outputs: arguments.outputs, environment: context.environment)
         let progress = view.progress
         let stops = StopSignals { number in progress.emit(.stopping(signal: number)) }
         var run = ApplyRun(request: request, context: context, progress: progress)

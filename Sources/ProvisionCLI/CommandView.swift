@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionFoundation
 import ProvisionEngine
+import ProvisionExport
 import ProvisionModel
 import ProvisionReports
 

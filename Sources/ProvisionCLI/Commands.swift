@@ -1,3 +1,6 @@
+import ProvisionEngine
+import ProvisionExport
+
 /// The commands, declared once: the parser, `--help` and the README's option tables read these.
 public enum Commands {
     /// Every command, in the order the overview lists them.
@@ -8,33 +11,38 @@ public enum Commands {
         all.first { $0.name == name }
     }
 
-    static let storeOption = OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
-                                        help: "The store directory (default: the job's \"store\", else ./store); a path to its offline.db names it too.")
+    /// `--store` of plan and apply.
+    static let storeOption = Option<RunOptions>(OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+                                        help: "The store directory (default: the job's \"store\", else ./store); a path to its offline.db names it too."),
+                                                \.request.store)
 
+    /// `--shard` and `--shard-count` of plan and apply (`--shard-count` reads `--shard`, declared before it).
     static let shardOptions = [
-        OptionSpec(name: "--shard", value: .text(placeholder: "I/N|auto"),
+        Option<RunOptions>(OptionSpec(name: "--shard", value: .text(placeholder: "I/N|auto"),
                    help: "Only shard I of N (0 ≤ I < N): an equal share of the job's tiles, a contiguous range of the "
                        + "store's canonical order, into a partial store that 'provision merge' combines. auto reads I and "
                        + "N from the batch engine: JOB_COMPLETION_INDEX (Kubernetes Indexed Job; N from --shard-count or "
                        + "PROVISION_SHARD_COUNT), SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT, "
                        + "or CI_NODE_INDEX of CI_NODE_TOTAL (GitLab parallel, 1-based). Needs SOURCE_DATE_EPOCH, the same "
                        + "for every shard and the merge (a plan saved by 'plan --shard' carries it).", example: "auto"),
-        OptionSpec(name: "--shard-count", value: .text(placeholder: "N"),
+                           set: RunOptions.setShard),
+        Option(OptionSpec(name: "--shard-count", value: .text(placeholder: "N"),
                    help: "N for --shard auto where the engine does not say it (Kubernetes).", requires: ["--shard"], example: "4"),
+               set: RunOptions.setShardCount),
     ]
 
     /// `--html FILE`, `--svg FILE`, `--zoom Z`: the coverage picture of a plan or an audit.
-    static func coverageOptions(states: String) -> [OptionSpec] {
+    static func coverageOptions(states: String) -> [Option<CoverageArguments>] {
         [
-            OptionSpec(name: "--html", value: .text(placeholder: "FILE"),
+            Option(OptionSpec(name: "--html", value: .text(placeholder: "FILE"),
                        help: "Also write the coverage picture: one self-contained HTML page (inline SVG and CSS, nothing "
                            + "fetched, works from file://) with each region's outline and, per zoom, its tiles as cells: "
-                           + "\(states). docs/coverage.md documents its markup.", example: "coverage.html"),
-            OptionSpec(name: "--svg", value: .text(placeholder: "FILE"),
+                           + "\(states). docs/coverage.md documents its markup.", example: "coverage.html"), \.html),
+            Option(OptionSpec(name: "--svg", value: .text(placeholder: "FILE"),
                        help: "Also write the picture of one zoom (--zoom) as an SVG file.", requires: ["--zoom"],
-                       example: "coverage.svg"),
-            OptionSpec(name: "--zoom", value: .text(placeholder: "Z"), help: "The zoom --svg draws, 0–22.",
-                       requires: ["--svg"], example: "14"),
+                       example: "coverage.svg"), \.svg),
+            Option(OptionSpec(name: "--zoom", value: .text(placeholder: "Z"), help: "The zoom --svg draws, 0–22.",
+                       requires: ["--svg"], example: "14"), set: CoverageArguments.setZoom),
         ]
     }
 
@@ -47,7 +55,7 @@ public enum Commands {
         pointer of the offending value (/regions/2/zoom), what was expected and what was found.
         JOB may be - for standard input.
         """,
-        options: CommandSpec.common(),
+        options: Option<CommonOptions>.common().map { $0.within(\ValidateArguments.options) },
         exitCodes: [(.success, "every job is valid"), (.usage, "usage"), (.invalidJob, "a job is invalid"),
                     (.missingInput, "a job file cannot be read, or an origin archive or directory it names does not exist")])
 
@@ -62,31 +70,32 @@ public enum Commands {
         Writes nothing but --out. JOB may be - for standard input.
         """,
         options: [
-            storeOption,
-            OptionSpec(name: "--detailed-exitcode", value: .flag,
+            storeOption.within(\PlanArguments.run),
+            Option(OptionSpec(name: "--detailed-exitcode", value: .flag,
                        help: "Exit 0 when there are no changes and 2 when there are (a style or TileJSON that "
                            + "changed upstream is a change).",
-                       conflicts: ["--offline"]),
-            OptionSpec(name: "--refresh", value: .flag,
+                       conflicts: ["--offline"]), \.detailedExitCode),
+            Option(OptionSpec(name: "--refresh", value: .flag,
                        help: "Also count region content whose HTTP expiry has passed; it is a change that "
-                           + "'apply --refresh' revalidates. Damaged rows count as downloads, as with --repair."),
-            OptionSpec(name: "--repair", value: .flag,
+                           + "'apply --refresh' revalidates. Damaged rows count as downloads, as with --repair."), \.run.request.refresh),
+            Option(OptionSpec(name: "--repair", value: .flag,
                        help: "Also re-read every stored row: rows that do not inflate, are not their kind, or whose "
-                           + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again."),
-            OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
+                           + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again."), \.run.request.repair),
+            Option(OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
                        help: "Save the plan; 'provision apply FILE' carries out exactly that plan, and refuses "
                            + "(exit 1) if the job file or the store changed since.",
-                       conflicts: ["--offline"]),
-            OptionSpec(name: "--offline", value: .flag,
+                       conflicts: ["--offline"]), \.out),
+            Option(OptionSpec(name: "--offline", value: .flag,
                        help: "Plan from the store's copies of the styles and TileJSONs, fetching nothing: upstream drift "
                            + "is not checked, which the text and the JSON (driftChecked: false) say. A document the store "
                            + "lacks is 69.",
-                       conflicts: ["--detailed-exitcode", "--out"]),
-        ] + coverageOptions(states: "present, to add, to remove, shared") + [
-            OptionSpec(name: "--html-url", value: .text(placeholder: "URL"),
+                       conflicts: ["--detailed-exitcode", "--out"]), \.offline),
+        ] + coverageOptions(states: "present, to add, to remove, shared").map { $0.within(\.coverage) } + [
+            Option(OptionSpec(name: "--html-url", value: .text(placeholder: "URL"),
                        help: "Where CI publishes the --html file: the Markdown summary (--format markdown) links to it.",
-                       requires: ["--html"], example: "https://ci.example.com/artifacts/coverage.html"),
-        ] + shardOptions + CommandSpec.common(format: OutputFormat.allCases.map(\.rawValue)),
+                       requires: ["--html"], example: "https://ci.example.com/artifacts/coverage.html"), \.htmlURL),
+        ] + shardOptions.map { $0.within(\.run) }
+            + Option<CommonOptions>.common(format: OutputFormat.allCases.map(\.rawValue)).map { $0.within(\.options) },
         exitCodes: [(.success, "ok (with --detailed-exitcode: no changes)"), (.changesPresent, "changes present (--detailed-exitcode)"),
                     (.usage, "usage, a missing key or token, or --shard without SOURCE_DATE_EPOCH"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
@@ -110,16 +119,16 @@ public enum Commands {
         SIGINT or SIGTERM stops new downloads, commits what arrived and exits 130 or 143.
         """,
         options: [
-            storeOption,
-            OptionSpec(name: "--refresh", value: .flag,
+            storeOption.within(\ApplyArguments.run),
+            Option(OptionSpec(name: "--refresh", value: .flag,
                        help: "Revalidate expired content with If-None-Match / If-Modified-Since: a 304 keeps the stored "
-                           + "bytes, a 200 replaces them. Damaged rows are fetched again, never revalidated."),
-            OptionSpec(name: "--repair", value: .flag,
+                           + "bytes, a 200 replaces them. Damaged rows are fetched again, never revalidated."), \.run.request.refresh),
+            Option(OptionSpec(name: "--repair", value: .flag,
                        help: "Re-read every stored row first and fetch again every row that does not inflate, is not "
-                           + "its kind, or whose chunk differs from the lock's digest; afterwards 'audit --verify' passes."),
-            OptionSpec(name: "--report", value: .text(placeholder: "FILE"),
-                       help: "Also write the JSON report (Jobs/schema/report.schema.json) to FILE."),
-        ] + shardOptions + CommandSpec.common(),
+                           + "its kind, or whose chunk differs from the lock's digest; afterwards 'audit --verify' passes."), \.run.request.repair),
+            Option(OptionSpec(name: "--report", value: .text(placeholder: "FILE"),
+                       help: "Also write the JSON report (Jobs/schema/report.schema.json) to FILE."), \.report),
+        ] + shardOptions.map { $0.within(\.run) } + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "complete"), (.failure, "a stale saved plan, or other errors"),
                     (.usage, "usage, a missing key or token, --shard without SOURCE_DATE_EPOCH or unlike the plan's"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
@@ -141,17 +150,18 @@ public enum Commands {
         reports what is present.
         """,
         options: [
-            OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+            Option(OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
                        help: "The store directory (default: the store of --manifest's job, else ./store); a path to its offline.db names it too."),
-            OptionSpec(name: "--verify", value: .flag,
+                   \AuditArguments.store),
+            Option(OptionSpec(name: "--verify", value: .flag,
                        help: "Re-read every tile and resource: inflate it, check it is plausible for its kind (MVT, "
                            + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
                            + "with the lock's; for style packs with glyphs \"used\", also check that every label of "
-                           + "every tile has its glyph ranges stored."),
-            OptionSpec(name: "--manifest", value: .text(placeholder: "JOB"),
-                       help: "Also plan JOB against the store and report every difference."),
-        ] + coverageOptions(states: "present, missing (where the lock expects a tile the store lacks), shared")
-            + CommandSpec.common(),
+                           + "every tile has its glyph ranges stored."), \.verify),
+            Option(OptionSpec(name: "--manifest", value: .text(placeholder: "JOB"),
+                       help: "Also plan JOB against the store and report every difference."), \.manifest),
+        ] + coverageOptions(states: "present, missing (where the lock expects a tile the store lacks), shared").map { $0.within(\.coverage) }
+            + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "no problem found (whole only with a readable lock; 'Not checked:' says the rest)"),
                     (.failure, "something is missing or broken, or a region gets no tiles"), (.usage, "usage"),
                     (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file"),
@@ -181,10 +191,11 @@ public enum Commands {
         --json, stdout carries the merge-report (Jobs/schema/merge-report.schema.json).
         """,
         options: [
-            OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+            Option(OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
                        help: "The store to write (required; not one of the inputs): created when missing; its "
-                           + "offline.db and lock are replaced. With database files: the existing store to merge them into."),
-        ] + CommandSpec.common(),
+                           + "offline.db and lock are replaced. With database files: the existing store to merge them into.",
+                       whenMissing: "merge needs --store DIR: the store to write"), \MergeArguments.store),
+        ] + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "merged"), (.failure, "other errors"),
                     (.usage, "usage, or --store is one of the inputs, or stores and database files are mixed"),
                     (.invalidJob, "not the finished shards of one apply, or a file is not a MapLibre offline database"),
@@ -209,18 +220,22 @@ public enum Commands {
         are the exported regions' extent clamped to the stored tiles.
         """,
         options: [
-            OptionSpec(name: "--store", value: .text(placeholder: "DIR"), help: "The store directory (default: ./store); a path to its offline.db names it too."),
-            OptionSpec(name: "--format", value: .choice(placeholder: "FORMAT", choices: ["mbtiles", "pmtiles", "bundle"]),
-                       help: "What to write: mbtiles, pmtiles or bundle (a directory). Required."),
-            OptionSpec(name: "--region", value: .text(placeholder: "ID"),
-                       help: "Only the tiles of this job region (its id in the lock), and in a bundle only its style packs."),
-            OptionSpec(name: "--source", value: .text(placeholder: "NAME"),
+            Option(OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+                              help: "The store directory (default: ./store); a path to its offline.db names it too."),
+                   \ExportArguments.store),
+            Option(OptionSpec(name: "--format", value: .choice(placeholder: "FORMAT", choices: ExportRun.Format.allCases.map(\.rawValue)),
+                       help: "What to write: mbtiles, pmtiles or bundle (a directory). Required.",
+                       whenMissing: "export needs --format mbtiles, pmtiles or bundle"), \.format),
+            Option(OptionSpec(name: "--region", value: .text(placeholder: "ID"),
+                       help: "Only the tiles of this job region (its id in the lock), and in a bundle only its style packs."), \.region),
+            Option(OptionSpec(name: "--source", value: .text(placeholder: "NAME"),
                        help: "Only this source: a style source name, or the name audit lists for a region's tileset. "
-                           + "Not with --format bundle.", example: "streets"),
-            OptionSpec(name: "--out", value: .text(placeholder: "FILE|DIR"),
+                           + "Not with --format bundle.", example: "streets"), \.source),
+            Option(OptionSpec(name: "--out", value: .text(placeholder: "FILE|DIR"),
                        help: "Where to write (required): a file, or a directory that gets one archive a source "
-                           + "(NAME.mbtiles, NAME.pmtiles); the bundle's directory, replaced when it holds an earlier bundle."),
-        ] + CommandSpec.common(),
+                           + "(NAME.mbtiles, NAME.pmtiles); the bundle's directory, replaced when it holds an earlier bundle.",
+                       whenMissing: "export needs --out FILE or DIR: where to write"), \.out),
+        ] + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "exported"), (.failure, "other errors"),
                     (.usage, "usage, several sources but no --source or --out DIR, an unknown source or region"),
                     (.invalidJob, "the store holds no tiles to export, or a tile that does not inflate"),

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionFoundation
+import ProvisionCoverage
 import ProvisionEngine
 import ProvisionModel
 import ProvisionReports

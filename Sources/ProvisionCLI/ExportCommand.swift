@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionFoundation
 import ProvisionEngine
+import ProvisionExport
 import ProvisionModel
 
 /// `provision export`: the store's tiles as MBTiles, PMTiles or an offline bundle.
@@ -9,10 +10,7 @@ struct ExportCommand {
     let view: CommandView
 
     func run() throws(ProvisionError) -> ExitCode {
-        guard let format = ExportRun.Format(rawValue: arguments.format) else {
-            throw ProvisionError(.usage, "--format must be mbtiles, pmtiles or bundle, not '\(arguments.format)'")
-        }
-        let result = try ExportRun(store: arguments.store, format: format, region: arguments.region, source: arguments.source,
+        let result = try ExportRun(store: arguments.store, format: arguments.format, region: arguments.region, source: arguments.source,
                                    out: arguments.out, progress: view.progress).run()
         view.show { $0.export(result) }
         return .success

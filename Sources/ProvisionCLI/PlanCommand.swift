@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionFoundation
+import ProvisionCoverage
 import ProvisionEngine
 import ProvisionModel
 import ProvisionReports
@@ -14,17 +15,15 @@ struct PlanCommand {
     func run() throws(ProvisionError) -> ExitCode {
         if let out = arguments.out { try checkWritableOutput(out, flag: "--out") }
         try arguments.coverage.checkWritable()
-        var run = PlanRun(job: arguments.job, store: arguments.store, refresh: arguments.refresh, repair: arguments.repair,
+        var run = PlanRun(request: try arguments.run.request(outputs: arguments.outputs, environment: context.environment),
                           context: context, progress: view.progress)
-        run.outputs = (arguments.out.map { [("--out", $0)] } ?? []) + arguments.coverage.outputs
-        run.shard = try RunEnvironment.shard(arguments.shard, environment: context.environment)
         run.offline = arguments.offline
         let (plan, session) = try run.run()
         // The pictures are drawn before anything is written, so a --zoom the plan lacks writes nothing.
         var maps: [CoverageMap] = []
         for options in arguments.coverage.requests { maps.append(try session.coverage(of: plan, options: options)) }
         if let out = arguments.out {
-            let saved = PlanRun.saved(plan, session: session, jobPath: arguments.job)
+            let saved = PlanRun.saved(plan, session: session, jobPath: arguments.run.request.job)
             do {
                 try AtomicFile.write(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
             } catch {

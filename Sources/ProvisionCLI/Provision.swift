@@ -12,8 +12,8 @@ public enum Provision {
         do {
             invocation = try ArgumentParser.parse(arguments)
         } catch {
-            // Choose the output view first, so that even a usage error comes out as JSON when asked.
-            let view = CommandView(console: console, options: guessedOptions(arguments), environment: environment)
+            // The output options the line asked for, so that even a usage error comes out as JSON when asked.
+            let view = CommandView(console: console, options: error.options, environment: environment)
             view.usageError(ProvisionError(.usage, error.message), command: error.command)
             return ExitCode.usage.rawValue
         }
@@ -47,21 +47,6 @@ public enum Provision {
             view.error(error)
             return error.exitCode.rawValue
         }
-    }
-
-    /// The output options of a command line that did not parse, read as far as they can be.
-    static func guessedOptions(_ arguments: [String]) -> CommonOptions {
-        var options = CommonOptions()
-        for (index, argument) in arguments.enumerated() {
-            let next = index + 1 < arguments.count ? arguments[index + 1] : ""
-            if argument == "--json" || argument == "--format=json" || (argument == "--format" && next == "json") {
-                options.format = .json
-            }
-            if argument == "--progress=json" || (argument == "--progress" && next == "json") { options.progress = .json }
-            if argument == "--quiet" { options.progress = .none }
-            if argument == "--verbose" { options.verbose = true }
-        }
-        return options
     }
 }
 

@@ -9,27 +9,7 @@ import ProvisionStore
 /// `provision apply`: plans (or loads a saved plan), then brings the store to it.
 public struct ApplyRun {
     /// What the command line asked for.
-    public struct Request {
-        /// A job file or a plan saved by `plan --out`.
-        public var job: String
-        /// `--store`.
-        public var store: String?
-        /// `--refresh`: revalidate expired content (damaged rows are fetched again).
-        public var refresh = false
-        /// `--repair`: remove damaged rows first, so they are fetched again.
-        public var repair = false
-        /// Files the command will write (`--report`): refused when they are the store's.
-        public var outputs: [(flag: String, path: String)] = []
-        /// `--shard`: only this share of the job's tiles, into a partial store.
-        public var shard: Shard?
-
-        public init(job: String, store: String? = nil, refresh: Bool = false, repair: Bool = false) {
-            self.job = job
-            self.store = store
-            self.refresh = refresh
-            self.repair = repair
-        }
-    }
+    public typealias Request = RunRequest
 
     /// What an apply did.
     public struct Result {
@@ -121,14 +101,8 @@ public struct ApplyRun {
             let counts = plan.tileTotals(of: index)
             shardWanted[region.key] = counts.add + counts.keep
         }
-        applier.onRegion = { [shardWanted] key, linked, wanted, complete in
-            let wanted = shardWanted[key] ?? wanted
-            progress.emit(.region(key: key, tiles: linked, wanted: wanted, complete: complete))
-        }
-        applier.onFailure = { url, reason in progress.emit(.failure(url: url, reason: reason)) }
-        applier.onPhase = { phase in progress.emit(.phase(phase)) }
+        applier.observer = ApplyProgress(progress: progress, shardWanted: shardWanted)
         applier.resolveGlyphs = { plan, store, all in try GlyphResolution.resolve(plan, store: store, all: all) }
-        applier.onProgress = { p in progress.emit(.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed)) }
         do {
             // A plan that changes nothing leaves every byte of the store as it is (a shard's store
             // lacks the other shards' tiles, so its plan always has changes: it is rebuilt).
@@ -322,5 +296,25 @@ public struct ApplyRun {
         try recover(session)
         let planned = try session.plan(refresh: request.refresh, shard: shard, progress: progress)
         return (planned.plan, session, planned.seconds)
+    }
+}
+
+/// The applier's observer of an apply run: forwards what the applier tells to the progress sink.
+private struct ApplyProgress: ApplyObserver {
+    let progress: ProgressSink
+    /// A shard's row wants the share's tiles of it, by region key (empty without a shard).
+    let shardWanted: [String: Int]
+
+    func phase(_ phase: ApplyPhase) { progress.emit(.phase(phase.rawValue)) }
+
+    func downloads(_ p: DownloadProgress) {
+        progress.emit(.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed))
+    }
+
+    func failed(url: String, reason: String) { progress.emit(.failure(url: url, reason: reason)) }
+
+    func regionLinked(key: String, linkedTiles linked: Int, wantedTiles: Int, complete: Bool) {
+        let wanted = shardWanted[key] ?? wantedTiles
+        progress.emit(.region(key: key, tiles: linked, wanted: wanted, complete: complete))
     }
 }

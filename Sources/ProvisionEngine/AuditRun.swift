@@ -2,6 +2,7 @@ import Foundation
 import ProvisionFoundation
 import ProvisionExecution
 import ProvisionModel
+import ProvisionCoverage
 import ProvisionReports
 import ProvisionStore
 

@@ -7,28 +7,17 @@ import ProvisionStore
 
 /// `provision plan`: what apply would change. Writes nothing, downloads no tile.
 public struct PlanRun {
-    /// The job file (`-` for standard input).
-    public var job: String
-    /// `--store`.
-    public var store: String?
-    /// `--refresh`: count what has expired.
-    public var refresh = false
-    /// `--repair`: count the damaged rows as changes.
-    public var repair = false
-    /// Files the command will write (`--out`): refused when they are the store's.
-    public var outputs: [(flag: String, path: String)] = []
-    /// `--shard`: also tell this share of the job's tiles.
-    public var shard: Shard?
+    /// The job, the store, `--refresh` (count what has expired), `--repair` (count the damaged rows
+    /// as changes), the files the command will write (refused when they are the store's) and `--shard`
+    /// (also tell this share of the job's tiles).
+    public var request: RunRequest
     /// `--offline`: plan from the store's copies of the documents, fetching none.
     public var offline = false
     public var context: RunContext
     public var progress: ProgressSink
 
-    public init(job: String, store: String?, refresh: Bool, repair: Bool, context: RunContext, progress: ProgressSink) {
-        self.job = job
-        self.store = store
-        self.refresh = refresh
-        self.repair = repair
+    public init(request: RunRequest, context: RunContext, progress: ProgressSink) {
+        self.request = request
         self.context = context
         self.progress = progress
     }
@@ -36,9 +25,10 @@ public struct PlanRun {
     /// Plans; with `repair`, re-reads every stored row and counts the damaged ones (and an
     /// unreadable lock) as changes.
     public func run() throws(ProvisionError) -> (plan: Plan, session: PlanSession) {
+        let (refresh, repair, shard) = (request.refresh, request.repair, request.shard)
         if let shard, context.sourceDateEpoch == nil { throw ApplyRun.unfixedBuildTime(shard, applying: false) }
-        let session = try PlanSession(input: try JobInput.load(job), storeOption: store, context: context)
-        try session.checkOutputs(outputs)
+        let session = try PlanSession(input: try JobInput.load(request.job), storeOption: request.store, context: context)
+        try session.checkOutputs(request.outputs)
         // Damaged rows first: 'apply --repair' (and '--refresh') removes them before it plans, so
         // the plan is made without them and counts their downloads; so does any apply with the
         // rows no lock vouches for (StoreTrust) that are invalid.

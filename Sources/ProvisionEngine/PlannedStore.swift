@@ -130,13 +130,6 @@ final class PlannedStore: StoreInventory {
         try base.linkedResources(region: rowID).filter { !hiddenResources.contains($0) }
     }
 
-    func expiredRequests(before now: Int64) throws -> [FetchRequest] {
-        try base.expiredRequests(before: now).filter { request in
-            if let key = request.tileKey { return !hiddenTiles.contains(key) }
-            return !hiddenResources.contains(request.url)
-        }
-    }
-
     func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double] {
         try base.meanTileSizes(urlTemplate: urlTemplate, zooms: zooms)
     }

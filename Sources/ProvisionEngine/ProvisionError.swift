@@ -70,7 +70,7 @@ public struct ProvisionError: Error, Sendable {
     /// A store failure, with `context` (`cannot open the store at X`) unless the store's own
     /// message already says what to do: another apply holds the store, or the disk is full,
     /// which are `cannotWrite` whatever `kind` the caller gives (a read failure is `failure`).
-    init(store error: Error, context: String, kind: Kind = .cannotWrite) {
+    public init(store error: Error, context: String, kind: Kind = .cannotWrite) {
         if let store = error as? StoreError, [.locked, .diskFull].contains(store.code) {
             self.init(.cannotWrite, store.message, cause: String(describing: store))
         } else {

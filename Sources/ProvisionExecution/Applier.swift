@@ -17,15 +17,8 @@ public final class Applier {
     private let fetcher: Fetcher
     private let configuration: Downloader.Configuration
 
-    /// Called with download progress on the downloading thread.
-    public var onProgress: ((DownloadProgress) -> Void)?
-    /// Called for each download that failed for good, with its canonical URL and why.
-    public var onFailure: ((String, String) -> Void)?
-    /// Called with a short description of each phase.
-    public var onPhase: ((String) -> Void)?
-    /// Called after the links are written, per region: its key, tiles linked, tiles wanted, and
-    /// whether it is complete.
-    public var onRegion: ((String, Int, Int, Bool) -> Void)?
+    /// Told of the apply's phases, download progress, failed downloads and linked regions.
+    public var observer: ApplyObserver = SilentApplyObserver()
     /// With a shard's share (`Shard.range(total:)` of the plan's distinct tiles), only the tiles
     /// whose canonical ordinals fall in it are downloaded and written; nil: every tile.
     public var shardTiles: Range<Int>?
@@ -35,7 +28,7 @@ public final class Applier {
     /// For plans with `"glyphs": "used"` rows: called once the tiles are in the staging store
     /// with the plan and the store, returns the glyph resources each row's labels need (by row
     /// key; every such row when `all`, as after a refresh). Nil: rows keep the resources planned.
-    public var resolveGlyphs: ((Plan, StoreInventory, _ all: Bool) throws -> [String: [ResourceRef]])?
+    public var resolveGlyphs: ((Plan, StoredTiles, _ all: Bool) throws -> [String: [ResourceRef]])?
 
     /// An applier staging into `store` and downloading through `fetcher`.
     public init(store: StagingStore, fetcher: Fetcher, configuration: Downloader.Configuration = Downloader.Configuration()) {
@@ -49,104 +42,171 @@ public final class Applier {
     /// do not stop the apply: they leave their regions incomplete, which the outcome reports.
     /// Store errors are thrown.
     public func apply(_ plan: Plan, building builder: CanonicalStoreBuilder?) throws -> ApplyOutcome {
-        var plan = plan
         let started = Date()
-        var outcome = ApplyOutcome()
-
-        onPhase?("regions")
-        outcome.regionRows = try writeRegions(plan)
-
-        onPhase?("resources")
+        observer.phase(.regions)
+        let regionRows = try writeRegions(plan)
+        observer.phase(.resources)
         try writeDocuments(plan)
+        var run = try countDownloads(plan)
+        run.outcome.regionRows = regionRows
+        try download(run.resourceRequests.makeIterator(), into: &run, sink: stagingSink)
+
+        observer.phase(.tiles)
+        let assembler: CanonicalAssembler?
+        let glyphScan = scansGlyphs(plan, building: builder != nil)
+        if let builder, streams(plan, glyphScan: glyphScan) {
+            assembler = try streamTiles(&run, into: builder)
+        } else {
+            try stageTiles(&run, glyphScan: glyphScan)
+            assembler = try builder.map { try beginAssembly($0, run, downloads: run.groups.map { _ in TileBits() }) }
+        }
+        run.outcome.stopped = shouldStop()
+
+        observer.phase(.links)
+        run.outcome.removedRegions = plan.removedRegions.count
+        if let assembler { try link(assembler, &run) }
+        run.outcome.seconds = Date().timeIntervalSince(started)
+        return run.outcome
+    }
+
+    /// What one apply carries from step to step: the plan (the glyph step adds the ranges it
+    /// finds), the outcome it fills in, the download progress so far and what is to download.
+    private struct ApplyState {
+        var plan: Plan
+        var outcome = ApplyOutcome()
+        var progress: DownloadProgress
+        /// The resources the staging store lacks, in key order.
+        let resourceRequests: [FetchRequest]
+        /// The plan's tile groups in canonical order, their positions to download, and (with a
+        /// shard) their distinct tile counts.
+        let groups: [TileGroup]
+        let missing: [TileBits]
+        let groupCounts: [Int]?
+    }
+
+    /// Counts what the apply downloads: the resources the staging store lacks, then the tiles.
+    private func countDownloads(_ plan: Plan) throws -> ApplyState {
         var wanted: [String: ResourceRef] = [:]
         for region in plan.regions { for ref in region.resources.wanted { wanted[ref.url] = ref } }
-        let stored = try store.storedResources(among: Array(wanted.keys))
-        let resourceRequests = wanted.values.filter { !stored.contains($0.url) }.sorted()
-            .map { FetchRequest(url: $0.url, kind: $0.kind) }
-
+        let resourceRequests = try missingRequests(wanted.values)
         let groups = CanonicalAssembler.canonicalOrder(plan.tileGroups)
         let (missing, groupCounts) = try missingTiles(groups, refetch: Set(plan.refetchTemplates))
-        let total = resourceRequests.count + missing.reduce(0) { $0 + $1.count }
-        outcome.plannedResources = resourceRequests.count
-        outcome.plannedTiles = total - resourceRequests.count
-        var done = DownloadProgress(requested: total, completed: 0, succeeded: 0, failed: 0, bytes: 0)
-        // The store (and the assembler) cross to the writer thread: see `handedToWriter`.
-        let writeToStore = Self.handedToWriter { [store] items in try store.write(items) }
-        try download(resourceRequests.makeIterator(), into: &outcome, progress: &done, sink: writeToStore)
+        let tiles = missing.reduce(0) { $0 + $1.count }
+        var state = ApplyState(plan: plan, progress: DownloadProgress(requested: resourceRequests.count + tiles, completed: 0,
+                                                                        succeeded: 0, failed: 0, bytes: 0),
+                               resourceRequests: resourceRequests, groups: groups, missing: missing, groupCounts: groupCounts)
+        state.outcome.plannedResources = resourceRequests.count
+        state.outcome.plannedTiles = tiles
+        return state
+    }
 
-        onPhase?("tiles")
-        // A fatal answer (401/403) to a resource stops the run before any tile is requested.
-        let halted = outcome.stopMessage != nil, stop = shouldStop
-        let tiles = WorkList(groups: groups, missing: missing, shouldStop: { halted || stop() })
-        // Streaming into the canonical file needs the staging store final before the walk reads
-        // it; a refresh rewrites staged rows afterwards, and the glyph ranges of "used" rows are
-        // known only once their tiles are stored (resources come first in the file), so then the
-        // file is assembled once the downloads are done, all from the staging store.
-        let glyphScan = builder != nil && resolveGlyphs != nil
+    /// The requests of those of `refs` the staging store lacks, in key order.
+    private func missingRequests(_ refs: some Collection<ResourceRef>) throws -> [FetchRequest] {
+        let stored = try store.storedResources(among: refs.map(\.url))
+        return refs.filter { !stored.contains($0.url) }.sorted().map { FetchRequest(url: $0.url, kind: $0.kind) }
+    }
+
+    /// A download sink committing to the staging store. The store crosses to the writer thread:
+    /// see `handedToWriter`.
+    private var stagingSink: @Sendable ([FetchedItem]) throws -> Void {
+        Self.handedToWriter { [store] items in try store.write(items) }
+    }
+
+    /// The tile requests, in canonical order. A fatal answer (401/403) to a resource stops the
+    /// run before any tile is requested.
+    private func tileRequests(_ run: ApplyState) -> WorkList {
+        let halted = run.outcome.stopMessage != nil, stop = shouldStop
+        return WorkList(groups: run.groups, missing: run.missing, shouldStop: { halted || stop() })
+    }
+
+    /// Whether the glyph ranges of "used" rows are found at this apply, from the stored tiles'
+    /// labels: for rows the plan left them to, and for every such row after a refresh.
+    private func scansGlyphs(_ plan: Plan, building: Bool) -> Bool {
+        building && resolveGlyphs != nil
             && (plan.regions.contains(where: \.glyphsAtApply)
                 || (plan.refresh != nil && plan.stylePacks.contains { $0.glyphDemand != nil }))
-        let streams = plan.refresh == nil && !glyphScan
-        let limits = CanonicalAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
-        var assembler: CanonicalAssembler?
-        if let builder, streams {
-            let streaming = CanonicalAssembler(builder: builder, staging: store, plan: plan, groups: groups, downloads: missing,
-                                               limits: limits, shard: shardTiles, groupCounts: groupCounts)
-            assembler = streaming
-            try streaming.begin()
-            let failures = streaming.failures
-            try download(tiles, into: &outcome, progress: &done, onFailure: { failures.note($0) },
-                         sink: Self.handedToWriter { items in try streaming.receive(items) })
-        } else {
-            try download(tiles, into: &outcome, progress: &done, sink: writeToStore)
-            if let refresh = plan.refresh {
-                onPhase?("refresh")
-                try revalidate(before: refresh.before, outcome: &outcome)
-            }
-            if glyphScan, let resolveGlyphs, outcome.stopMessage == nil, !shouldStop() {
-                onPhase?("glyphs")
-                let found = try resolveGlyphs(plan, store, plan.refresh != nil)
-                plan.resolveGlyphs(found)
-                outcome.glyphResources = found
-                let refs = Set(found.values.flatMap { $0 })
-                let stored = try store.storedResources(among: refs.map(\.url))
-                let requests = refs.filter { !stored.contains($0.url) }.sorted().map { FetchRequest(url: $0.url, kind: $0.kind) }
-                outcome.plannedResources += requests.count
-                done.requested += requests.count
-                try download(requests.makeIterator(), into: &outcome, progress: &done, sink: writeToStore)
-            }
-            assembler = builder.map {
-                CanonicalAssembler(builder: $0, staging: store, plan: plan, groups: groups,
-                                   downloads: groups.map { _ in TileBits() }, limits: limits, shard: shardTiles,
-                                   groupCounts: groupCounts)
-            }
-            try assembler?.begin()
-        }
-        outcome.stopped = shouldStop()
+    }
 
-        onPhase?("links")
-        outcome.removedRegions = plan.removedRegions.count
-        if let assembler {
-            let summary = try assembler.finish()
-            let counts = try store.rowCounts()
-            outcome.prunedTiles = max(0, counts.tiles - summary.stagingTilesUsed)
-            outcome.prunedResources = max(0, counts.resources - summary.resourcesWritten)
-            outcome.linkedTiles = summary.linkedTiles.reduce(0, +)
-            outcome.tileSharing = summary.tileSharing
-            for (index, region) in plan.regions.enumerated() {
-                if summary.incomplete[index] { outcome.incompleteRegions.append(region.key) }
-                // The new file numbers region rows in plan order.
-                outcome.regionRows[region.key] = Int64(index + 1)
-                onRegion?(region.key, summary.linkedTiles[index],
-                          region.zoomChanges.reduce(0) { $0 + $1.counts.add + $1.counts.keep }, !summary.incomplete[index])
-            }
-            // A row whose glyph ranges were left to this apply and not found (it stopped first)
-            // lacks them: it is not complete, so the next plan reads its tiles and fetches them.
-            for region in plan.regions where region.glyphsAtApply && !outcome.incompleteRegions.contains(region.key) {
-                outcome.incompleteRegions.append(region.key)
-            }
+    /// Whether tiles stream into the canonical file as they arrive. Streaming needs the staging
+    /// store final before the walk reads it; a refresh rewrites staged rows afterwards, and the
+    /// glyph ranges of "used" rows are known only once their tiles are stored (resources come
+    /// first in the file), so then the file is assembled once the downloads are done, all from
+    /// the staging store.
+    private func streams(_ plan: Plan, glyphScan: Bool) -> Bool {
+        plan.refresh == nil && !glyphScan
+    }
+
+    /// An assembler of the canonical file through `builder`, begun; `downloads` are the tile
+    /// positions it waits for (none when the staging store already holds every download).
+    private func beginAssembly(_ builder: CanonicalStoreBuilder, _ run: ApplyState, downloads: [TileBits]) throws
+        -> CanonicalAssembler {
+        let limits = CanonicalAssembler.Limits(spillSeconds: configuration.flushWindow, clock: configuration.clock)
+        let assembler = CanonicalAssembler(builder: builder, staging: store, plan: run.plan, groups: run.groups,
+                                           downloads: downloads, limits: limits, shard: shardTiles,
+                                           groupCounts: run.groupCounts)
+        try assembler.begin()
+        return assembler
+    }
+
+    /// Downloads the tiles straight into the canonical file, which the assembler writes in key
+    /// order as they arrive (spilling to the staging store what has to wait).
+    private func streamTiles(_ run: inout ApplyState, into builder: CanonicalStoreBuilder) throws -> CanonicalAssembler {
+        let tiles = tileRequests(run)
+        let assembler = try beginAssembly(builder, run, downloads: run.missing)
+        let failures = assembler.failures
+        // The assembler crosses to the writer thread: see `handedToWriter`.
+        try download(tiles, into: &run, onFailure: { failures.note($0) },
+                     sink: Self.handedToWriter { items in try assembler.receive(items) })
+        return assembler
+    }
+
+    /// Downloads the tiles into the staging store, then revalidates expired content (with a
+    /// refresh) and fetches the glyph ranges the stored tiles' labels need (with `glyphScan`).
+    private func stageTiles(_ run: inout ApplyState, glyphScan: Bool) throws {
+        try download(tileRequests(run), into: &run, sink: stagingSink)
+        if let refresh = run.plan.refresh {
+            observer.phase(.refresh)
+            try revalidate(before: refresh.before, outcome: &run.outcome)
         }
-        outcome.seconds = Date().timeIntervalSince(started)
-        return outcome
+        if glyphScan { try fetchUsedGlyphs(&run) }
+    }
+
+    /// Finds the glyph ranges the stored tiles' labels need, adds them to the plan and downloads
+    /// those the staging store lacks; nothing when the run has stopped.
+    private func fetchUsedGlyphs(_ run: inout ApplyState) throws {
+        guard let resolveGlyphs, run.outcome.stopMessage == nil, !shouldStop() else { return }
+        observer.phase(.glyphs)
+        let found = try resolveGlyphs(run.plan, store, run.plan.refresh != nil)
+        run.plan.resolveGlyphs(found)
+        run.outcome.glyphResources = found
+        let requests = try missingRequests(Set(found.values.flatMap { $0 }))
+        run.outcome.plannedResources += requests.count
+        run.progress.requested += requests.count
+        try download(requests.makeIterator(), into: &run, sink: stagingSink)
+    }
+
+    /// Finishes the canonical file (its links) and records what it holds: pruned and linked
+    /// counts, and each region's row, tiles and completeness.
+    private func link(_ assembler: CanonicalAssembler, _ run: inout ApplyState) throws {
+        let summary = try assembler.finish()
+        let counts = try store.rowCounts()
+        run.outcome.prunedTiles = max(0, counts.tiles - summary.stagingTilesUsed)
+        run.outcome.prunedResources = max(0, counts.resources - summary.resourcesWritten)
+        run.outcome.linkedTiles = summary.linkedTiles.reduce(0, +)
+        run.outcome.tileSharing = summary.tileSharing
+        for (index, region) in run.plan.regions.enumerated() {
+            if summary.incomplete[index] { run.outcome.incompleteRegions.append(region.key) }
+            // The new file numbers region rows in plan order.
+            run.outcome.regionRows[region.key] = Int64(index + 1)
+            observer.regionLinked(key: region.key, linkedTiles: summary.linkedTiles[index],
+                                  wantedTiles: region.zoomChanges.reduce(0) { $0 + $1.counts.add + $1.counts.keep },
+                                  complete: !summary.incomplete[index])
+        }
+        // A row whose glyph ranges were left to this apply and not found (it stopped first)
+        // lacks them: it is not complete, so the next plan reads its tiles and fetches them.
+        for region in run.plan.regions where region.glyphsAtApply && !run.outcome.incompleteRegions.contains(region.key) {
+            run.outcome.incompleteRegions.append(region.key)
+        }
     }
 
     /// Writes the plan's region rows into the staging store (new ones inserted, changed ones
@@ -198,38 +258,37 @@ public final class Applier {
     }
 
     /// Runs one download and adds its statistics to the outcome; progress counts on from `progress`.
-    private func download<I: IteratorProtocol>(_ requests: I, into outcome: inout ApplyOutcome, progress: inout DownloadProgress,
+    private func download<I: IteratorProtocol>(_ requests: I, into run: inout ApplyState,
                                                onFailure: ((FetchRequest) -> Void)? = nil,
                                                sink: @escaping @Sendable ([FetchedItem]) throws -> Void) throws
         where I.Element == FetchRequest {
         var requests = requests
         let downloader = Downloader(fetcher: fetcher, configuration: configuration, sink: sink)
-        let base = progress
-        let report = onProgress
+        let base = run.progress
+        let observer = self.observer
         downloader.onProgress = { step in
-            report?(DownloadProgress(requested: base.requested, completed: base.completed + step.completed,
-                                     succeeded: base.succeeded + step.succeeded, failed: base.failed + step.failed,
-                                     bytes: base.bytes + step.bytes))
+            observer.downloads(DownloadProgress(requested: base.requested, completed: base.completed + step.completed,
+                                                succeeded: base.succeeded + step.succeeded, failed: base.failed + step.failed,
+                                                bytes: base.bytes + step.bytes))
         }
-        let failed = self.onFailure
         downloader.onFailure = { request, failure in
             onFailure?(request)
-            failed?(request.url, failure.description)
+            observer.failed(url: request.url, reason: failure.description)
         }
         let stats = try downloader.run(&requests)
-        progress.completed += stats.succeeded + stats.failed
-        progress.succeeded += stats.succeeded
-        progress.failed += stats.failed
-        progress.bytes += stats.bytes
-        outcome.attempted += stats.requested
-        outcome.downloaded += stats.succeeded
-        outcome.missingTiles += stats.missingTiles
-        if outcome.stopMessage == nil {
-            outcome.stopMessage = stats.stopMessage
-            outcome.stopURL = stats.stoppedBy?.url
-            if case .changed? = stats.stoppedBy?.failure { outcome.stopIsTemporary = true }
+        run.progress.completed += stats.succeeded + stats.failed
+        run.progress.succeeded += stats.succeeded
+        run.progress.failed += stats.failed
+        run.progress.bytes += stats.bytes
+        run.outcome.attempted += stats.requested
+        run.outcome.downloaded += stats.succeeded
+        run.outcome.missingTiles += stats.missingTiles
+        if run.outcome.stopMessage == nil {
+            run.outcome.stopMessage = stats.stopMessage
+            run.outcome.stopURL = stats.stoppedBy?.url
+            if case .changed? = stats.stoppedBy?.failure { run.outcome.stopIsTemporary = true }
         }
-        record(stats, into: &outcome)
+        record(stats, into: &run.outcome)
     }
 
     /// Adds what every download run counts (requests, retries, bytes, failures) to the outcome.
@@ -259,8 +318,8 @@ public final class Applier {
             }
             try write(items)
         }
-        let failed = self.onFailure
-        downloader.onFailure = { request, failure in failed?(request.url, failure.description) }
+        let observer = self.observer
+        downloader.onFailure = { request, failure in observer.failed(url: request.url, reason: failure.description) }
         record(try downloader.run(requests), into: &outcome)
         let (notModified, replaced) = counts.withLock { $0 }
         outcome.revalidated += notModified

@@ -120,14 +120,31 @@ public struct StoredRegion: Equatable, Sendable {
     }
 }
 
-/// What a store holds, as the planner reads it: regions, stored keys, links and payloads.
+/// What a store holds, as the planner reads it: regions and their links, stored tiles and
+/// resources, and the sizes its estimate starts from.
 ///
 /// Read-only: the planner is handed a `StoreInventory` and cannot change the store; only the
-/// applier, through `StoreWriter`, does.
-public protocol StoreInventory: AnyObject {
+/// applier, through `StoreWriter`, does. Each part is a protocol of its own, so a caller takes
+/// only the part it reads.
+public typealias StoreInventory = StoredRegions & StoredTiles & StoredResources & StoredSizes
+
+/// The region rows of a store and what is linked to them: what the planner compares a job's
+/// regions with.
+public protocol StoredRegions: AnyObject {
     /// Every region row, ordered by row id.
     func regions() throws -> [StoredRegion]
+    /// Linked tile counts of a region by template and zoom.
+    func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
+    /// How many tile links a region has: a count of its links alone, so a link to a tile row
+    /// that is gone counts here but not in `linkedTileCounts`.
+    func tileLinkCount(region rowID: Int64) throws -> Int
+    /// The resource URLs linked to a region, sorted.
+    func linkedResources(region rowID: Int64) throws -> [String]
+}
 
+/// The tiles a store holds, read a column or a page at a time: what the walks of a cover
+/// (`TileGroup`, `StoredTileScan`), the glyph scan and the assembly of a canonical file read.
+public protocol StoredTiles: AnyObject {
     /// Calls `body` with the stored row (`y` as the store keeps it: counted from the south for a
     /// TMS source) of every tile of `column` the store holds, ascending; with `region`, only the
     /// tiles linked to that region row. Tiles linked to no region (a killed apply's) are stored.
@@ -136,36 +153,39 @@ public protocol StoreInventory: AnyObject {
     /// exactly these rows with one seek, so callers merge a cover (produced column by column in
     /// the same order) with the store holding one column, however many tiles either side has.
     func forEachStoredTile(in column: StoredTileColumn, linkedTo region: Int64?, _ body: (_ y: Int) throws -> Void) throws
-    /// The subset of `urls` already stored as resources.
-    func storedResources(among urls: [String]) throws -> Set<String>
-    /// The stored payload of a resource (inflated), or nil.
-    func resourceData(url: String) throws -> Data?
-
-    /// Linked tile counts of a region by template and zoom.
-    func linkedTileCounts(region rowID: Int64) throws -> [TileCount]
-    /// How many tile links a region has: a count of its links alone, so a link to a tile row
-    /// that is gone counts here but not in `linkedTileCounts`.
-    func tileLinkCount(region rowID: Int64) throws -> Int
-    /// The resource URLs linked to a region, sorted.
-    func linkedResources(region rowID: Int64) throws -> [String]
-    /// Revalidation requests (with the stored ETag and Last-Modified) for region-linked content
-    /// that expired before `now`.
-    func expiredRequests(before now: Int64) throws -> [FetchRequest]
-    /// Mean stored payload size of the tiles of a template at each of `zooms` that holds any
-    /// (every pixel ratio; empty tiles not counted), by zoom: one pass over the template's rows.
-    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double]
+    /// Calls `body` with the stored row and the stored length (as stored: compressed where the
+    /// row is; 0 for an empty tile) of every tile of `column` the store holds, ascending.
+    func forEachStoredTileLength(in column: StoredTileColumn, _ body: (_ y: Int, _ bytes: Int64) throws -> Void) throws
     /// Up to `limit` tile rows of one template, ratio and zoom whose stored (x, y) comes after
     /// `after` (all when nil), ascending by x then y.
     func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
         -> [StoredTileRow]
+}
 
-    /// Calls `body` with the stored row and the stored length (as stored: compressed where the
-    /// row is; 0 for an empty tile) of every tile of `column` the store holds, ascending.
-    func forEachStoredTileLength(in column: StoredTileColumn, _ body: (_ y: Int, _ bytes: Int64) throws -> Void) throws
+/// The resources a store holds: which are stored, and their payloads.
+public protocol StoredResources: AnyObject {
+    /// The subset of `urls` already stored as resources.
+    func storedResources(among urls: [String]) throws -> Set<String>
+    /// The stored payload of a resource (inflated), or nil.
+    func resourceData(url: String) throws -> Data?
+}
+
+/// The stored sizes the planner's byte estimate prefers to assumed ones.
+public protocol StoredSizes: AnyObject {
+    /// Mean stored payload size of the tiles of a template at each of `zooms` that holds any
+    /// (every pixel ratio; empty tiles not counted), by zoom: one pass over the template's rows.
+    func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double]
     /// The stored length of each of `urls` that is stored as a resource.
     func storedResourceSizes(among urls: [String]) throws -> [String: Int64]
     /// Mean stored length of the resources of a kind, or nil when none is stored.
     func meanResourceSize(kind: ResourceKind) throws -> Double?
+}
+
+/// The content of a store that has expired: what an apply with a refresh revalidates.
+public protocol ExpiringContent: AnyObject {
+    /// Revalidation requests (with the stored ETag and Last-Modified) for region-linked content
+    /// that expired before `now`.
+    func expiredRequests(before now: Int64) throws -> [FetchRequest]
 }
 
 /// The changes an apply makes to the store it stages into: rows, links, regions, pruning.
@@ -207,7 +227,7 @@ public struct TileCount: Equatable, Sendable {
     }
 }
 
-/// The stored rows of one tile column that a `StoreInventory` is asked for: a template, pixel
+/// The stored rows of one tile column that `StoredTiles` is asked for: a template, pixel
 /// ratio, zoom and column, and a range of rows as the store keeps them.
 public struct StoredTileColumn: Equatable, Sendable {
     public var urlTemplate: String

@@ -82,7 +82,7 @@ extension TileGroup {
     /// ascending order and whether the store already holds it. Returns the group's distinct tile
     /// count, for the next group's base.
     @discardableResult
-    public func forEachTile(inOrdinals range: Range<Int>, base: Int, store: StoreInventory?,
+    public func forEachTile(inOrdinals range: Range<Int>, base: Int, store: StoredTiles?,
                             _ body: (Int, TileID, Bool) throws -> Void) throws -> Int {
         let count = distinctCount
         let group = base..<(base + count)
@@ -130,7 +130,7 @@ extension Plan {
 
     /// A shard's share of this plan against `store`: the ordinals of its tiles, of how many in
     /// all, and how many of its tiles the store lacks.
-    public func shardShare(_ shard: Shard, store: StoreInventory?) throws -> ShardShare {
+    public func shardShare(_ shard: Shard, store: StoredTiles?) throws -> ShardShare {
         let groups = Plan.canonicalOrder(tileGroups)
         let total = Plan.distinctTiles(groups)
         let range = shard.range(total: total)
@@ -218,7 +218,7 @@ extension Plan {
     /// What the apply of `shard` carries out against `store` (read only): per region row the
     /// shard's tiles it wants, how many the store holds, and the downloads. A tile of a template
     /// whose TileJSON drifted is downloaded again, as the whole apply would.
-    public func shardPlan(_ shard: Shard, store: StoreInventory?) throws -> ShardPlan {
+    public func shardPlan(_ shard: Shard, store: (StoredTiles & StoredRegions)?) throws -> ShardPlan {
         let groups = Plan.canonicalOrder(tileGroups)
         let total = Plan.distinctTiles(groups)
         let range = shard.range(total: total)

@@ -50,10 +50,10 @@ public struct StoredResourceRow: Sendable {
     }
 }
 
-/// The store an apply stages into (the previous `offline.db`): besides reading (`StoreInventory`)
-/// and writing (`StoreWriter`) it, the applier reads its rows back in key order so the canonical
-/// file can be assembled from them.
-public protocol StagingStore: StoreInventory, StoreWriter {
+/// The store an apply stages into (the previous `offline.db`): besides reading its tiles,
+/// resources and expired content and writing it (`StoreWriter`), the applier reads its rows back
+/// in key order so the canonical file can be assembled from them.
+public protocol StagingStore: StoredTiles, StoredResources, ExpiringContent, StoreWriter {
     /// The stored ones of `urls`, ascending by URL (byte order).
     func resourceRows(urls: [String]) throws -> [StoredResourceRow]
     /// How many tile and resource rows the store holds.

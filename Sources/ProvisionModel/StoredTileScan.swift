@@ -11,14 +11,14 @@ import TileMath
 extension PlannedTileSet {
     /// How many tiles of `cover` (a cover of this set) the store holds; with `region`, how many
     /// of them are linked to that region row.
-    public func storedCount(of cover: TileCover, in store: StoreInventory, linkedTo region: Int64? = nil) throws -> Int {
+    public func storedCount(of cover: TileCover, in store: StoredTiles, linkedTo region: Int64? = nil) throws -> Int {
         var count = 0
         try scan(cover, .presence(linkedTo: region), in: store) { _ in count += 1 }
         return count
     }
 
     /// How many tiles of `cover` (a cover of this set) the store holds, and their stored length.
-    public func storedTotals(of cover: TileCover, in store: StoreInventory) throws -> (count: Int, bytes: Int64) {
+    public func storedTotals(of cover: TileCover, in store: StoredTiles) throws -> (count: Int, bytes: Int64) {
         var totals = (count: 0, bytes: Int64(0))
         try scan(cover, .lengths, in: store) { bytes in
             totals.count += 1
@@ -29,7 +29,7 @@ extension PlannedTileSet {
 
     /// Whether the store holds each of `column` (tiles of one column of this set, ascending, each
     /// once), in the same order.
-    public func storedFlags(_ column: [TileID], in store: StoreInventory) throws -> [Bool] {
+    public func storedFlags(_ column: [TileID], in store: StoredTiles) throws -> [Bool] {
         var flags = [Bool](repeating: false, count: column.count)
         try match(column, .presence(linkedTo: nil), in: store) { i, _ in flags[i] = true }
         return flags
@@ -37,7 +37,7 @@ extension PlannedTileSet {
 
     /// The stored length of each of `column` (tiles of one column of this set, ascending, each
     /// once) the store holds, nil for the others, in the same order.
-    public func storedLengths(_ column: [TileID], in store: StoreInventory) throws -> [Int64?] {
+    public func storedLengths(_ column: [TileID], in store: StoredTiles) throws -> [Int64?] {
         var lengths = [Int64?](repeating: nil, count: column.count)
         try match(column, .lengths, in: store) { i, bytes in lengths[i] = bytes }
         return lengths
@@ -52,7 +52,7 @@ extension PlannedTileSet {
     }
 
     /// Calls `body` with each stored row of `asked`, ascending, and the value `what` reads.
-    private func read(_ asked: StoredTileColumn, _ what: ColumnRead, in store: StoreInventory,
+    private func read(_ asked: StoredTileColumn, _ what: ColumnRead, in store: StoredTiles,
                       _ body: (_ y: Int, _ value: Int64) throws -> Void) throws {
         switch what {
         case .presence(let region): try store.forEachStoredTile(in: asked, linkedTo: region) { try body($0, 0) }
@@ -62,7 +62,7 @@ extension PlannedTileSet {
 
     /// Reads the stored rows of `cover` column by column and calls `found` with the value of
     /// each row inside the cover.
-    private func scan(_ cover: TileCover, _ what: ColumnRead, in store: StoreInventory, _ found: (Int64) -> Void) throws {
+    private func scan(_ cover: TileCover, _ what: ColumnRead, in store: StoredTiles, _ found: (Int64) -> Void) throws {
         for column in cover.columns {
             let spans = storedSpans(column.rows, zoom: cover.zoom)
             guard let first = spans.first, let last = spans.last else { continue }
@@ -78,7 +78,7 @@ extension PlannedTileSet {
 
     /// Reads the stored rows of `column` (tiles of one column, ascending, each once) and calls
     /// `found` with the index in `column` of each tile stored, and its value.
-    private func match(_ column: [TileID], _ what: ColumnRead, in store: StoreInventory, _ found: (Int, Int64) -> Void) throws {
+    private func match(_ column: [TileID], _ what: ColumnRead, in store: StoredTiles, _ found: (Int, Int64) -> Void) throws {
         guard let first = column.first else { return }
         let count = column.count
         // The rows as the store keeps them, ascending (a TMS column runs from the south).

@@ -47,7 +47,7 @@ public struct TileGroup: Sendable {
     /// Calls `body` with each tile of the group (ascending, each once) and whether the store
     /// already holds it (under any region, or as an unlinked row a killed apply left). The store
     /// is read a column at a time, merged with the column of the covers' union.
-    public func forEachTile(store: StoreInventory?, _ body: (TileID, Bool) throws -> Void) throws {
+    public func forEachTile(store: StoredTiles?, _ body: (TileID, Bool) throws -> Void) throws {
         guard let store else {
             for tile in tiles { try body(tile, false) }
             return
@@ -67,7 +67,7 @@ public struct TileGroup: Sendable {
     /// Calls `body` with each tile of the group (ascending, each once), the members whose covers
     /// hold it (indices into `areas`, ascending) and its stored length when the store holds it.
     /// The store is read a column at a time, as `forEachTile` reads it.
-    public func forEachTileWithMembers(store: StoreInventory?, _ body: (TileID, [Int], Int64?) throws -> Void) throws {
+    public func forEachTileWithMembers(store: StoredTiles?, _ body: (TileID, [Int], Int64?) throws -> Void) throws {
         var column: [(tile: TileID, members: [Int])] = []
         func flush() throws {
             let lengths = try store.map { try tileSet.storedLengths(column.map(\.tile), in: $0) } ?? column.map { _ in nil }

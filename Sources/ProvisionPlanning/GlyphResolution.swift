@@ -14,7 +14,7 @@ public enum GlyphResolution {
 
     /// The scan of the labels of the tiles `store` holds of `row`'s covers (the templates label
     /// layers read); nil when `requireAll` and a tile the row wants is not stored.
-    public static func scan(row: RegionPlan, demand: GlyphDemand, store: StoreInventory, requireAll: Bool) throws -> GlyphScan? {
+    public static func scan(row: RegionPlan, demand: GlyphDemand, store: StoredTiles, requireAll: Bool) throws -> GlyphScan? {
         var scan = GlyphScan(demand: demand)
         let templates = scan.templates
         for set in row.tileSets where templates.contains(set.urlTemplate) {
@@ -47,7 +47,7 @@ public enum GlyphResolution {
 
     /// Whether `store` holds every tile of `set` at `zoom` that `area` covers (read a column at a
     /// time, as the planner counts downloads).
-    static func allStored(_ area: CoverArea, set: PlannedTileSet, zoom: Int, store: StoreInventory) throws -> Bool {
+    static func allStored(_ area: CoverArea, set: PlannedTileSet, zoom: Int, store: StoredTiles) throws -> Bool {
         let group = TileGroup(tileSet: set, zoom: zoom, areas: [area], rows: [0], desiredCount: 0)
         var all = true
         try group.forEachTile(store: store) { _, isStored in if !isStored { all = false } }
@@ -57,7 +57,7 @@ public enum GlyphResolution {
     /// At apply, once the tiles are stored: the glyph resources of every row whose glyphs wait
     /// for the apply (of every `"used"` row with `all`, as after a refresh that may have changed
     /// tiles), by row key.
-    public static func resolve(_ plan: Plan, store: StoreInventory, all: Bool) throws -> [String: [ResourceRef]] {
+    public static func resolve(_ plan: Plan, store: StoredTiles, all: Bool) throws -> [String: [ResourceRef]] {
         var out: [String: [ResourceRef]] = [:]
         for row in plan.regions where row.glyphsAtApply || all {
             guard let demand = plan.stylePacks.first(where: { $0.id == row.stylePackID })?.glyphDemand,
@@ -71,7 +71,7 @@ public enum GlyphResolution {
 extension Planner {
     /// For a row of a `"used"` pack: adds the glyph resources its stored tiles' labels need when
     /// the store holds all of them and none is fetched again; otherwise marks it `glyphsAtApply`.
-    static func planGlyphs(_ row: inout RegionPlan, input: PlanInput, store: StoreInventory?, refetch: Set<String>) throws {
+    static func planGlyphs(_ row: inout RegionPlan, input: PlanInput, store: StoredTiles?, refetch: Set<String>) throws {
         guard let packID = row.stylePackID, let demand = input.packs[packID]?.glyphDemand else { return }
         let templates = Set(demand.layers.compactMap(\.urlTemplate))
         let relevant = row.tileSets.filter { templates.contains($0.urlTemplate) }

@@ -34,7 +34,7 @@ extension Planner {
     /// changed upstream) estimated: a document fetched while planning at its length, another at
     /// the mean stored length of its kind, else `defaultResourceBytes`.
     static func addResources(of rows: [RegionPlan], to sharing: inout ContentSharing, input: PlanInput,
-                             store: StoreInventory?, drift: [DocumentDrift]) throws {
+                             store: StoredSizes?, drift: [DocumentDrift]) throws {
         var wanting: [String: (kind: ResourceKind, rows: [Int64])] = [:]
         for (index, row) in rows.enumerated() {
             for ref in row.resources.wanted {

@@ -45,7 +45,7 @@ extension Planner {
 
     /// The stored regions no desired row claimed: the apply removes them.
     static func removedRegions(_ storedRegions: [StoredRegion], claimed: Set<Int64>, input: PlanInput,
-                               store: StoreInventory?) throws -> [RemovedRegion] {
+                               store: StoredRegions?) throws -> [RemovedRegion] {
         var removed: [RemovedRegion] = []
         let keysByRow = Dictionary(input.lockedRows.map { ($0.value, $0.key) }, uniquingKeysWith: min)
         for stored in storedRegions where !claimed.contains(stored.rowID) {
@@ -64,7 +64,7 @@ extension Planner {
     /// A tile's size is, in order: the mean stored size of its template and zoom, the mean an
     /// origin archive measured (`originTileSizes`), or the size assumed for its source type;
     /// `bases` collects which were used, for the plan's note; the `maxBytes` refusals name them.
-    static func countDownloads(_ rows: inout [RegionPlan], input: PlanInput, store: StoreInventory?,
+    static func countDownloads(_ rows: inout [RegionPlan], input: PlanInput, store: (StoredTiles & StoredSizes)?,
                                refetch: Set<String>, sharing: inout ContentSharing,
                                bases: inout Set<TileByteBasis>) throws -> (tiles: Int, bytes: Int64) {
         let types = templateTypes(input)
@@ -140,7 +140,7 @@ extension Planner {
     /// The distinct tiles of a group and how many of them the store lacks (all of them when the
     /// group's source is fetched again); adds the group's tiles to `sharing` by the rows wanting
     /// each: stored ones with their stored length, the others estimated at `meanSize`.
-    static func countGroup(_ group: TileGroup, rows: [RegionPlan], store: StoreInventory?, refetchAll: Bool,
+    static func countGroup(_ group: TileGroup, rows: [RegionPlan], store: StoredTiles?, refetchAll: Bool,
                            meanSize: Double, sharing: inout ContentSharing) throws -> (tiles: Int, missing: Int) {
         let onlyRow = group.areas.count == 1 ? group.rows[0] : nil
         if let onlyRow, store == nil || refetchAll {

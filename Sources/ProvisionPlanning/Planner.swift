@@ -119,25 +119,9 @@ public enum Planner {
         try checkTileLimit(rows, job: input.job)
         let storedRegions = try store?.regions() ?? []
         let (claimed, noted) = matchStoredRegions(&rows, stored: storedRegions, input: input)
-
-        // Tiles of a source whose TileJSON changed upstream are all fetched again, so the store
-        // never mixes tiles of two versions of a source (a resumed apply included: the lock keeps
-        // the old digest until an apply completes).
-        let drift = input.documents.keys.sorted().compactMap { url -> DocumentDrift? in
-            guard let pinned = input.pinnedDigests[url], let body = input.documents[url] else { return nil }
-            let current = "sha256:" + SHA256.hex(body.data)
-            return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
-        }
+        let drift = documentDrift(input)
         let refetch = refetchTemplates(drift: drift, input: input)
-        var linkedTiles = [Int](repeating: 0, count: rows.count)
-        for i in rows.indices {
-            linkedTiles[i] = try diffTiles(&rows[i], store: store)
-            try planGlyphs(&rows[i], input: input, store: store, refetch: refetch)
-            try diffResources(&rows[i], store: store)
-            if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
-                rows[i].action = .update
-            }
-        }
+        let linkedTiles = try diffRows(&rows, input: input, store: store, refetch: refetch)
         let regionNotes = noted.map {
             secondRegionNote(rows[$0.row], definitionChanged: $0.definitionChanged, storedTiles: linkedTiles[$0.row])
         }
@@ -147,27 +131,8 @@ public enum Planner {
         let downloads = try countDownloads(&rows, input: input, store: store, refetch: refetch, sharing: &sharing,
                                            bases: &bases)
         try addResources(of: rows, to: &sharing, input: input, store: store, drift: drift)
-
-        var packPlans: [StylePackPlan] = []
-        for pack in input.job.stylePacks {
-            guard let resolved = input.packs[pack.id] else { continue }
-            let stored = try store?.storedResources(among: resolved.resources.map(\.url)) ?? []
-            var packPlan = StylePackPlan(id: pack.id, styleURL: pack.style, resources: resolved.resources,
-                                         missing: resolved.resources.filter { !stored.contains($0.url) },
-                                         sources: resolved.summaries, overview: resolved.overview)
-            packPlan.glyphPolicy = pack.glyphs
-            packPlan.glyphDemand = resolved.glyphDemand
-            packPlans.append(packPlan)
-        }
-        // The glyph ranges found in stored tiles belong to the pack's resources too.
-        for row in rows where !row.glyphsAtApply {
-            guard let p = packPlans.firstIndex(where: { $0.id == row.stylePackID && $0.glyphDemand != nil }) else { continue }
-            let extra = row.resources.wanted.filter { $0.kind == .glyphs && !packPlans[p].resources.contains($0) }
-            guard !extra.isEmpty else { continue }
-            let stored = try store?.storedResources(among: extra.map(\.url)) ?? []
-            packPlans[p].resources = Array(Set(packPlans[p].resources + extra)).sorted()
-            packPlans[p].missing = Array(Set(packPlans[p].missing + extra.filter { !stored.contains($0.url) })).sorted()
-        }
+        var packPlans = try stylePackPlans(input, store: store)
+        try addFoundGlyphs(of: rows, to: &packPlans, store: store)
 
         var plan = Plan(jobName: input.job.name, jobDigest: input.jobDigest, epoch: input.epoch,
                         regions: rows, removedRegions: removed, stylePacks: packPlans,
@@ -182,6 +147,62 @@ public enum Planner {
         plan.refetchTemplates = refetch.sorted()
         plan.sharing = sharing
         return plan
+    }
+
+    /// The documents whose bytes differ from the digest the lock pinned. Tiles of a source whose
+    /// TileJSON changed upstream are all fetched again, so the store never mixes tiles of two
+    /// versions of a source (a resumed apply included: the lock keeps the old digest until an
+    /// apply completes).
+    static func documentDrift(_ input: PlanInput) -> [DocumentDrift] {
+        input.documents.keys.sorted().compactMap { url -> DocumentDrift? in
+            guard let pinned = input.pinnedDigests[url], let body = input.documents[url] else { return nil }
+            let current = "sha256:" + SHA256.hex(body.data)
+            return current == pinned ? nil : DocumentDrift(url: url, pinned: pinned, current: current)
+        }
+    }
+
+    /// Diffs each row's tiles, glyph ranges and resources against its stored row; a kept row
+    /// with changes becomes an update. Returns each row's stored tiles (linked before).
+    static func diffRows(_ rows: inout [RegionPlan], input: PlanInput, store: (StoredTiles & StoredRegions)?,
+                         refetch: Set<String>) throws -> [Int] {
+        var linkedTiles = [Int](repeating: 0, count: rows.count)
+        for i in rows.indices {
+            linkedTiles[i] = try diffTiles(&rows[i], store: store)
+            try planGlyphs(&rows[i], input: input, store: store, refetch: refetch)
+            try diffResources(&rows[i], store: store)
+            if rows[i].action == .keep && (rows[i].hasTileChanges || rows[i].resources.hasChanges) {
+                rows[i].action = .update
+            }
+        }
+        return linkedTiles
+    }
+
+    /// The plan of each resolved style pack: its resources and those the store lacks.
+    static func stylePackPlans(_ input: PlanInput, store: StoredResources?) throws -> [StylePackPlan] {
+        var packPlans: [StylePackPlan] = []
+        for pack in input.job.stylePacks {
+            guard let resolved = input.packs[pack.id] else { continue }
+            let stored = try store?.storedResources(among: resolved.resources.map(\.url)) ?? []
+            var packPlan = StylePackPlan(id: pack.id, styleURL: pack.style, resources: resolved.resources,
+                                         missing: resolved.resources.filter { !stored.contains($0.url) },
+                                         sources: resolved.summaries, overview: resolved.overview)
+            packPlan.glyphPolicy = pack.glyphs
+            packPlan.glyphDemand = resolved.glyphDemand
+            packPlans.append(packPlan)
+        }
+        return packPlans
+    }
+
+    /// The glyph ranges found in stored tiles belong to the pack's resources too.
+    static func addFoundGlyphs(of rows: [RegionPlan], to packPlans: inout [StylePackPlan], store: StoredResources?) throws {
+        for row in rows where !row.glyphsAtApply {
+            guard let p = packPlans.firstIndex(where: { $0.id == row.stylePackID && $0.glyphDemand != nil }) else { continue }
+            let extra = row.resources.wanted.filter { $0.kind == .glyphs && !packPlans[p].resources.contains($0) }
+            guard !extra.isEmpty else { continue }
+            let stored = try store?.storedResources(among: extra.map(\.url)) ?? []
+            packPlans[p].resources = Array(Set(packPlans[p].resources + extra)).sorted()
+            packPlans[p].missing = Array(Set(packPlans[p].missing + extra.filter { !stored.contains($0.url) })).sorted()
+        }
     }
 
     /// The tile templates of sources whose TileJSON drifted.
@@ -325,7 +346,7 @@ public enum Planner {
     /// by template and zoom (a join over every link) only when some link is not a kept tile: when
     /// the kept tiles add up to the row's links, as when a region only grows, nothing is removed.
     @discardableResult
-    static func diffTiles(_ row: inout RegionPlan, store: StoreInventory?) throws -> Int {
+    static func diffTiles(_ row: inout RegionPlan, store: (StoredTiles & StoredRegions)?) throws -> Int {
         guard let rowID = row.rowID, let store else {
             row.zoomChanges = row.tileSets.flatMap { set in
                 set.zooms.map { z in
@@ -366,7 +387,7 @@ public enum Planner {
         return linkedTotal
     }
 
-    static func diffResources(_ row: inout RegionPlan, store: StoreInventory?) throws {
+    static func diffResources(_ row: inout RegionPlan, store: StoredRegions?) throws {
         guard let rowID = row.rowID, let store else { return }
         let linked = try store.linkedResources(region: rowID)
         let linkedSet = Set(linked)

@@ -19,83 +19,110 @@ enum SourceResolver {
 
     /// Resolves source `name` (`value`, at `pointer` in the style stored under `styleURL`).
     static func resolve(name: String, value: JSONValue, styleURL: String, pointer: JSONPointer) throws -> Outcome {
-        func fail(_ p: JSONPointer, _ message: String) -> PlanningError {
-            PlanningError(document: styleURL, pointer: p.description, message: message)
+        // Before its type is known, a skipped source shows the type "?".
+        let skip = { (reason: String) in
+            Outcome(source: nil, summary: StyleSourceSummary(name: name, type: "?", fetch: .skipped(reason)))
         }
-        func skip(_ type: String, _ reason: String) -> Outcome {
-            Outcome(source: nil, summary: StyleSourceSummary(name: name, type: type, fetch: .skipped(reason)))
-        }
-        func checked(_ url: String, at p: JSONPointer) throws -> String {
-            if let problem = StyleURL.problem(in: url) { throw fail(p, problem) }
-            return url
-        }
-        guard let object = value.objectValue else {
-            return skip("?", "it is \(value.typeDescription), not a source object")
-        }
-        guard let typeValue = object["type"] else { return skip("?", "it has no \"type\"") }
+        guard let object = value.objectValue else { return skip("it is \(value.typeDescription), not a source object") }
+        guard let typeValue = object["type"] else { return skip("it has no \"type\"") }
         guard let typeName = typeValue.stringValue else {
-            return skip("?", "its \"type\" is \(typeValue.typeDescription), not a string")
+            return skip("its \"type\" is \(typeValue.typeDescription), not a string")
         }
+        let entry = Entry(name: name, typeName: typeName, value: value, object: object, styleURL: styleURL, pointer: pointer)
         guard let type = SourceType(rawValue: typeName) else {
-            return skip(typeName, "MapLibre knows no source type \(StyleURL.quoted(typeName)) "
-                        + "(vector, raster, raster-dem, geojson, image)")
+            return entry.skip("MapLibre knows no source type \(StyleURL.quoted(typeName)) (vector, raster, raster-dem, geojson, image)")
         }
-        let used = StyleSourceSummary(name: name, type: typeName, fetch: .tiles)
-
         switch type {
-        case .vector, .raster, .rasterDEM:
+        case .vector, .raster, .rasterDEM: return try entry.tiled(type)
+        case .geojson: return try entry.geojson()
+        case .image: return try entry.image()
+        case .video: return entry.skip("MapLibre Native has no video sources, so nothing is downloaded for it")
+        }
+    }
+
+    /// A source object with a string `type`: what each type's reading needs to resolve it, skip it
+    /// or name what is wrong.
+    private struct Entry {
+        let name: String
+        let typeName: String
+        let value: JSONValue
+        let object: JSONObject
+        let styleURL: String
+        let pointer: JSONPointer
+
+        /// A tiled source (vector, raster, raster-dem): from its TileJSON `url`, else from `tiles`.
+        func tiled(_ type: SourceType) throws -> Outcome {
             var tileSize = 512
             if type != .vector, let sizeValue = object["tileSize"] {
                 guard let size = sizeValue.doubleValue, size >= 1, size <= 65535 else {
-                    throw fail(pointer.appending("tileSize"), "expected a tile size in pixels, found \(sizeValue.serialized())")
+                    throw fail("tileSize", "expected a tile size in pixels, found \(sizeValue.serialized())")
                 }
                 tileSize = Int(size)
             }
             if let urlValue = object["url"] {
                 guard let url = urlValue.stringValue else {
-                    throw fail(pointer.appending("url"), "expected a TileJSON URL string, found \(urlValue.typeDescription)")
+                    throw fail("url", "expected a TileJSON URL string, found \(urlValue.typeDescription)")
                 }
                 let source = SourceRef(name: name, type: type, tileJSONURL: try checked(url, at: pointer.appending("url")),
                                        tileSize: tileSize)
-                return Outcome(source: source, summary: used)
+                return Outcome(source: source, summary: summary(.tiles))
             }
-            guard let tiles = object["tiles"] else {
-                return skip(typeName, "it has neither \"url\" nor \"tiles\", so it names no tiles")
-            }
+            guard let tiles = object["tiles"] else { return skip("it has neither \"url\" nor \"tiles\", so it names no tiles") }
             let tileset = try TileSource.parseTileset(value, document: styleURL, at: pointer, type: type, tileSize: tileSize)
             _ = try checked(tileset.template, at: pointer.appending("tiles").appending(0))
-            var summary = used
+            var summary = summary(.tiles)
             summary.templateCount = tiles.arrayValue?.count ?? 1
             return Outcome(source: SourceRef(name: name, type: type, tileset: tileset, tileSize: tileSize), summary: summary)
-        case .geojson:
-            guard let data = object["data"] else { return skip(typeName, "it has no \"data\"") }
+        }
+
+        /// A GeoJSON source: its `data` URL is fetched; inline data needs nothing.
+        func geojson() throws -> Outcome {
+            guard let data = object["data"] else { return skip("it has no \"data\"") }
             switch data {
             case .string(let url):
                 let dataURL = try checked(url, at: pointer.appending("data"))
-                return Outcome(source: SourceRef(name: name, type: type, dataURL: dataURL),
-                               summary: StyleSourceSummary(name: name, type: typeName, fetch: .resource(dataURL)))
+                return Outcome(source: SourceRef(name: name, type: .geojson, dataURL: dataURL), summary: summary(.resource(dataURL)))
             case .object:
-                return Outcome(source: SourceRef(name: name, type: type),
-                               summary: StyleSourceSummary(name: name, type: typeName, fetch: .nothing))
+                return Outcome(source: SourceRef(name: name, type: .geojson), summary: summary(.nothing))
             default:
-                throw fail(pointer.appending("data"), "expected a GeoJSON URL or object, found \(data.typeDescription)")
+                throw fail("data", "expected a GeoJSON URL or object, found \(data.typeDescription)")
             }
-        case .image:
-            guard let urlValue = object["url"] else { return skip(typeName, "it has no \"url\"") }
+        }
+
+        /// An image source: its `url` is fetched once it also has `coordinates`.
+        func image() throws -> Outcome {
+            guard let urlValue = object["url"] else { return skip("it has no \"url\"") }
             guard let url = urlValue.stringValue else {
-                throw fail(pointer.appending("url"), "expected an image URL string, found \(urlValue.typeDescription)")
+                throw fail("url", "expected an image URL string, found \(urlValue.typeDescription)")
             }
-            guard object["coordinates"] != nil else { return skip(typeName, "it has no \"coordinates\"") }
+            guard object["coordinates"] != nil else { return skip("it has no \"coordinates\"") }
             if url.isEmpty {
                 // MapLibre's offline download fetches no image for an empty url.
-                return Outcome(source: SourceRef(name: name, type: type),
-                               summary: StyleSourceSummary(name: name, type: typeName, fetch: .nothing))
+                return Outcome(source: SourceRef(name: name, type: .image), summary: summary(.nothing))
             }
             let imageURL = try checked(url, at: pointer.appending("url"))
-            return Outcome(source: SourceRef(name: name, type: type, dataURL: imageURL),
-                           summary: StyleSourceSummary(name: name, type: typeName, fetch: .resource(imageURL)))
-        case .video:
-            return skip(typeName, "MapLibre Native has no video sources, so nothing is downloaded for it")
+            return Outcome(source: SourceRef(name: name, type: .image, dataURL: imageURL), summary: summary(.resource(imageURL)))
+        }
+
+        /// The source left out, as MapLibre's parser leaves it out, and why.
+        func skip(_ reason: String) -> Outcome { Outcome(source: nil, summary: summary(.skipped(reason))) }
+
+        /// How the plan shows the source.
+        func summary(_ fetch: StyleSourceSummary.Fetch) -> StyleSourceSummary {
+            StyleSourceSummary(name: name, type: typeName, fetch: fetch)
+        }
+
+        /// The error of the source's member `key`.
+        func fail(_ key: String, _ message: String) -> PlanningError {
+            PlanningError(document: styleURL, pointer: pointer.appending(key).description, message: message)
+        }
+
+        /// `url`, which is at `p`, when a download can fetch it.
+        func checked(_ url: String, at p: JSONPointer) throws -> String {
+            if let problem = StyleURL.problem(in: url) {
+                throw PlanningError(document: styleURL, pointer: p.description, message: problem)
+            }
+            return url
         }
     }
 }

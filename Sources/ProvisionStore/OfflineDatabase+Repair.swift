@@ -14,76 +14,30 @@ extension OfflineDatabase {
     /// row of such a chunk that differs is suspect, as before.
     public func findDamage(lockChunks: [ChunkDigest], check: (ResourceKind, Data) -> String?) throws -> StoreDamage {
         var damage = StoreDamage()
-        var chunkIndex = -1
-        var chunkRows: [(key: ChunkKey, value: UInt64, isUnusable: Bool)] = []
-        var rowHasher = SHA256()
-        var legacyHasher = SHA256()
-        func closeChunk() {
-            defer { chunkRows = [] }
-            guard chunkIndex >= 0 else { return }
-            let recorded = lockChunks[chunkIndex]
-            let explanation: ChunkSums.Explanation
-            if let expected = ChunkSums(hex: recorded.digest, count: recorded.rows) {
-                explanation = expected.explain(chunkRows.map { ($0.value, $0.isUnusable) })
-            } else if recorded.digest.utf8.count == 16 {
-                let digest = String(legacyHasher.finalizeHex().prefix(16))
-                explanation = digest == recorded.digest && chunkRows.count == recorded.rows ? .intact : .unexplained
-            } else {
-                return
-            }
-            switch explanation {
-            case .intact, .unusableRow, .missingRow:
-                return
-            case .extraRow(let e):
-                damage.mismatchedChunks += 1
-                if !chunkRows[e].isUnusable {
-                    damage.rows.append(StoreDamage.Row(key: chunkRows[e].key, reason: "the build did not write this row "
-                                                       + "(its chunk's digest in the lock accounts for every other row)",
-                                                       isUnusable: false))
-                }
-            case .unexplained:
-                damage.mismatchedChunks += 1
-                for row in chunkRows where !row.isUnusable {
-                    damage.rows.append(StoreDamage.Row(key: row.key, reason: "its chunk differs from what the lock recorded",
-                                                       isUnusable: false))
-                }
-            }
-        }
+        var chunks = LockChunkCheck(lockChunks: lockChunks)
         try forEachHashedRow { row in
             damage.checked += 1
-            // The chunk of the lock this row belongs to: the last whose first key is not above it.
-            var next = chunkIndex + 1
-            while next < lockChunks.count, !(row.key < lockChunks[next].start) { next += 1 }
-            if next - 1 != chunkIndex {
-                closeChunk()
-                chunkIndex = next - 1
-            }
-            let inChunk = chunkIndex >= 0 && lockChunks[chunkIndex].start.section == row.key.section
-            var reason: String?
-            do {
-                let payload = row.compressed ? try RowCompression.inflate(row.bytes) : row.bytes
-                if !(row.isTile && payload.isEmpty) { reason = check(row.kind, payload) }
-            } catch {
-                reason = "its bytes do not inflate"
-            }
+            chunks.move(to: row.key, damage: &damage)
+            let reason = Self.unusableReason(row, check: check)
             if let reason {
                 damage.rows.append(StoreDamage.Row(key: row.key, reason: reason, isUnusable: true))
             }
-            if inChunk {
-                let value = row.bytes.withUnsafeBytes { bytes in
-                    var line = row.line
-                    return line.withUTF8 { ContentHasher.rowValue(&rowHasher, UnsafeRawBufferPointer($0), bytes) }
-                }
-                chunkRows.append((row.key, value, reason != nil))
-                if lockChunks[chunkIndex].digest.utf8.count == 16 {
-                    legacyHasher.update(row.line)
-                    legacyHasher.update(row.bytes)
-                }
-            }
+            chunks.add(row, isUnusable: reason != nil)
         }
-        closeChunk()
+        chunks.close(into: &damage)
         damage.rows.sort { $0.key < $1.key }
         return damage
+    }
+
+    /// Why a row is unusable (its bytes do not inflate, or `check` refuses them for their kind),
+    /// or nil. An empty tile is "no content", not damage.
+    private static func unusableReason(_ row: HashedRow, check: (ResourceKind, Data) -> String?) -> String? {
+        do {
+            let payload = row.compressed ? try RowCompression.inflate(row.bytes) : row.bytes
+            return row.isTile && payload.isEmpty ? nil : check(row.kind, payload)
+        } catch {
+            return "its bytes do not inflate"
+        }
     }
 
     /// Deletes the rows `keys` names and their links, in one transaction, so the next
@@ -147,5 +101,81 @@ extension OfflineDatabase {
         try target.db.exec("COMMIT")
         try? source.close()
         return copied
+    }
+}
+
+/// The rows of the lock's chunk being read, kept to compare with what the lock recorded once the
+/// chunk is read whole (`findDamage`).
+private struct LockChunkCheck {
+    let lockChunks: [ChunkDigest]
+    private var index = -1
+    private var rows: [(key: ChunkKey, value: UInt64, isUnusable: Bool)] = []
+    private var rowHasher = SHA256()
+    private var legacyHasher = SHA256()
+
+    init(lockChunks: [ChunkDigest]) {
+        self.lockChunks = lockChunks
+    }
+
+    /// Moves on to the chunk of the lock `key` belongs to (the last whose first key is not above
+    /// it), closing the one before.
+    mutating func move(to key: ChunkKey, damage: inout StoreDamage) {
+        var next = index + 1
+        while next < lockChunks.count, !(key < lockChunks[next].start) { next += 1 }
+        if next - 1 != index {
+            close(into: &damage)
+            index = next - 1
+        }
+    }
+
+    /// Adds a row to the chunk, when it is in one (of the section the chunk starts in).
+    mutating func add(_ row: OfflineDatabase.HashedRow, isUnusable: Bool) {
+        guard index >= 0, lockChunks[index].start.section == row.key.section else { return }
+        let value = row.bytes.withUnsafeBytes { bytes in
+            var line = row.line
+            return line.withUTF8 { ContentHasher.rowValue(&rowHasher, UnsafeRawBufferPointer($0), bytes) }
+        }
+        rows.append((row.key, value, isUnusable))
+        if lockChunks[index].digest.utf8.count == 16 {
+            legacyHasher.update(row.line)
+            legacyHasher.update(row.bytes)
+        }
+    }
+
+    /// Compares the chunk with the lock and adds the rows a difference makes suspect to `damage`.
+    mutating func close(into damage: inout StoreDamage) {
+        defer { rows = [] }
+        guard let explanation = explain() else { return }
+        switch explanation {
+        case .intact, .unusableRow, .missingRow:
+            return
+        case .extraRow(let e):
+            damage.mismatchedChunks += 1
+            if !rows[e].isUnusable {
+                damage.rows.append(StoreDamage.Row(key: rows[e].key, reason: "the build did not write this row "
+                                                   + "(its chunk's digest in the lock accounts for every other row)",
+                                                   isUnusable: false))
+            }
+        case .unexplained:
+            damage.mismatchedChunks += 1
+            for row in rows where !row.isUnusable {
+                damage.rows.append(StoreDamage.Row(key: row.key, reason: "its chunk differs from what the lock recorded",
+                                                   isUnusable: false))
+            }
+        }
+    }
+
+    /// What the chunk's sums say about its rows; a version 4 chunk (16 hex digits) only whether
+    /// it is intact. Nil before the first chunk, or for a digest of neither form.
+    private mutating func explain() -> ChunkSums.Explanation? {
+        guard index >= 0 else { return nil }
+        let recorded = lockChunks[index]
+        if let expected = ChunkSums(hex: recorded.digest, count: recorded.rows) {
+            return expected.explain(rows.map { ($0.value, $0.isUnusable) })
+        } else if recorded.digest.utf8.count == 16 {
+            let digest = String(legacyHasher.finalizeHex().prefix(16))
+            return digest == recorded.digest && rows.count == recorded.rows ? .intact : .unexplained
+        }
+        return nil
     }
 }

@@ -12,7 +12,7 @@ import ProvisionModel
 ///
 /// Every time the format needs ("accessed") is the `epoch` given at init, never the wall clock.
 /// Not thread-safe: one owner (the writer) uses it at a time.
-public final class OfflineDatabase: StoreInventory, StoreWriter {
+public final class OfflineDatabase: StoreInventory, ExpiringContent, StoreWriter {
     /// How to open the database.
     public struct Options: Sendable {
         /// Open read-only: no schema creation, no pragmas that write, every write fails.

@@ -82,7 +82,7 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Whether an errno means the file system has no room left (ENOSPC, EDQUOT).
-    static func isDiskFull(errno code: Int32) -> Bool {
+    public static func isDiskFull(errno code: Int32) -> Bool {
         code == ENOSPC || code == EDQUOT
     }
 }

@@ -14,8 +14,10 @@ final class ArgumentParserTests: XCTestCase {
         Case(name: name, arguments: arguments, expected: .success(invocation))
     }
 
-    private static func usage(_ name: String, _ arguments: [String], _ message: String, command: String? = nil) -> Case {
-        Case(name: name, arguments: arguments, expected: .failure(UsageError(message: message, command: command)))
+    /// A usage error, printed as the output options `options` the line asked for.
+    private static func usage(_ name: String, _ arguments: [String], _ message: String, command: String? = nil,
+                              options: CommonOptions = CommonOptions()) -> Case {
+        Case(name: name, arguments: arguments, expected: .failure(UsageError(message: message, command: command, options: options)))
     }
 
     private static let json = CommonOptions(format: .json)
@@ -35,19 +37,21 @@ final class ArgumentParserTests: XCTestCase {
             Self.ok("after --", ["plan", "--", "--odd-name.json"], .plan(PlanArguments(job: "--odd-name.json"))),
             Self.ok("--store=value", ["plan", "--store=dir", "job.json"], .plan(PlanArguments(job: "job.json", store: "dir"))),
             Self.usage("json and markdown", ["plan", "--json", "--format", "markdown", "j"],
-                       "--format markdown conflicts with --json; give one of them", command: "plan"),
+                       "--format markdown conflicts with --json; give one of them", command: "plan", options: Self.json),
             Self.usage("markdown then json", ["plan", "--format", "markdown", "--json", "j"],
-                       "--json conflicts with --format markdown; give one of them", command: "plan"),
+                       "--json conflicts with --format markdown; give one of them", command: "plan", options: Self.json),
             Self.usage("two formats", ["plan", "--format", "text", "--format", "json", "j"], "--format is given twice; give it once",
-                       command: "plan"),
+                       command: "plan", options: Self.json),
             Self.usage("quiet and progress", ["plan", "--quiet", "--progress", "json", "j"],
-                       "--progress json conflicts with --quiet; give one of them", command: "plan"),
+                       "--progress json conflicts with --quiet; give one of them", command: "plan",
+                       options: CommonOptions(progress: .json)),
             Self.usage("bad format", ["plan", "--format", "html", "j"], "--format must be text, json or markdown, not 'html'",
                        command: "plan"),
             Self.usage("bad progress", ["plan", "--progress", "fancy", "j"],
                        "--progress must be auto, json, plain, tty or none, not 'fancy'", command: "plan"),
             Self.usage("missing value", ["plan", "j", "--store"], "--store needs a value (--store DIR)", command: "plan"),
-            Self.usage("option as value", ["plan", "--out", "--json", "j"], "--out needs a value (--out FILE)", command: "plan"),
+            Self.usage("option as value", ["plan", "--out", "--json", "j"], "--out needs a value (--out FILE)", command: "plan",
+                       options: Self.json),
             Self.usage("empty store", ["plan", "--store", "", "j"], "--store needs a directory path, not an empty string",
                        command: "plan"),
             Self.usage("flag with value", ["plan", "--refresh=yes", "j"], "--refresh takes no value", command: "plan"),
@@ -76,7 +80,7 @@ final class ArgumentParserTests: XCTestCase {
                        "--report j would overwrite the job file j; write it elsewhere", command: "apply"),
             Self.usage("apply has no --out", ["apply", "--out", "x", "j"], "unknown option '--out' for 'apply'", command: "apply"),
             Self.usage("apply has no --format", ["apply", "--format", "markdown", "j"],
-                       "unknown option '--format' for 'apply'", command: "apply"),
+                       "unknown option '--format' for 'apply'", command: "apply", options: CommonOptions(format: .markdown)),
             Self.ok("validate many", ["validate", "a", "b", "--quiet"],
                     .validate(ValidateArguments(jobs: ["a", "b"], options: CommonOptions(progress: .none)))),
             Self.ok("validate progress", ["validate", "--progress", "json", "a"],
@@ -107,7 +111,46 @@ final class ArgumentParserTests: XCTestCase {
             Self.usage("--store is an input", ["merge", "s0", "./s1/", "--store", "s1"],
                        "--store s1 is the input ./s1/; merge into another directory", command: "merge"),
             Self.usage("no --format", ["merge", "s0", "--store", "out", "--format", "json"],
-                       "unknown option '--format' for 'merge'", command: "merge"),
+                       "unknown option '--format' for 'merge'", command: "merge", options: Self.json),
+        ]
+        check(cases)
+    }
+
+    /// A line that does not parse carries the output options it asked for, read past the error,
+    /// so the error is printed as asked (JSON on stdout, an NDJSON event, the cause).
+    func testAUsageErrorCarriesTheOutputOptions() {
+        let cases: [Case] = [
+            Self.usage("json before the error", ["plan", "--json", "--bogus", "j"], "unknown option '--bogus' for 'plan'",
+                       command: "plan", options: Self.json),
+            Self.usage("json after the error", ["plan", "--bogus", "--format=json", "--verbose", "j"],
+                       "unknown option '--bogus' for 'plan'", command: "plan", options: CommonOptions(format: .json, verbose: true)),
+            Self.usage("progress after a rule", ["plan", "--svg", "z.svg", "--progress", "json", "j"], "--svg goes with --zoom",
+                       command: "plan", options: CommonOptions(progress: .json)),
+            Self.usage("quiet after progress", ["apply", "--progress", "json", "--quiet", "j"],
+                       "--quiet conflicts with --progress json; give one of them", command: "apply",
+                       options: CommonOptions(progress: .none)),
+            Self.usage("a bad value", ["audit", "--progress", "plain", "--svg", "a.svg", "--zoom", "99"],
+                       "--zoom must be a whole number from 0 to 22, not '99'", command: "audit", options: CommonOptions(progress: .plain)),
+            Self.usage("a command rule", ["merge", "s0", "--json", "--store", "s0"], "--store s0 is the input s0; merge into another directory",
+                       command: "merge", options: Self.json),
+            Self.usage("unknown command", ["plam", "j", "--json", "--progress", "json"], "unknown command 'plam' (did you mean 'plan'?)",
+                       options: CommonOptions(format: .json, progress: .json)),
+            Self.usage("an output option the command lacks", ["apply", "--format", "json", "j"], "unknown option '--format' for 'apply'",
+                       command: "apply", options: Self.json),
+            Self.usage("export's own format", ["export", "--format", "json", "--out", "x"],
+                       "--format must be mbtiles, pmtiles or bundle, not 'json'", command: "export"),
+        ]
+        check(cases)
+    }
+
+    func testExport() {
+        let cases: [Case] = [
+            Self.ok("archive", ["export", "--format", "pmtiles", "--out", "x.pmtiles", "--source", "streets"],
+                    .export(ExportArguments(format: .pmtiles, source: "streets", out: "x.pmtiles"))),
+            Self.usage("no format", ["export", "--out", "x"], "export needs --format mbtiles, pmtiles or bundle", command: "export"),
+            Self.usage("no out", ["export", "--format", "bundle"], "export needs --out FILE or DIR: where to write", command: "export"),
+            Self.usage("bundle of one source", ["export", "--format", "bundle", "--source", "s", "--out", "b"],
+                       "--source goes with --format mbtiles or pmtiles; a bundle holds every source of its styles", command: "export"),
         ]
         check(cases)
     }

@@ -48,7 +48,7 @@ final class EngineTests: XCTestCase {
     private var store: URL { root.appendingPathComponent("store") }
 
     private func plan(_ job: String) throws -> Plan {
-        try PlanRun(job: job, store: nil, refresh: false, repair: false, context: context, progress: SilentProgress()).run().plan
+        try PlanRun(request: RunRequest(job: job), context: context, progress: SilentProgress()).run().plan
     }
 
     private func apply(_ job: String, outputs: [(flag: String, path: String)] = []) throws -> ApplyRun.Result {

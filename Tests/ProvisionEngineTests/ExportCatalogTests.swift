@@ -1,4 +1,5 @@
 import ProvisionEngine
+import ProvisionExport
 import XCTest
 
 /// The names a region's extra tileset gets (`audit` lists them, `export --source` takes them).

@@ -81,10 +81,9 @@ final class ShardTests: XCTestCase {
         let again = try apply(into: "s", shard: Shard(index: 1, count: 3))
         XCTAssertEqual(again.outcome.downloaded, 0)
         XCTAssertTrue(again.outcome.isComplete)
-        let share = PlanRun(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent("s").path,
-                                refresh: false, repair: false, context: fixture.context, progress: SilentProgress())
-        var run = share
-        run.shard = Shard(index: 1, count: 3)
+        var request = RunRequest(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent("s").path)
+        request.shard = Shard(index: 1, count: 3)
+        let run = PlanRun(request: request, context: fixture.context, progress: SilentProgress())
         let plan = try run.run().plan
         XCTAssertTrue(plan.notes.contains { $0.subject == "shard 1/3" && $0.message.contains("; 0 of them are not in this store yet") },
                       "\(plan.notes)")
@@ -96,9 +95,9 @@ final class ShardTests: XCTestCase {
     /// re-planned against the shard's store, nothing changes.
     func testEachShardsPlanIsWhatItsApplyDoes() throws {
         func plan(_ store: String, shard: Shard?) throws -> Plan {
-            var run = PlanRun(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent(store).path,
-                              refresh: false, repair: false, context: fixture.context, progress: SilentProgress())
-            run.shard = shard
+            var request = RunRequest(job: root.appendingPathComponent("job.json").path, store: root.appendingPathComponent(store).path)
+            request.shard = shard
+            let run = PlanRun(request: request, context: fixture.context, progress: SilentProgress())
             return try run.run().plan
         }
         let whole = try plan("whole", shard: nil)

@@ -53,16 +53,47 @@ final class CanonicalAssemblyTests: XCTestCase {
 
     /// Applies the plan into a new store at `dir`; returns the new file's bytes and the outcome.
     /// The clock of the writer and the assembler moves only when a `ScramblingFetcher` moves it.
-    private func apply(in dir: URL, fetcher: ScramblingFetcher, staged: [TileKey] = []) throws -> (Data, ApplyOutcome, ContentDigest) {
+    private func apply(in dir: URL, fetcher: ScramblingFetcher, staged: [TileKey] = [],
+                       observer: ApplyObserver = SilentApplyObserver()) throws -> (Data, ApplyOutcome, ContentDigest) {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let staging = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 1_700_000_000)
         defer { try? staging.close() }
         try staging.write(staged.map { FetchedItem(request: FetchRequest(url: "x", kind: .tile, tileKey: $0), body: Self.body($0)) })
         let builder = try CanonicalStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
         let configuration = Downloader.Configuration(clock: fetcher.clock)
-        let outcome = try Applier(store: staging, fetcher: fetcher, configuration: configuration).apply(plan(), building: builder)
+        let applier = Applier(store: staging, fetcher: fetcher, configuration: configuration)
+        applier.observer = observer
+        let outcome = try applier.apply(plan(), building: builder)
         let digest = try builder.finish()
         return (try Data(contentsOf: builder.url), outcome, digest)
+    }
+
+    /// Records what an applier tells its observer.
+    private final class RecordingObserver: ApplyObserver, @unchecked Sendable {
+        var phases: [ApplyPhase] = []
+        var last: DownloadProgress?
+        var regions: [(key: String, linked: Int, wanted: Int, complete: Bool)] = []
+
+        func phase(_ phase: ApplyPhase) { phases.append(phase) }
+        func downloads(_ progress: DownloadProgress) { last = progress }
+        func regionLinked(key: String, linkedTiles: Int, wantedTiles: Int, complete: Bool) {
+            regions.append((key, linkedTiles, wantedTiles, complete))
+        }
+    }
+
+    func testTheObserverHearsThePhasesTheProgressAndEveryLinkedRegion() throws {
+        let observer = RecordingObserver()
+        let (_, outcome, _) = try apply(in: try makeTemporaryDirectory(), fetcher: ScramblingFetcher(seed: nil), observer: observer)
+        XCTAssertEqual(observer.phases, [.regions, .resources, .tiles, .links])
+        XCTAssertEqual(observer.last?.completed, observer.last?.requested)
+        XCTAssertEqual(observer.last?.requested, outcome.plannedResources + outcome.plannedTiles)
+        XCTAssertEqual(observer.regions.map(\.key), plan().regions.map(\.key))
+        for (index, region) in observer.regions.enumerated() {
+            let wanted = plan().regions[index].zoomChanges.reduce(0) { $0 + $1.counts.add }
+            XCTAssertEqual(region.wanted, wanted, region.key)
+            XCTAssertEqual(region.linked, wanted, "\(region.key): every wanted tile linked")
+            XCTAssertTrue(region.complete, region.key)
+        }
     }
 
     func testAnyCompletionOrderGivesTheSameFileInKeyOrder() throws {

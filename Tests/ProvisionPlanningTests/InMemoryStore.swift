@@ -208,6 +208,4 @@ final class InMemoryStore: StoreInventory, StoreWriter {
     static func bytesAscending(_ a: String, _ b: String) -> Bool {
         a.utf8.lexicographicallyPrecedes(b.utf8)
     }
-
-    func expiredRequests(before now: Int64) throws -> [FetchRequest] { [] }
 }

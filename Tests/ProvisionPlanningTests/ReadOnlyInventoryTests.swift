@@ -22,7 +22,6 @@ private final class ReadOnlyInventory: StoreInventory {
     func linkedTileCounts(region rowID: Int64) throws -> [TileCount] { reads += 1; return try store.linkedTileCounts(region: rowID) }
     func tileLinkCount(region rowID: Int64) throws -> Int { reads += 1; return try store.tileLinkCount(region: rowID) }
     func linkedResources(region rowID: Int64) throws -> [String] { reads += 1; return try store.linkedResources(region: rowID) }
-    func expiredRequests(before now: Int64) throws -> [FetchRequest] { reads += 1; return try store.expiredRequests(before: now) }
     func meanTileSizes(urlTemplate: String, zooms: ClosedRange<Int>) throws -> [Int: Double] {
         reads += 1
         return try store.meanTileSizes(urlTemplate: urlTemplate, zooms: zooms)

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionFoundation
+import ProvisionEngine
 import ProvisionModel
 import ProvisionReports
 import ProvisionStore

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionStore
 
 /// A directory an export fills (a bundle), built under a temporary name beside its destination
 /// and moved into place by `commit`.

@@ -2,6 +2,7 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 import ProvisionCodecs
+import ProvisionStore
 
 /// Writes a PMTiles v3 archive: tiles added in ascending tile id (Hilbert) order, each distinct
 /// content stored once, consecutive tiles with equal content as one run; gzip-compressed root
@@ -72,6 +73,30 @@ public final class PMTilesArchiveWriter {
         contents[tile.key] = Int32(entries.count)
         entries.append(PMTiles.Entry(tileID: tileID, offset: data.length, length: length, runLength: 1))
         try data.write(tile.bytes)
+    }
+
+    /// Writes the archive with a header saying what its tiles are: `tileType`, gzip-compressed
+    /// when `gzipped`, at `zooms`, within `extent` and opening at its centre; `metadata` is JSON.
+    func finish(tileType: PMTiles.TileType, gzipped: Bool, zooms: ClosedRange<Int>, extent: ExportExtent,
+                metadata: Data) throws -> Summary {
+        try finish(header: Self.header(tileType: tileType, gzipped: gzipped, zooms: zooms, extent: extent), metadata: metadata)
+    }
+
+    /// The header fields that describe the tiles; `finish` fills in the offsets and counts.
+    static func header(tileType: PMTiles.TileType, gzipped: Bool, zooms: ClosedRange<Int>,
+                       extent: ExportExtent) -> PMTiles.Header {
+        var header = PMTiles.Header()
+        header.tileType = tileType
+        header.tileCompression = gzipped ? .gzip : .none
+        header.minZoom = UInt8(zooms.lowerBound)
+        header.maxZoom = UInt8(zooms.upperBound)
+        header.minLonE7 = extent.west
+        header.minLatE7 = extent.south
+        header.maxLonE7 = extent.east
+        header.maxLatE7 = extent.north
+        header.centerZoom = UInt8(extent.centerZoom)
+        (header.centerLonE7, header.centerLatE7) = extent.center
+        return header
     }
 
     /// Writes the archive with `header`'s tile type, compression, zooms, bounds and centre (its

@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionFoundation
 import ProvisionModel
+import ProvisionCoverage
 import ProvisionReports
 import TileMath
 import XCTest

@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionFoundation
 import ProvisionModel
+import ProvisionReports
 import TileMath
 
 /// Which views a coverage picture holds and how many cells they may use.

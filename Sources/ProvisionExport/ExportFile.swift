@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionStore
 
 /// A file an export writes, buffered, beside its destination under a temporary name; `commit`
 /// flushes it and renames it into place, `discard` removes it.

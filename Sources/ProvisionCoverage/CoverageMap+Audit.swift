@@ -1,6 +1,7 @@
 import Foundation
 import ProvisionFoundation
 import ProvisionModel
+import ProvisionReports
 import TileMath
 
 extension CoverageMap {

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionFoundation
+import ProvisionEngine
 import ProvisionCodecs
 import ProvisionExecution
 import ProvisionModel
@@ -188,24 +189,14 @@ struct Exporter {
             try writing(destination) { try writer.add(tileID: entry.id, tile: tile) }
         }
         order = []
-        var header = PMTiles.Header()
-        header.tileType = shape.format.pmtilesType
-        header.tileCompression = shape.format.isGzipped ? .gzip : .none
-        header.minZoom = UInt8(set.minZoom)
-        header.maxZoom = UInt8(set.maxZoom)
-        header.minLonE7 = shape.extent.west
-        header.minLatE7 = shape.extent.south
-        header.maxLonE7 = shape.extent.east
-        header.maxLatE7 = shape.extent.north
-        header.centerZoom = UInt8(shape.extent.centerZoom)
-        (header.centerLonE7, header.centerLatE7) = shape.extent.center
         var metadata = JSONObject([("name", .string(shape.name)), ("format", .string(shape.format.name))])
         if let attribution = shape.attribution { metadata["attribution"] = .string(attribution) }
         if let description = shape.description { metadata["description"] = .string(description) }
         metadata["type"] = "baselayer"
         if let layers = shape.vectorLayers { metadata["vector_layers"] = layers }
         let summary = try writing(destination) {
-            try writer.finish(header: header, metadata: JSONValue.object(metadata).data(.compact))
+            try writer.finish(tileType: shape.format.pmtilesType, gzipped: shape.format.isGzipped, zooms: set.minZoom...set.maxZoom,
+                              extent: shape.extent, metadata: JSONValue.object(metadata).data(.compact))
         }
         return (summary.tileCount, summary.contentCount, summary.byteCount)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionFoundation
+import ProvisionEngine
 import ProvisionCodecs
 import ProvisionExecution
 import ProvisionModel

@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionModel
+import ProvisionCoverage
 import ProvisionReports
 import TileMath
 

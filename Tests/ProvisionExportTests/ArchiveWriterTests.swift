@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionCodecs
+import ProvisionExport
 import ProvisionStore
 import TileMath
 import XCTest
