@@ -34,7 +34,7 @@ extension CoverageArguments {
         do {
             try AtomicFile.write(data, to: URL(fileURLWithPath: path))
         } catch {
-            throw ProvisionError(.cannotWrite, "cannot write \(flag) \(path): \(describe(error))")
+            throw ProvisionError(.cannotWriteStore, "cannot write \(flag) \(path): \(describe(error))", cause: error)
         }
         let cells = zooms.reduce(0) { $0 + $1.cells.count }
         progress.emit(.coverageWritten(path: path, kind: map.kind.rawValue, format: flag == "--html" ? "html" : "svg",

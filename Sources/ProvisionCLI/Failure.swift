@@ -3,27 +3,13 @@ import ProvisionFoundation
 import ProvisionEngine
 import ProvisionModel
 
-/// The error → exit status map: the one place it is decided.
-extension ExitCode {
-    /// The exit status of a failure of `kind`.
-    init(_ kind: ProvisionError.Kind) {
-        switch kind {
-        case .failure: self = .failure
-        case .usage: self = .usage
-        case .invalidJob: self = .invalidJob
-        case .missingInput: self = .missingInput
-        case .upstreamUnavailable: self = .upstreamUnavailable
-        case .cannotWrite: self = .cannotWriteStore
-        case .partial: self = .partial
-        case .interrupted: self = .interrupted
-        case .terminated: self = .terminated
-        }
-    }
-}
+/// The process exit statuses, which are the engine's error kinds (`ProvisionEngine.ExitCode`),
+/// named here so every file of the command line (the command declarations, `--help`) sees them.
+public typealias ExitCode = ProvisionEngine.ExitCode
 
 extension ProvisionError {
-    /// The process exit status for this error.
-    var exitCode: ExitCode { ExitCode(kind) }
+    /// The process exit status for this error: its kind (`ExitCode`, decided there only).
+    var exitCode: ExitCode { kind }
 
     /// The error as a JSON document for `--json` output (`Jobs/schema/error.schema.json`).
     var json: JSONValue {
@@ -75,26 +61,26 @@ enum RunEnvironment {
 
 /// Checks that an output file (`--report`, `--out`) can be written, before any work is done.
 ///
-/// - Throws: `cannotWrite` (73) naming the path and why (no such directory, not writable, a
+/// - Throws: `cannotWriteStore` (73) naming the path and why (no such directory, not writable, a
 ///   directory).
 func checkWritableOutput(_ path: String, flag: String) throws(ProvisionError) {
     let url = URL(fileURLWithPath: path)
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
         guard !isDirectory.boolValue else {
-            throw ProvisionError(.cannotWrite, "cannot write \(flag) \(path): it is a directory")
+            throw ProvisionError(.cannotWriteStore, "cannot write \(flag) \(path): it is a directory")
         }
         guard access(url.path, W_OK) == 0 else {
-            throw ProvisionError(.cannotWrite, "cannot write \(flag) \(path): the file is not writable")
+            throw ProvisionError(.cannotWriteStore, "cannot write \(flag) \(path): the file is not writable")
         }
         return
     }
     let directory = url.deletingLastPathComponent()
     guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-        throw ProvisionError(.cannotWrite, "cannot write \(flag) \(path): the directory \(directory.path) does not exist")
+        throw ProvisionError(.cannotWriteStore, "cannot write \(flag) \(path): the directory \(directory.path) does not exist")
     }
     guard access(directory.path, W_OK) == 0 else {
-        throw ProvisionError(.cannotWrite, "cannot write \(flag) \(path): the directory \(directory.path) is not writable")
+        throw ProvisionError(.cannotWriteStore, "cannot write \(flag) \(path): the directory \(directory.path) is not writable")
     }
 }
 

@@ -44,12 +44,12 @@ enum HumanView {
     }
 
     /// `error: …` with `lines` (failed URLs) and the diagnostics indented below; with `verbose`,
-    /// the cause.
+    /// the chain of causes.
     static func error(_ error: ProvisionError, lines: [String], verbose: Bool) -> String {
         var text = "error: \(error.message)\(lines.isEmpty ? "" : ":")\n"
         for line in lines { text += "  \(line)\n" }
         for diagnostic in error.diagnostics { text += "  \(diagnostic)\n" }
-        if verbose, let cause = error.cause { text += "  cause: \(cause)\n" }
+        if verbose { for cause in error.causeLines() { text += "  caused by: \(cause)\n" } }
         return text
     }
 

@@ -23,11 +23,11 @@ struct PlanCommand {
         var maps: [CoverageMap] = []
         for options in arguments.coverage.requests { maps.append(try session.coverage(of: plan, options: options)) }
         if let out = arguments.out {
-            let saved = PlanRun.saved(plan, session: session, jobPath: arguments.run.request.job)
+            let saved = try PlanRun.saved(plan, session: session, jobPath: arguments.run.request.job)
             do {
                 try AtomicFile.write(saved.json.data(.prettySorted) + Data("\n".utf8), to: URL(fileURLWithPath: out))
             } catch {
-                throw ProvisionError(.cannotWrite, "cannot write the plan to \(out): \(describe(error))")
+                throw ProvisionError(.cannotWriteStore, "cannot write the plan to \(out): \(describe(error))", cause: error)
             }
             view.progress.emit(.planSaved(path: out))
         }

@@ -23,8 +23,7 @@ struct ValidateCommand {
                 if case .invalid(let diagnostics) = check.outcome { return diagnostics }
                 return []
             }
-            view.progress.closingError(ProvisionError(worst == .missingInput ? .missingInput : .invalidJob, message,
-                                                      diagnostics: problems))
+            view.progress.closingError(ProvisionError(worst, message, diagnostics: problems))
         }
         return worst
     }

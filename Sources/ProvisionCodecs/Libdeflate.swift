@@ -9,15 +9,27 @@ import Foundation
 /// faster, never needed, so the build and a machine without it stay as they are (zlib does the
 /// work there). The output is the same bytes either way; zlib also gives every error message, so
 /// a body libdeflate refuses is decoded again by zlib to say why.
+///
+/// Why no module map like `CZlib`: a module map needs `libdeflate.h`, which only Debian's
+/// `libdeflate-dev` ships; the runtime package `libdeflate0` (all the suite installs, and all a
+/// user's machine may have) has none, and the product must build and run where libdeflate is
+/// absent. So the four functions are looked up by name here, in this one file, and nowhere else.
+///
+/// Audited (Debian's `libdeflate0` 1.14-1, whose `nm -D` lists all four symbols): the C function
+/// types below match upstream's `libdeflate.h` declarations (`size_t` is `Int`, `enum
+/// libdeflate_result` an `int` whose `LIBDEFLATE_SUCCESS` is 0, the decompressor an opaque
+/// pointer); `unsafeBitCast` only turns `dlsym`'s pointer into that C function type. The
+/// library is never closed, so the pointers stay valid; a decompressor is allocated, used and
+/// freed by one call on one thread, and `libdeflate_adler32` keeps no state, so the functions
+/// are `@Sendable` and need no `@unchecked`.
 enum Libdeflate {
-    private typealias Alloc = @convention(c) () -> OpaquePointer?
-    private typealias Free = @convention(c) (OpaquePointer?) -> Void
-    private typealias GzipDecompress = @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeMutableRawPointer?, Int,
-                                                       UnsafeMutablePointer<Int>?, UnsafeMutablePointer<Int>?) -> Int32
-    private typealias Adler32 = @convention(c) (UInt32, UnsafeRawPointer?, Int) -> UInt32
+    private typealias Alloc = @Sendable @convention(c) () -> OpaquePointer?
+    private typealias Free = @Sendable @convention(c) (OpaquePointer?) -> Void
+    private typealias GzipDecompress = @Sendable @convention(c) (OpaquePointer?, UnsafeRawPointer?, Int, UnsafeMutableRawPointer?, Int,
+                                                                 UnsafeMutablePointer<Int>?, UnsafeMutablePointer<Int>?) -> Int32
+    private typealias Adler32 = @Sendable @convention(c) (UInt32, UnsafeRawPointer?, Int) -> UInt32
 
-    private struct Functions: @unchecked Sendable {
-        // C function pointers into a library that stays loaded: immutable, safe from any thread.
+    private struct Functions: Sendable {
         let alloc: Alloc
         let free: Free
         let gzipDecompress: GzipDecompress

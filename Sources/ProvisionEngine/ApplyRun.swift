@@ -123,11 +123,11 @@ public struct ApplyRun {
         } catch {
             progress.finish()
             build.abandon()
-            let explained = (error as? StoreError)?.code == .diskFull  // its message already says what is kept
-            throw ProvisionError(.cannotWrite,
+            let explained = ProvisionError.storeFailure(error)?.code == .diskFull  // its message already says what is kept
+            throw ProvisionError(.cannotWriteStore,
                                  explained ? describe(error)
                                      : "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
-                                 cause: String(describing: error))
+                                 cause: error)
         }
     }
 
@@ -135,6 +135,7 @@ public struct ApplyRun {
     /// store; nil when it cannot be read (the apply itself succeeded: its report is not lost for it).
     /// `tiles`, the tile part the apply summed as it wrote the file, spares reading every tile row.
     static func footprint(of store: StorePath, lock: LockDocument, tiles: ContentSharing? = nil) -> Footprint? {
+        // The footprint only adds to the report of an apply that succeeded: a store that cannot be read here leaves it out.
         guard let database = try? store.openForReading(epoch: lock.epoch) else { return nil }
         defer { try? database.close() }
         guard let sharing = try? database.contentSharing(tiles: tiles), let regions = try? database.regions() else { return nil }
@@ -144,6 +145,7 @@ public struct ApplyRun {
     /// What the apply of `shard` does to the store (read after recovery, before any download).
     static func shardPlan(_ plan: Plan, shard: Shard, session: PlanSession) throws(ProvisionError) -> ShardPlan {
         let database = try session.openForReading()
+        // Best effort: closing a read-only connection.
         defer { try? database?.close() }
         do {
             return try plan.shardPlan(shard, store: database)
@@ -256,6 +258,7 @@ public struct ApplyRun {
         case .success(let read): contents = read
         case .failure(let failure): throw JobInput.error(failure, path: path)
         }
+        // Not JSON, or not a saved plan: read as a job file below, whose loader reports what is wrong.
         if let json = try? JSONValue.parse(contents.data), SavedPlan.isSavedPlan(json) {
             let saved: SavedPlan
             do {
@@ -280,7 +283,7 @@ public struct ApplyRun {
             let session = try PlanSession(input: input, storeOption: request.store ?? saved.storePath, context: context)
             try session.checkOutputs(request.outputs)
             try prepare(session)
-            guard session.store.stateDigest() == saved.storeDigest else {
+            guard try session.store.digest() == saved.storeDigest else {
                 throw ProvisionError(.failure, "the saved plan \(path) is stale: the store at \(session.store.display) changed since "
                                      + "it was planned; run 'provision plan' again")
             }

@@ -43,7 +43,7 @@ public struct AuditRun {
         do {
             try path.checkPathLength()
         } catch {
-            throw ProvisionError(.cannotWrite, describe(error))
+            throw ProvisionError(.cannotWriteStore, describe(error), cause: error)
         }
         guard path.hasDatabase else {
             throw ProvisionError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
@@ -52,9 +52,10 @@ public struct AuditRun {
         var doc: AuditDocument
         do {
             let database = try path.openForReading(epoch: lock?.epoch ?? 0)
+            // Best effort: closing a read-only connection.
             defer { try? database.close() }
             doc = AuditDocument(store: path.display, summary: try database.summary(), integrity: try database.integrityCheck(),
-                                lock: lock, unexpectedFiles: path.unexpectedFiles(),
+                                lock: lock, unexpectedFiles: try path.unexpectedFiles(),
                                 // The footprint adds to the audit; a store too damaged to give it still gets its problems reported.
                                 sharing: try? database.contentSharing())
             doc.lockProblem = lockProblem

@@ -16,12 +16,11 @@ extension PlanSession {
     ///   when the store cannot be read.
     public func coverage(of plan: Plan, options: CoverageOptions) throws(ProvisionError) -> CoverageMap {
         let database = try openForReading()
+        // Best effort: closing a read-only connection.
         defer { try? database?.close() }
         do {
             return try CoverageMap.plan(plan, document: document(plan), store: database, options: options)
-        } catch let error as CoverageError {
-            throw ProvisionError(.usage, error.description)
-        } catch {
+        } catch {  // a CoverageError says for itself that it is usage (64)
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
     }
@@ -34,11 +33,10 @@ extension AuditRun {
                          options: CoverageOptions) throws(ProvisionError) -> CoverageMap {
         do {
             let database = try path.openForReading(epoch: lock?.epoch ?? 0)
+            // Best effort: closing a read-only connection.
             defer { try? database.close() }
             return try CoverageMap.audit(document, lock: lock, store: database, options: options)
-        } catch let error as CoverageError {
-            throw ProvisionError(.usage, error.description)
-        } catch {
+        } catch {  // a CoverageError says for itself that it is usage (64)
             throw ProvisionError(store: error, context: "cannot audit the store at \(path.display)", kind: .failure)
         }
     }

@@ -177,15 +177,13 @@ public struct ExportCatalog {
         var ids = Set<String>()
         for (lockID, url) in urls {
             let subject = lockID.map { "style \(url) of style pack '\($0)'" } ?? "style \(url)"
+            guard let data = try database.resourceData(url: url) else {
+                warnings.add("the \(subject) is not stored: \(Warnings.packLeftOut)")
+                continue
+            }
             let style: JSONValue
             do {
-                guard let data = try database.resourceData(url: url) else {
-                    warnings.add("the \(subject) is not stored: \(Warnings.packLeftOut)")
-                    continue
-                }
                 style = try JSONValue.parse(data)
-            } catch let error as StoreError {
-                throw error
             } catch {
                 warnings.add("the stored \(subject) is not valid JSON (\(error)): \(Warnings.packLeftOut)")
                 continue

@@ -65,6 +65,7 @@ public struct MergeRun {
         do {
             build = try StoreBuild(locking: out)
         } catch {
+            // Best effort: removing the directory this run created; the error below is what matters.
             if created { try? FileManager.default.removeItem(at: out.url) }
             throw ProvisionError(store: error, context: "cannot lock the store at \(out.display)")
         }
@@ -78,9 +79,10 @@ public struct MergeRun {
                 throw error
             }
         } catch {
+            // Best effort: removing the directory this run created; the error below is what matters.
             if created { try? FileManager.default.removeItem(at: out.url) }
-            if let store = error as? StoreError, store.code == .invalidInput {
-                throw ProvisionError(.invalidJob, "cannot merge: \(describe(store))", cause: String(describing: store))
+            if ProvisionError.storeFailure(error)?.code == .invalidInput {
+                throw ProvisionError(.invalidJob, "cannot merge: \(describe(error))", cause: error)
             }
             throw ProvisionError(store: error, context: "cannot write the merged store at \(out.display)")
         }

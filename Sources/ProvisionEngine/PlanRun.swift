@@ -35,6 +35,7 @@ public struct PlanRun {
         let unvouched = repair || refresh ? nil : StoreTrust.unvouchedReason(session)
         var damage: StoreDamage?
         if repair || refresh || unvouched != nil, session.store.hasDatabase, let database = try session.openForReading() {
+            // Best effort: closing a read-only connection.
             defer { try? database.close() }
             do {
                 damage = unvouched != nil ? try StoreTrust.invalidRows(in: database)
@@ -75,8 +76,21 @@ public struct PlanRun {
 
     /// The plan saved for `apply PLAN`: the plan, where its job and store are, and the store's
     /// state now, so a store that changes in between is noticed.
-    public static func saved(_ plan: Plan, session: PlanSession, jobPath: String) -> SavedPlan {
+    ///
+    /// - Throws: `failure` when a file of the store cannot be read to fingerprint it.
+    public static func saved(_ plan: Plan, session: PlanSession, jobPath: String) throws(ProvisionError) -> SavedPlan {
         SavedPlan(plan: plan, jobPath: URL(fileURLWithPath: jobPath).standardizedFileURL.path,
-                  storePath: session.store.url.standardizedFileURL.path, storeDigest: session.store.stateDigest())
+                  storePath: session.store.url.standardizedFileURL.path, storeDigest: try session.store.digest())
+    }
+}
+
+extension StorePath {
+    /// `stateDigest`, a file that cannot be read a `failure` naming it.
+    func digest() throws(ProvisionError) -> String {
+        do {
+            return try stateDigest()
+        } catch {
+            throw ProvisionError(store: error, context: "cannot fingerprint the store at \(display)", kind: .failure)
+        }
     }
 }

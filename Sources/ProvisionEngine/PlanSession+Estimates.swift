@@ -18,6 +18,7 @@ extension PlanSession {
             guard let origin = origins.first(where: { source.template.hasPrefix($0.prefix) }),
                   case .mbtiles(let file) = origin.mirror, let archive = archives[file.path] else { continue }
             let low = min(max(source.minZoom, 0), 30), high = min(max(source.maxZoom, low), 30)
+            // Sizes only refine the estimates: an archive that cannot be measured keeps the default sizes.
             guard let sizes = try? archive.meanTileSizes(zooms: low...high), !sizes.isEmpty else { continue }
             out[source.template] = OriginTileSizes(origin: file.lastPathComponent, sizes: sizes)
         }

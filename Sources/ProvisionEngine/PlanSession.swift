@@ -67,7 +67,7 @@ public final class PlanSession {
         do {
             try store.checkIsDirectoryOrAbsent()
         } catch {
-            throw ProvisionError(.cannotWrite, describe(error))
+            throw ProvisionError(.cannotWriteStore, describe(error), cause: error)
         }
         self.store = store
         (lock, lockProblem) = Self.readLock(store)
@@ -88,12 +88,11 @@ public final class PlanSession {
             let http = try HTTPFetcher(configuration: configuration)
             fetcher = OriginRouter(routes: routes, http: http, secrets: credentials.secrets)
             try fetcher.openRemoteArchives()
-        } catch let error as StoreError {
-            throw ProvisionError(.missingInput, "cannot open an origin archive: \(describe(error))", cause: "\(error)")
-        } catch let error as ArchiveOpenError {
-            throw ProvisionError(error)
         } catch {
-            throw ProvisionError(.failure, "cannot set up downloads: \(error)")
+            if ProvisionError.storeFailure(error) != nil {
+                throw ProvisionError(.missingInput, "cannot open an origin archive: \(describe(error))", cause: error)
+            }
+            throw ProvisionError(store: error, context: "cannot set up downloads", kind: .failure)
         }
         archives = opened
     }
@@ -134,6 +133,7 @@ public final class PlanSession {
         let started = Date()
         progress.emit(.planStarted(job: input.path, jobName: input.job.name, store: store.display))
         let opened = try openForReading()
+        // Best effort: closing a read-only connection.
         defer { try? opened?.close() }
         let view = try opened.map { base throws(ProvisionError) in try plannedStore(base, hiding: hiding) }
         // The store itself when the view would not differ (its reads are the planner's fast path).
@@ -144,7 +144,7 @@ public final class PlanSession {
             var iterator = requests.makeIterator()
             fetcher.fetchAll(&iterator) { request, result in results[request.url] = result }
             return results
-        }, storedCopy: { url in (try? database?.resourceData(url: url)) ?? nil })
+        }, storedCopy: { url in (try? database?.resourceData(url: url)) ?? nil })  // unreadable: no copy; the fetch's failure is told
         resolver.offline = offline
         var planInput: PlanInput
         do {
@@ -168,9 +168,7 @@ public final class PlanSession {
             if let shard, !plan.stylePacks.contains(where: { $0.glyphPolicy == .used }) {
                 plan.shard = try plan.shardPlan(shard, store: database)
             }
-        } catch let error as PlanError {
-            throw ProvisionError(.invalidJob, error.description)
-        } catch {
+        } catch {  // a PlanError says for itself that the job is invalid (65)
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
         let seconds = Date().timeIntervalSince(started)

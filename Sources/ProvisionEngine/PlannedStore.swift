@@ -55,12 +55,14 @@ final class PlannedStore: StoreInventory {
             // Opening it read-write plays back the journal the kill left, in the copy.
             return (try OfflineDatabase(url: copy, epoch: epoch, options: .init(create: false)), directory)
         } catch {
+            // Best effort: the copy could not be recovered, so the plan reads the store as it is; its directory may be half made.
             try? FileManager.default.removeItem(at: directory)
             return (nil, nil)
         }
     }
 
     func close() {
+        // Best effort: a throwaway copy, read only; removed just below.
         try? recovered?.close()
         if let copyDirectory { try? FileManager.default.removeItem(at: copyDirectory) }
     }

@@ -140,10 +140,10 @@ public struct SideLoadRun {
         do {
             return (url, try OfflineDatabase.checkSideDatabase(at: url))
         } catch {
-            let why = (error as? StoreError).map { $0.code == .corrupt ? "it is not an SQLite database, or is damaged "
+            let why = ProvisionError.storeFailure(error).map { $0.code == .corrupt ? "it is not an SQLite database, or is damaged "
                 + "(SQLite reports: \($0.message))" : $0.message } ?? describe(error)
             throw ProvisionError(.invalidJob, "\(name) is not a MapLibre offline database: \(why)",
-                                 cause: String(describing: error))
+                                 cause: error)
         }
     }
 }

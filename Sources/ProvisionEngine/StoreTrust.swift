@@ -28,6 +28,7 @@ public enum StoreTrust {
         }
         do {
             let database = try session.store.openForReading(epoch: session.epoch)
+            // Best effort: closing a read-only connection.
             defer { try? database.close() }
             let totals = try database.storedTotals()
             if totals == (lock.tileCount, lock.resourceCount, lock.byteCount) {

@@ -155,6 +155,7 @@ private final class PixelStream {
     private var nextFilter = 0
 
     init?(layout: PNGCheck.RowLayout) {
+        // zlib fails to start only without memory; the caller says 'zlib cannot start'.
         guard let inflater = try? Inflater(framing: .zlib, blockSize: 32 * 1024) else { return nil }
         self.inflater = inflater
         self.layout = layout

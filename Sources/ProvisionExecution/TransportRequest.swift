@@ -69,7 +69,7 @@ struct PlainTransportSource<Base: IteratorProtocol>: TransportSource where Base.
 /// (else its `Last-Modified`) and its size from `Content-Range`. Every later range answer must
 /// carry the same, so bytes of two versions of an archive are never mixed: a directory read
 /// from one version points at the wrong bytes of the next.
-final class ArchiveVersion: @unchecked Sendable {
+final class ArchiveVersion: Sendable {
     /// The archive URL as messages show it (redacted).
     let displayURL: String
     private struct Pin: Equatable {

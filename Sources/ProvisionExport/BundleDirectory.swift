@@ -23,6 +23,7 @@ public final class BundleDirectory {
         self.destination = destination
         try Self.checkReplaceable(destination)
         staging = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
+        // Best effort: a staging directory an earlier run left, if any; creating it below fails loudly.
         try? FileManager.default.removeItem(at: staging)
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
@@ -67,6 +68,7 @@ public final class BundleDirectory {
         let exists = manager.fileExists(atPath: destination.path, isDirectory: &isDirectory)
         if exists {
             try Self.checkReplaceable(destination)
+            // Best effort: an old copy set aside by an earlier run, if any; the rename below fails loudly.
             try? manager.removeItem(at: aside)
             guard rename(destination.path, aside.path) == 0 else {
                 throw StoreError(.io, "cannot move the previous bundle aside: \(String(cString: strerror(errno)))",
@@ -85,6 +87,7 @@ public final class BundleDirectory {
             _ = fsync(parent)
             _ = close(parent)
         }
+        // Best effort: the new bundle is in place; the old one set aside is only left over.
         if exists { try? manager.removeItem(at: aside) }
     }
 
@@ -92,6 +95,7 @@ public final class BundleDirectory {
     public func discard() {
         guard !committed else { return }
         committed = true
+        // Best effort: removing a staging directory that may already be gone.
         try? FileManager.default.removeItem(at: staging)
     }
 
@@ -102,8 +106,14 @@ public final class BundleDirectory {
         guard isDirectory.boolValue else {
             throw StoreError(.io, "\(url.path) is a file; a bundle is a directory: give another --out", path: url.path)
         }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: url.path)
+        } catch {
+            throw StoreError(.io, "cannot list \(url.path) to check it may be replaced: \(error.localizedDescription)", path: url.path)
+        }
         if entries.isEmpty { return }
+        // An unreadable README.txt is no bundle's marker: refused below, naming the directory.
         let readme = (try? String(contentsOf: url.appendingPathComponent("README.txt"), encoding: .utf8)) ?? ""
         guard readme.hasPrefix(marker) else {
             throw StoreError(.io, "\(url.path) exists and is not a bundle provision export wrote (no README.txt of one); "

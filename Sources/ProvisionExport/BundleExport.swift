@@ -30,7 +30,7 @@ struct BundleExport {
         do {
             bundle = try BundleDirectory(destination: out)
         } catch {
-            throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWrite)
+            throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWriteStore)
         }
         defer { bundle.discard() }
         exporter.progress.emit(.bundleStarted(store: store.display, out: out.path, stylePacks: packs.count, files: sources.count,
@@ -133,7 +133,7 @@ struct BundleExport {
         do {
             return try body()
         } catch {
-            throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWrite)
+            throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWriteStore)
         }
     }
 

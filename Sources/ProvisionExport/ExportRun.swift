@@ -47,7 +47,7 @@ public struct ExportRun {
         do {
             try path.checkPathLength()
         } catch {
-            throw ProvisionError(.cannotWrite, describe(error))
+            throw ProvisionError(.cannotWriteStore, describe(error), cause: error)
         }
         guard path.hasDatabase else {
             throw ProvisionError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
@@ -60,6 +60,7 @@ public struct ExportRun {
         } catch {
             throw ProvisionError(store: error, context: "cannot read the store at \(path.display)", kind: .failure)
         }
+        // Best effort: closing a read-only connection.
         defer { try? database.close() }
         let regions = try regionRows(lock: lock, store: path)
         let catalog: ExportCatalog
@@ -130,7 +131,7 @@ public struct ExportRun {
             do {
                 try FileManager.default.createDirectory(at: outURL, withIntermediateDirectories: true)
             } catch {
-                throw ProvisionError(.cannotWrite, "cannot create the directory \(out): \(error.localizedDescription)")
+                throw ProvisionError(.cannotWriteStore, "cannot create the directory \(out): \(error.localizedDescription)")
             }
             return (chosen, chosen.map { outURL.appendingPathComponent("\($0.name).\(format.fileExtension)") })
         }
@@ -141,7 +142,7 @@ public struct ExportRun {
         let parent = outURL.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw ProvisionError(.cannotWrite, "cannot write \(out): the directory \(parent.path) does not exist")
+            throw ProvisionError(.cannotWriteStore, "cannot write \(out): the directory \(parent.path) does not exist")
         }
         return (chosen, [outURL])
     }

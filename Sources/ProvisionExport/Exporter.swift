@@ -216,11 +216,11 @@ struct Exporter {
     }
 
     private func writeError(_ error: Error, _ destination: URL) -> ProvisionError {
-        ProvisionError(store: error, context: "cannot write \(destination.path)", kind: .cannotWrite)
+        ProvisionError(store: error, context: "cannot write \(destination.path)", kind: .cannotWriteStore)
     }
 
     /// A tile that does not inflate is damaged input (65); any other read failure is 1.
     private func readKind(_ error: Error) -> ProvisionError.Kind {
-        (error as? StoreError)?.code == .compression ? .invalidJob : .failure
+        ProvisionError.storeFailure(error)?.code == .compression ? .invalidJob : .failure
     }
 }

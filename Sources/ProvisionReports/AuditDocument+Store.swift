@@ -24,6 +24,7 @@ extension AuditDocument {
                 zooms.append((count.urlTemplate, count.zoom, entry == nil ? nil : 0, count.count))
             }
             zooms.sort { ($0.template, $0.zoom) < ($1.template, $1.zoom) }
+            // A definition or description that is not JSON is shown as it is stored (text, or base64).
             let definition = (try? JSONValue.parse(region.definition)) ?? .string(String(decoding: region.definition, as: UTF8.self))
             let metadata: JSONValue = region.description.map { data in
                 (try? JSONValue.parse(data)) ?? .string(data.base64EncodedString())

@@ -98,6 +98,7 @@ extension CanonicalStoreWriter {
             result = try body()
             try db.exec("COMMIT")
         } catch {
+            // Best effort: the error below is what the caller hears; the state is reset as far as it can be.
             if db.isInTransaction { try? db.exec("ROLLBACK") }
             try? db.exec("DETACH DATABASE shard")
             try? db.exec("BEGIN IMMEDIATE")
@@ -129,6 +130,7 @@ private final class TileHashing: Sendable {
             let result = Result { () throws -> Hashed in
                 var hashed = Hashed(hasher: hasher, rows: 0, bytes: 0)
                 let db = try SQLiteDatabase(path: source.path, options: .init(readOnly: true, create: false))
+                // Best effort: closing a shard opened read-only.
                 defer { try? db.close() }
                 let rows = try db.prepare("SELECT url_template, pixel_ratio, z, x, y, data, compressed FROM tiles ORDER BY id")
                 defer { rows.reset() }

@@ -238,6 +238,7 @@ public final class CanonicalStoreWriter: CanonicalStoreBuilder {
         hashing.cancel()
         writeback.wait()
         if database.db.isOpen {
+            // Best effort: abandoning a write whose error the caller already has; nothing of it is kept.
             try? database.db.exec("ROLLBACK")
             try? database.close()
         }

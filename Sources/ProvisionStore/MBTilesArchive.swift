@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 import TileMath
 
@@ -6,14 +7,17 @@ import TileMath
 ///
 /// Opened read-only and immutable (no locks, no journal), so a shared archive is never
 /// modified. MBTiles numbers rows from the south (TMS); `tileData` takes geographic XYZ tiles
-/// and flips y. Safe to call from several threads (calls are serialised).
-public final class MBTilesArchive: TileArchive {
+/// and flips y. Safe to call from several threads: the connection is reached only through its
+/// lock (`Locked`), so calls are serialised and the compiler checks it.
+public final class MBTilesArchive: TileArchive, Sendable {
     /// The archive path.
     public let path: String
-    private let db: SQLiteDatabase
-    private let lock = NSLock()
-    /// The look-up of one tile, prepared when the archive is opened.
-    private let tileStatement: SQLiteStatement
+    /// The open database and the look-up of one tile, prepared when the archive is opened.
+    private struct Connection {
+        let db: SQLiteDatabase
+        let tileStatement: SQLiteStatement
+    }
+    private let connection: Locked<Connection>
 
     /// Opens the archive; throws when the file is missing, not SQLite, or has no `tiles` table or view.
     public init(url: URL) throws {
@@ -21,7 +25,7 @@ public final class MBTilesArchive: TileArchive {
         guard FileManager.default.fileExists(atPath: path) else {
             throw StoreError(.cannotOpen, "MBTiles archive does not exist", path: path)
         }
-        db = try SQLiteDatabase(path: path, options: .init(readOnly: true, create: false, immutable: true))
+        let db = try SQLiteDatabase(path: path, options: .init(readOnly: true, create: false, immutable: true))
         guard try MBTilesArchive.hasRelation("tiles", in: db) else {
             throw StoreError(.schemaMismatch, "not an MBTiles archive: no tiles table", path: path)
         }
@@ -31,11 +35,13 @@ public final class MBTilesArchive: TileArchive {
             throw StoreError(.schemaMismatch, "not an MBTiles archive: tiles lacks "
                                 + required.subtracting(columns).sorted().joined(separator: ", "), path: path)
         }
-        tileStatement = try db.prepare(MBTilesArchive.tileSQL)
+        let tileStatement = try db.prepare(MBTilesArchive.tileSQL)
+        connection = Locked(Connection(db: db, tileStatement: tileStatement))
     }
 
     deinit {
-        try? db.close()
+        // Best effort: the archive is read-only and immutable, so a close that fails loses nothing.
+        connection.withLock { _ = try? $0.db.close() }
     }
 
     /// Rows read per zoom to measure the mean tile size: enough for a stable mean, few enough
@@ -45,8 +51,10 @@ public final class MBTilesArchive: TileArchive {
     /// The mean `tile_data` length per zoom among `zooms`, over the first `sizeSampleRows` rows
     /// of each (SQLite reads a blob's length from its record header, not its bytes).
     public func meanTileSizes(zooms: ClosedRange<Int>) throws -> [Int: Double] {
-        lock.lock()
-        defer { lock.unlock() }
+        try connection.withLock { try Self.meanTileSizes(zooms: zooms, in: $0.db) }
+    }
+
+    private static func meanTileSizes(zooms: ClosedRange<Int>, in db: SQLiteDatabase) throws -> [Int: Double] {
         var sizes: [Int: Double] = [:]
         for z in zooms {
             let mean = try db.queryFirst("""
@@ -67,37 +75,36 @@ public final class MBTilesArchive: TileArchive {
         guard tile.z >= 0, tile.z <= 30, tile.x >= 0, tile.y >= 0, tile.x < 1 << tile.z, tile.y < 1 << tile.z else {
             return nil
         }
-        lock.lock()
-        defer { lock.unlock() }
-        // Bound directly on the statement prepared once: this runs for every tile of an apply.
-        let statement = tileStatement
-        defer { statement.reset() }
-        try statement.bind(.int(Int64(tile.z)), at: 1)
-        try statement.bind(.int(Int64(tile.x)), at: 2)
-        try statement.bind(.int(Int64(tile.tmsY)), at: 3)
-        return try statement.step() ? statement.data(0) : nil
+        return try connection.withLock { connection in
+            // Bound directly on the statement prepared once: this runs for every tile of an apply.
+            let statement = connection.tileStatement
+            defer { statement.reset() }
+            try statement.bind(.int(Int64(tile.z)), at: 1)
+            try statement.bind(.int(Int64(tile.x)), at: 2)
+            try statement.bind(.int(Int64(tile.tmsY)), at: 3)
+            return try statement.step() ? statement.data(0) : nil
+        }
     }
 
     private static let tileSQL = "SELECT tile_data FROM tiles WHERE zoom_level = ?1 AND tile_column = ?2 AND tile_row = ?3"
 
     /// The `metadata` table as name → value; throws when the table is missing.
     public func metadata() throws -> [String: String] {
-        lock.lock()
-        defer { lock.unlock() }
-        guard try MBTilesArchive.hasRelation("metadata", in: db) else {
-            throw StoreError(.schemaMismatch, "not an MBTiles archive: no metadata table", path: path)
+        let path = path
+        return try connection.withLock { connection in
+            guard try MBTilesArchive.hasRelation("metadata", in: connection.db) else {
+                throw StoreError(.schemaMismatch, "not an MBTiles archive: no metadata table", path: path)
+            }
+            var result: [String: String] = [:]
+            for (name, value) in try connection.db.query("SELECT name, value FROM metadata", [], { ($0.text(0), $0.text(1)) }) {
+                result[name] = value
+            }
+            return result
         }
-        var result: [String: String] = [:]
-        for (name, value) in try db.query("SELECT name, value FROM metadata", [], { ($0.text(0), $0.text(1)) }) {
-            result[name] = value
-        }
-        return result
     }
 
     /// Closes the archive; later calls fail.
     public func close() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try db.close()
+        try connection.withLock { try $0.db.close() }
     }
 }

@@ -99,12 +99,20 @@ public final class MBTilesArchiveWriter {
                                                            underlyingCode: $0.underlyingCode,
                                                            underlyingIsErrno: $0.underlyingIsErrno) } ?? error
         }
-        let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? NSNumber)?.uint64Value ?? 0
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: destination.path)
+        } catch {
+            throw StoreError(.io, "the archive was written but its size cannot be read: \(error.localizedDescription)",
+                             path: destination.path)
+        }
+        let size = (attributes[.size] as? NSNumber)?.uint64Value ?? 0
         return Summary(tileCount: tileCount, contentCount: contents.count, byteCount: size)
     }
 
     /// Gives up: closes and removes the temporary file (idempotent).
     public func abandon() {
+        // Best effort: giving up; the temporary file is removed just below.
         try? db.close()
         unlink(temporary.path)
         unlink(temporary.path + "-journal")

@@ -12,6 +12,7 @@ extension OfflineDatabase {
     /// first (a handful of rows, written before any tile); tiles only when there are none.
     public static func latestStamp(at url: URL) -> Int64? {
         guard FileManager.default.fileExists(atPath: url.path),
+              // A stamp is only a hint for the build time: a file that does not open or answer gives none, and the clock decides.
               let database = try? SQLiteDatabase(path: url.path, options: .init(readOnly: true, create: false))
         else { return nil }
         let resources = try? database.queryFirst("SELECT max(accessed) FROM resources") { $0.optionalInt64(0) }

@@ -60,6 +60,7 @@ extension OfflineDatabase {
             }
             try db.exec("COMMIT")
         } catch {
+            // Best effort: the error below is what the caller hears; a failed rollback is undone when the connection closes.
             try? db.exec("ROLLBACK")
             throw error
         }
@@ -76,7 +77,9 @@ extension OfflineDatabase {
     public static func salvage(from damaged: URL, into fresh: URL, epoch: Int64) throws -> Int {
         removeFiles(at: fresh)
         let target = try OfflineDatabase(url: fresh, epoch: epoch)
+        // Best effort: the rows were committed, or the error thrown is what the caller hears.
         defer { try? target.close() }
+        // Salvage reads what it still can: a damaged file that does not even open gives no rows, and the repair downloads them.
         guard let source = try? SQLiteDatabase(path: damaged.path, options: .init(readOnly: true, create: false)) else { return 0 }
         var copied = 0
         let tables: [(name: String, columns: [String])] = [
@@ -87,6 +90,7 @@ extension OfflineDatabase {
         ]
         try target.db.exec("BEGIN")
         for table in tables {
+            // Salvage skips what it cannot read (a table, a row, a row that does not insert): the repair downloads those again.
             let ids = (try? source.query("SELECT id FROM \(table.name)") { $0.int64(0) }) ?? []
             let select = "SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name) WHERE id = ?1"
             let placeholders = (1...table.columns.count).map { "?\($0)" }.joined(separator: ", ")
@@ -99,6 +103,7 @@ extension OfflineDatabase {
             }
         }
         try target.db.exec("COMMIT")
+        // Best effort: closing the damaged file, only read.
         try? source.close()
         return copied
     }

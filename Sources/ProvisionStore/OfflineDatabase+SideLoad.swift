@@ -91,6 +91,7 @@ extension OfflineDatabase {
     @discardableResult
     public static func checkSideDatabase(at url: URL) throws -> Int {
         let side = try OfflineDatabase(url: url, epoch: 0, options: .init(readOnly: true, create: false))
+        // Best effort: closing a side database opened read-only.
         defer { try? side.close() }
         return Int(try side.db.queryFirst("SELECT count(*) FROM tiles") { $0.int64(0) } ?? 0)
     }
@@ -112,6 +113,7 @@ extension OfflineDatabase {
                                 + "\(OfflineDatabase.maximumSideDatabases) can be merged in one call", path: path)
         }
         var attached: [String] = []
+        // Best effort: the merge's own error (or success) is what the caller hears; closing the connection detaches anyway.
         defer { for name in attached.reversed() { try? db.exec("DETACH DATABASE \(name)") } }
         for (index, url) in urls.enumerated() {
             let name = "side\(index)"
@@ -120,6 +122,7 @@ extension OfflineDatabase {
         }
         defer {
             for side in attached {
+                // Best effort: temporary tables vanish with the connection.
                 for table in [SideLoadTable.tiles, .resources] { try? db.exec("DROP TABLE IF EXISTS temp.\(table.skipTable(side))") }
             }
         }

@@ -72,6 +72,7 @@ extension OfflineDatabase: StagingStore {
 
     /// Deletes a database file and the rollback journal beside it, if they are there.
     public static func removeFiles(at url: URL) {
+        // Best effort: removing files that may not be there.
         for suffix in ["", "-journal"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
     }
 
@@ -90,6 +91,7 @@ extension OfflineDatabase: StagingStore {
             return 0
         }
         try db.run("ATTACH DATABASE ?1 AS partial", [.text(partial.path)])
+        // Best effort: closing the connection detaches anyway; the transaction's result is what matters.
         defer { try? db.exec("DETACH DATABASE partial") }
         return try db.inTransaction {
             try db.exec("""

@@ -35,10 +35,8 @@ extension OfflineDatabase {
         guard statement.int64(compressedColumn) != 0 else { return .success(stored) }
         do {
             return .success(try RowCompression.inflate(stored))
-        } catch let error as StoreError {
-            return .failure(error)
         } catch {
-            return .failure(StoreError(.compression, "cannot inflate: \(error)", path: path))
+            return .failure(error)
         }
     }
 }

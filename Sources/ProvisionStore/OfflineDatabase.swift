@@ -76,6 +76,7 @@ public final class OfflineDatabase: StoreInventory, ExpiringContent, StoreWriter
     }
 
     deinit {
+        // Best effort: a connection going away; every write was committed or rolled back before.
         try? db.close()
     }
 
@@ -130,6 +131,7 @@ public final class OfflineDatabase: StoreInventory, ExpiringContent, StoreWriter
         let journal = url.path + "-journal"
         guard FileManager.default.fileExists(atPath: journal) else { return false }
         let db = try SQLiteDatabase(path: url.path, options: .init(create: false, busyTimeoutMilliseconds: 10_000))
+        // Best effort: the journal was played back by the read; closing has nothing left to keep.
         defer { try? db.close() }
         // The first read takes a shared lock, and SQLite plays a hot journal back there.
         _ = try db.queryFirst("SELECT count(*) FROM sqlite_master") { $0.int64(0) }
@@ -147,6 +149,7 @@ public final class OfflineDatabase: StoreInventory, ExpiringContent, StoreWriter
         do {
             try db.setUserVersion(version)
         } catch {
+            // Best effort: the error below is what the caller hears; SQLite rolls back on close anyway.
             try? db.exec("ROLLBACK")
             throw error
         }

@@ -133,6 +133,7 @@ public enum PlaceIndexDatabase {
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
+        // Best effort: a temporary file an earlier run left, if any; creating it below fails loudly.
         try? FileManager.default.removeItem(at: temporary)
         do {
             let db = try SQLiteDatabase(path: temporary.path)
@@ -187,6 +188,7 @@ public enum PlaceIndexDatabase {
                 _ = closeDirectory(directoryFD)
             }
         } catch {
+            // Best effort: removing a temporary file that may already be gone; the error below is what matters.
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
@@ -203,6 +205,7 @@ public enum PlaceIndexDatabase {
         } catch {
             return ["cannot open: \(error)"]
         }
+        // Best effort: closing a read-only connection; the problems are what it reports.
         defer { try? db.close() }
         var problems: [String] = []
         func check(_ what: String, _ body: () throws -> String?) {
@@ -270,6 +273,7 @@ public enum PlaceIndexDatabase {
                               limit: Int = 10, rtree: Bool = true) throws -> [PlaceSearchResult] {
         guard !words(query).isEmpty else { return [] }
         let db = try SQLiteDatabase(path: url.path, options: .init(readOnly: true, create: false))
+        // Best effort: closing a read-only connection after the results are read.
         defer { try? db.close() }
         let sql = rtree ? searchSQL : searchSQLWithoutRTree
         let statement = try db.prepare(sql)
@@ -304,6 +308,7 @@ public enum PlaceIndexDatabase {
     }
 
     private static func json(_ strings: [String]) -> String {
+        // Serialising an array of strings cannot fail.
         let data = try? JSONSerialization.data(withJSONObject: strings, options: [.sortedKeys, .withoutEscapingSlashes])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "[]"
     }

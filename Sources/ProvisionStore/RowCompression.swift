@@ -5,7 +5,7 @@ import ProvisionCodecs
 /// with codec failures reported as the store's `.compression` errors.
 enum RowCompression {
     /// The zlib stream of `data` at the default level (MapLibre's `util::compress`).
-    static func deflate(_ data: Data) throws -> Data {
+    static func deflate(_ data: Data) throws(StoreError) -> Data {
         do {
             return try Zlib.deflate(data)
         } catch {
@@ -14,7 +14,7 @@ enum RowCompression {
     }
 
     /// The payload of a stored zlib stream (a gzip one is read too), at most `Zlib.defaultInflateLimit` bytes.
-    static func inflate(_ data: Data) throws -> Data {
+    static func inflate(_ data: Data) throws(StoreError) -> Data {
         do {
             return try Zlib.inflate(data, framing: .zlibOrGzip)
         } catch {

@@ -84,6 +84,7 @@ public final class SQLiteDatabase {
     }
 
     deinit {
+        // Best effort: a connection going away; SQLite rolls back anything uncommitted.
         try? close()
     }
 
@@ -175,6 +176,7 @@ public final class SQLiteDatabase {
                 try exec("RELEASE \(name)")
                 return result
             } catch {
+                // Best effort: the body's error below is what the caller hears.
                 try? exec("ROLLBACK TO \(name)")
                 try? exec("RELEASE \(name)")
                 throw error
@@ -186,6 +188,7 @@ public final class SQLiteDatabase {
             try exec("COMMIT")
             return result
         } catch {
+            // Best effort: the body's error below is what the caller hears.
             if sqlite3_get_autocommit(db) == 0 { try? exec("ROLLBACK") }
             throw error
         }

@@ -91,6 +91,7 @@ public struct ShardReplay {
     /// Opens shard `index` read-only for `body`.
     private func read<T>(_ index: Int, _ body: (OfflineDatabase) throws -> T) throws -> T {
         let database = try shards[index].openForReading(epoch: 0)
+        // Best effort: closing a shard opened read-only.
         defer { try? database.close() }
         return try body(database)
     }

@@ -31,6 +31,7 @@ public final class StoreBuild {
         if path.hasDatabase { _ = try OfflineDatabase.recoverInterruptedWrite(at: path.databaseURL) }
         guard FileManager.default.fileExists(atPath: path.partialBuildURL.path) else { return 0 }
         let database = try OfflineDatabase(url: path.databaseURL, epoch: 0)
+        // Best effort: the partial build was taken in and committed by the call below.
         defer { try? database.close() }
         return try database.takeInPartialBuild(at: path.partialBuildURL)
     }
@@ -66,6 +67,7 @@ public final class StoreBuild {
         staging = nil
         if let unchanged { return unchanged }
         let final = try OfflineDatabase(url: path.databaseURL, epoch: epoch, options: .init(readOnly: true, create: false))
+        // Best effort: closing a read-only connection after the digest is read.
         defer { try? final.close() }
         return try final.contentDigest()
     }
@@ -79,6 +81,7 @@ public final class StoreBuild {
             OfflineDatabase.removeFiles(at: builder.url)
             self.builder = nil
         }
+        // Best effort: abandoning; what the staging file committed is taken in by the next apply.
         try? staging?.close()
         staging = nil
     }

@@ -39,6 +39,7 @@ public final class StoreLock {
 
         /// Parses the owner file's JSON; nil when it is empty or not a holder record.
         public init?(json data: Data) {
+            // An owner file that is not a holder record names no holder (it only makes messages clearer).
             guard let value = try? JSONValue.parse(data), let pid = value["pid"]?.intValue,
                   let host = value["host"]?.stringValue, let startedAt = value["startedAt"]?.stringValue,
                   let pid32 = Int32(exactly: pid) else { return nil }
@@ -114,6 +115,7 @@ public final class StoreLock {
     /// The holder named in the owner file, or nil when there is none or it is unreadable.
     /// The lock may or may not be held: only `acquire` can tell.
     public static func recordedHolder(directory: URL) -> Holder? {
+        // The owner file only names the holder in messages: unreadable, it names none.
         guard let data = try? Data(contentsOf: directory.appendingPathComponent(fileName)) else { return nil }
         return Holder(json: data)
     }

@@ -78,9 +78,12 @@ public struct StorePath: Equatable, Sendable {
     }
 
     /// The files that are not an `offline.db` or a lock (a journal, an owner file, anything a
-    /// user put there), sorted; empty when the directory cannot be listed.
-    public func unexpectedFiles() -> [String] {
-        (try? StoreDirectory(url: url, create: false).listUnexpectedFiles()) ?? []
+    /// user put there), sorted.
+    ///
+    /// - Throws: `StoreError(.io)` when the directory cannot be listed: an audit must not say
+    ///   "nothing unexpected" of a directory it could not read.
+    public func unexpectedFiles() throws -> [String] {
+        try StoreDirectory(url: url, create: false).listUnexpectedFiles()
     }
 
     /// Opens the database read-only; a journal a killed apply left is rolled back first (when
@@ -103,15 +106,24 @@ public struct StorePath: Equatable, Sendable {
 
     /// sha256 over the bytes of `offline.db` and `provision.lock.json` ("absent" for a missing
     /// file): what a saved plan records to notice a store that changed since.
-    public func stateDigest() -> String {
+    ///
+    /// - Throws: `StoreError(.io)` when a file that is there cannot be read: a digest of part of
+    ///   it, or of "absent", could match a store that changed.
+    public func stateDigest() throws -> String {
         var hash = SHA256()
         for url in [databaseURL, lockURL] {
             hash.update(url.lastPathComponent + "\n")
-            if let handle = try? FileHandle(forReadingFrom: url) {
-                defer { try? handle.close() }
-                while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(chunk) }
-            } else {
+            guard FileManager.default.fileExists(atPath: url.path) else {
                 hash.update("absent\n")
+                continue
+            }
+            do {
+                let handle = try FileHandle(forReadingFrom: url)
+                defer { try? handle.close() }  // best effort: closing a file only read, every byte of it hashed
+                while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hash.update(chunk) }
+            } catch {
+                throw StoreError(.io, "cannot read \(url.lastPathComponent) to fingerprint the store: \(error.localizedDescription)",
+                                 path: url.path)
             }
         }
         return "sha256:" + hash.finalizeHex()

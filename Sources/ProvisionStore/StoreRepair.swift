@@ -41,6 +41,7 @@ public enum StoreRepair {
             }
         }
         let database = try OfflineDatabase(url: path.databaseURL, epoch: epoch)
+        // Best effort: closing after the damage is read.
         defer { try? database.close() }
         outcome.damage = try database.findDamage(lockChunks: lockChunks, check: check)
         if !outcome.damage.isEmpty { try database.removeRows(outcome.damage.rows.map(\.key)) }
@@ -51,6 +52,7 @@ public enum StoreRepair {
     public static func sqliteDamage(_ path: StorePath) -> String? {
         do {
             let database = try OfflineDatabase(url: path.databaseURL, epoch: 0, options: .init(readOnly: true, create: false))
+            // Best effort: closing a read-only connection.
             defer { try? database.close() }
             let problems = try database.integrityCheck()
             return problems.isEmpty ? nil : problems.prefix(3).joined(separator: "; ")

@@ -13,7 +13,7 @@ import Darwin
 /// and inside the file; the member header just before them names that tile's path with that size.
 /// Any failure is a ``TileExtractError`` naming the file and the entry. Tile bytes themselves are
 /// checked by ``readChecked(_:)`` (``GraphTileHeader/check(_:expected:)``).
-public final class TileExtractReader: @unchecked Sendable {
+public final class TileExtractReader: Sendable {
     /// The extract's path.
     public let path: String
     /// The index entries by tile.
@@ -30,7 +30,7 @@ public final class TileExtractReader: @unchecked Sendable {
         path = url.path
         fd = open(url.path, O_RDONLY)
         guard fd >= 0 else { throw .io(path: url.path, operation: "open", errno: errno) }
-        do {
+        do throws(TileExtractError) {
             var info = stat()
             guard fstat(fd, &info) == 0 else { throw TileExtractError.io(path: path, operation: "fstat", errno: errno) }
             fileSize = UInt64(info.st_size)
@@ -72,12 +72,9 @@ public final class TileExtractReader: @unchecked Sendable {
             }
             self.entries = entries
             tiles = entries.keys.sorted()
-        } catch let error as TileExtractError {
-            close(fd)
-            throw error
         } catch {
             close(fd)
-            throw .io(path: path, operation: "read", errno: EIO)
+            throw error
         }
     }
 

@@ -65,6 +65,24 @@ final class ProgressReporterTests: XCTestCase {
         XCTAssertEqual(err.value, "", "NDJSON carries failures as events only")
     }
 
+    private struct DiskError: Error, CustomStringConvertible {
+        var description: String { "/s/offline.db: no space" }
+    }
+
+    func testVerbosePrintsTheCauseChainRedacted() {
+        let cause = ProvisionError(.failure, "cannot fetch https://t.test/a?access_token=at-SECRET",
+                                   cause: DiskError())
+        let error = ProvisionError(.cannotWriteStore, "cannot write the store", cause: cause)
+        let (quiet, quietErr) = reporter(.plain)
+        quiet.error(error)
+        XCTAssertEqual(quietErr.value, "error: cannot write the store\n", "without --verbose, no cause")
+        let (verbose, err) = reporter(.plain)
+        verbose.error(error, verbose: true)
+        XCTAssertEqual(err.value, "error: cannot write the store\n"
+                       + "  caused by: cannot fetch https://t.test/a?access_token=REDACTED\n"
+                       + "  caused by: /s/offline.db: no space\n")
+    }
+
     func testPlainLinesAreThrottledByTheClockAndTheLastIsAlwaysShown() {
         let clock = ManualClock()
         let (progress, err) = reporter(.plain, clock: clock)

@@ -124,7 +124,7 @@ final class EngineTests: XCTestCase {
         try Data("x".utf8).write(to: store)
         XCTAssertThrowsError(try plan(path)) { error in
             let failure = error as? ProvisionError
-            XCTAssertEqual(failure?.kind, .cannotWrite)
+            XCTAssertEqual(failure?.kind, .cannotWriteStore)
             XCTAssertTrue(failure?.message.contains(store.standardizedFileURL.path) == true, "\(String(describing: failure))")
             XCTAssertTrue(failure?.message.contains("is a file, not a directory") == true, "\(String(describing: failure))")
         }

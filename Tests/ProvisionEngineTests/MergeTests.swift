@@ -274,7 +274,7 @@ final class MergeTests: XCTestCase {
         }
         try Data("x".utf8).write(to: out)
         XCTAssertThrowsError(try merge([s0])) { error in
-            XCTAssertEqual((error as? ProvisionError)?.kind, .cannotWrite)
+            XCTAssertEqual((error as? ProvisionError)?.kind, .cannotWriteStore)
         }
         XCTAssertEqual(try Data(contentsOf: out), Data("x".utf8))
     }

@@ -69,11 +69,23 @@ final class StoreBuildTests: XCTestCase {
 
     func testStateDigestChangesWithTheFiles() throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let empty = path.stateDigest()
+        let empty = try path.stateDigest()
         try Data("x".utf8).write(to: path.lockURL)
-        let withLock = path.stateDigest()
+        let withLock = try path.stateDigest()
         XCTAssertNotEqual(empty, withLock)
         try Data("y".utf8).write(to: path.lockURL)
-        XCTAssertNotEqual(withLock, path.stateDigest())
+        XCTAssertNotEqual(withLock, try path.stateDigest())
+        try FileManager.default.createDirectory(at: path.databaseURL, withIntermediateDirectories: true)
+        XCTAssertThrowsError(try path.stateDigest(), "an offline.db that is there but cannot be read is an error, not 'absent'")
+    }
+
+    func testUnexpectedFilesAreListedAndADirectoryThatCannotBeListedIsAnError() throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: path.lockURL)
+        try Data("y".utf8).write(to: root.appendingPathComponent("notes.txt"))
+        XCTAssertEqual(try path.unexpectedFiles(), ["notes.txt"])
+        try FileManager.default.removeItem(at: root)
+        try Data("a file".utf8).write(to: root)
+        XCTAssertThrowsError(try path.unexpectedFiles(), "a store path that cannot be listed is not 'nothing unexpected'")
     }
 }

@@ -1,4 +1,6 @@
-/// Process exit statuses: sysexits and Terraform's `-detailed-exitcode`. Decided here only.
+/// Process exit statuses: sysexits and Terraform's `-detailed-exitcode`. Decided here only: a
+/// `ProvisionError`'s kind is one of these (never `success` or `changesPresent`), so an error
+/// kind and its exit status are one value and no map between two enums can drift.
 public enum ExitCode: Int32, Sendable {
     /// Success; for plan, no changes.
     case success = 0
@@ -6,15 +8,15 @@ public enum ExitCode: Int32, Sendable {
     case failure = 1
     /// `plan --detailed-exitcode`: changes present.
     case changesPresent = 2
-    /// Bad command-line usage.
+    /// Bad command-line usage: options, a missing key or token in the environment.
     case usage = 64
-    /// The job file is invalid.
+    /// The job file, a document it leads to, or the plan is invalid or over the limits.
     case invalidJob = 65
-    /// An input file or store is missing.
+    /// An input file or store is missing or unreadable.
     case missingInput = 66
-    /// Upstream (an origin) is unavailable.
+    /// Upstream (an origin) is unavailable or refused the credentials.
     case upstreamUnavailable = 69
-    /// The store cannot be written.
+    /// The store, or an output file, cannot be written.
     case cannotWriteStore = 73
     /// Apply finished partially; retry later.
     case partial = 75
