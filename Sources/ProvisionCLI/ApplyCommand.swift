@@ -8,17 +8,14 @@ import ProvisionStore
 /// `provision apply JOB|PLAN`: plans (or loads a saved plan), then brings the store to it.
 struct ApplyCommand {
     let arguments: ApplyArguments
-    let console: Console
-    let progress: ProgressReporter
+    let view: CommandView
     let context: RunContext
 
     func run() throws(ProvisionError) -> ExitCode {
         if let path = arguments.report { try checkWritableOutput(path, flag: "--report") }
         let request = try arguments.run.request(outputs: arguments.outputs, environment: context.environment)
-        let stops = StopSignals { [progress] number in
-            progress.event("stopping", JSONObject([("signal", .int(Int(number)))]),
-                           text: "\nStopping: finishing the downloads in flight and committing them (signal again to quit now)")
-        }
+        let progress = view.progress
+        let stops = StopSignals { number in progress.emit(.stopping(signal: number)) }
         var run = ApplyRun(request: request, context: context, progress: progress)
         run.shouldStop = { stops.isStopping }
         run.stopSignal = { stops.receivedSignal.map(StopSignals.name) }
@@ -31,7 +28,7 @@ struct ApplyCommand {
                 throw ProvisionError(.cannotWriteStore, "cannot write the report to \(path): \(describe(error))", cause: error)
             }
         }
-        console.out(arguments.options.format == .json ? result.report.json.serialized(.prettySorted) + "\n" : result.report.text)
+        view.show { $0.apply(result.report) }
         let signal = stops.receivedSignal.map { (number: $0, name: StopSignals.name($0)) }
         guard let failure = result.failure(signal: signal, reportPath: reportPath) else { return .success }
         progress.error(failure.error, lines: failure.lines)
@@ -40,6 +37,6 @@ struct ApplyCommand {
 
     /// Where the JSON report is: `--report`'s file, or stdout under `--json`; nil when none is written.
     private var reportPath: String? {
-        arguments.report ?? (arguments.options.format == .json ? "on stdout" : nil)
+        arguments.report ?? view.results.reportOnStdout
     }
 }

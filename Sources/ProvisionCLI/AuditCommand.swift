@@ -7,29 +7,26 @@ import ProvisionReports
 /// `provision audit`: what a store holds and whether it is whole.
 struct AuditCommand {
     let arguments: AuditArguments
-    let console: Console
-    let progress: ProgressReporter
+    let view: CommandView
     let context: RunContext
 
     func run() throws(ProvisionError) -> ExitCode {
         try arguments.coverage.checkWritable()
         var run = AuditRun(store: arguments.store, verify: arguments.verify, manifest: arguments.manifest,
-                           context: context, progress: progress)
+                           context: context, progress: view.progress)
         run.coverage = arguments.coverage.requests
         run.outputs = arguments.coverage.outputs
         let (document, maps) = try run.audit()
-        try arguments.coverage.write(maps, progress: progress)
-        console.out(arguments.options.format == .json ? document.json.serialized(.prettySorted) + "\n" : document.text)
+        try arguments.coverage.write(maps, progress: view.progress)
+        view.show { $0.audit(document) }
         guard document.isOK else {
             // The NDJSON stream of a failing command ends with an `error` event (the text modes
             // have the document's own list of problems on stdout).
-            if progress.style == .json {
-                let problems = document.problems
-                let shown = problems.prefix(3).joined(separator: "; ")
-                let more = problems.count > 3 ? "; … and \(grouped(problems.count - 3)) more" : ""
-                progress.error(ProvisionError(.failure, "the store at \(document.store) is not whole "
-                                              + "(\(plural(problems.count, "problem"))): \(shown)\(more)"))
-            }
+            let problems = document.problems
+            let shown = problems.prefix(3).joined(separator: "; ")
+            let more = problems.count > 3 ? "; … and \(grouped(problems.count - 3)) more" : ""
+            view.progress.closingError(ProvisionError(.failure, "the store at \(document.store) is not whole "
+                                                      + "(\(plural(problems.count, "problem"))): \(shown)\(more)"))
             return .failure
         }
         return .success

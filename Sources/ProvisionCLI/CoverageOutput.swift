@@ -37,11 +37,7 @@ extension CoverageArguments {
             throw ProvisionError(.cannotWriteStore, "cannot write \(flag) \(path): \(describe(error))", cause: error)
         }
         let cells = zooms.reduce(0) { $0 + $1.cells.count }
-        let range = zooms.first.map { first in first.zoom == zooms.last?.zoom ? "z\(first.zoom)" : "z\(first.zoom)–\(zooms.last?.zoom ?? 0)" }
-        progress.event("coverage-written", JSONObject([
-            ("path", .string(path)), ("format", .string(flag == "--html" ? "html" : "svg")),
-            ("zooms", .array(zooms.map { .int($0.zoom) })), ("cells", .int(cells)), ("bytes", .int(data.count)),
-        ]), text: "Wrote the \(map.kind.rawValue) coverage picture to \(path) (\(range ?? "no zoom"), \(plural(cells, "cell")), "
-            + "\(ByteFormat.string(Int64(data.count))))")
+        progress.emit(.coverageWritten(path: path, kind: map.kind.rawValue, format: flag == "--html" ? "html" : "svg",
+                                       zooms: zooms.map(\.zoom), cells: cells, bytes: data.count))
     }
 }

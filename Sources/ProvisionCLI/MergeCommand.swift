@@ -8,20 +8,16 @@ import ProvisionReports
 /// DEVICE.db… --store OUT`: takes offline databases into an existing store, as devices do.
 struct MergeCommand {
     let arguments: MergeArguments
-    let console: Console
-    let progress: ProgressReporter
+    let view: CommandView
 
     func run() throws(ProvisionError) -> ExitCode {
-        let json = arguments.options.format == .json
         if try SideLoadRun.namesSideDatabases(arguments.stores) {
-            let result = try SideLoadRun(databases: arguments.stores, output: arguments.store, progress: progress).run()
-            progress.finish()
-            console.out(json ? result.json.serialized(.prettySorted) + "\n" : result.text)
+            let result = try SideLoadRun(databases: arguments.stores, output: arguments.store, progress: view.progress).run()
+            view.show { $0.sideLoad(result) }
             return .success
         }
-        let result = try MergeRun(stores: arguments.stores, output: arguments.store, progress: progress).run()
-        progress.finish()
-        console.out(json ? result.lock.json.serialized(.prettySorted) + "\n" : result.text)
+        let result = try MergeRun(stores: arguments.stores, output: arguments.store, progress: view.progress).run()
+        view.show { $0.merge(result) }
         return .success
     }
 }

@@ -9,15 +9,14 @@ import ProvisionStore
 /// `provision plan JOB`: what apply would change. Writes nothing but `--out`, downloads no tile.
 struct PlanCommand {
     let arguments: PlanArguments
-    let console: Console
-    let progress: ProgressReporter
+    let view: CommandView
     let context: RunContext
 
     func run() throws(ProvisionError) -> ExitCode {
         if let out = arguments.out { try checkWritableOutput(out, flag: "--out") }
         try arguments.coverage.checkWritable()
         var run = PlanRun(request: try arguments.run.request(outputs: arguments.outputs, environment: context.environment),
-                          context: context, progress: progress)
+                          context: context, progress: view.progress)
         run.offline = arguments.offline
         let (plan, session) = try run.run()
         // The pictures are drawn before anything is written, so a --zoom the plan lacks writes nothing.
@@ -30,18 +29,15 @@ struct PlanCommand {
             } catch {
                 throw ProvisionError(.cannotWriteStore, "cannot write the plan to \(out): \(describe(error))", cause: error)
             }
-            progress.event("plan-saved", JSONObject([("path", .string(out))]),
-                           text: "Saved the plan to \(out); run 'provision apply \(out)' to carry it out.")
+            view.progress.emit(.planSaved(path: out))
         }
-        try arguments.coverage.write(maps, progress: progress)
+        try arguments.coverage.write(maps, progress: view.progress)
         let document = session.document(plan)
-        switch arguments.options.format {
-        case .json: console.out(document.json.serialized(.prettySorted) + "\n")
-        case .markdown:
-            let file = arguments.coverage.html ?? arguments.coverage.svg
-            let line = maps.first.flatMap { map in file.map { CoverageRenderer.markdownLine(map, file: $0, url: arguments.htmlURL) } }
-            console.out(PlanRenderer.markdown(document, coverage: line))
-        case .text: console.out(PlanRenderer.text(document))
+        let file = arguments.coverage.html ?? arguments.coverage.svg
+        view.show { results in
+            results.plan(document) {
+                maps.first.flatMap { map in file.map { CoverageRenderer.markdownLine(map, file: $0, url: arguments.htmlURL) } }
+            }
         }
         return arguments.detailedExitCode && plan.hasChanges ? .changesPresent : .success
     }

@@ -7,6 +7,7 @@ import ProvisionModel
 /// Shows progress on stderr in the mode `--progress` chose: a live bar that fits the terminal
 /// (`tty`), a line every few seconds (`plain`), one NDJSON event a line (`json`, errors and
 /// failed downloads included, documented in `Jobs/schema/events.schema.json`), or nothing.
+/// Each event is rendered by the view the mode chose once: `HumanView` or `JSONView`.
 ///
 /// Called from the command's thread, the download thread and the signal queue: all its state
 /// sits behind one lock, and every write to stderr happens under it, so lines never interleave.
@@ -70,8 +71,19 @@ final class ProgressReporter: ProgressSink {
         Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 
+    /// An event, as the mode shows it: an NDJSON line (`JSONView`), or in the text modes the line
+    /// `HumanView` gives it, if any. Download progress is throttled (`downloads`).
+    func emit(_ event: ProvisionEvent) {
+        if case .downloads(let done, let total, let bytes, let failed) = event {
+            return downloads(done: done, total: total, bytes: bytes, failed: failed)
+        }
+        let elapsed = clock() - started
+        let (name, fields) = JSONView.event(event, elapsed: elapsed)
+        self.event(name, fields, text: HumanView.line(event, elapsed: elapsed))
+    }
+
     /// A named event with fields (NDJSON mode) or a log line (`text`, in the other modes).
-    func event(_ name: String, _ fields: JSONObject, text: String?) {
+    func event(_ name: String, _ fields: JSONObject, text: String? = nil) {
         state.withLock { state in
             switch style {
             case .none: return
@@ -87,8 +99,7 @@ final class ProgressReporter: ProgressSink {
     /// A download that failed for good: an event in NDJSON mode (the text modes list failures
     /// once the apply ends).
     func failure(url: String, reason: String) {
-        guard style == .json else { return }
-        state.withLock { _ in writeEvent("failure", JSONObject([("url", .string(url)), ("reason", .string(reason))])) }
+        emit(.failure(url: url, reason: reason))
     }
 
     /// An error: the `error` event in NDJSON mode (the stream's last), else `error: …` on
@@ -97,18 +108,20 @@ final class ProgressReporter: ProgressSink {
     func error(_ error: ProvisionError, lines: [String] = [], verbose: Bool = false) {
         state.withLock { state in
             guard style != .json else {
-                writeEvent("error", JSONObject([("exitCode", .int(Int(error.exitCode.rawValue))), ("code", .string(error.exitCode.name)),
-                                                ("message", .string(error.message)),
-                                                ("diagnostics", .array(error.diagnostics.map(diagnosticJSON)))]))
+                let (name, fields) = JSONView.error(error)
+                writeEvent(name, fields)
                 return
             }
             clearLive(&state)
-            var text = "error: \(error.message)\(lines.isEmpty ? "" : ":")\n"
-            for line in lines { text += "  \(line)\n" }
-            for diagnostic in error.diagnostics { text += "  \(diagnostic)\n" }
-            if verbose { for cause in error.causeLines() { text += "  caused by: \(cause)\n" } }
-            console.err(text)
+            console.err(HumanView.error(error, lines: lines, verbose: verbose))
         }
+    }
+
+    /// The error that ends the NDJSON stream of a command whose result already told people what
+    /// failed (the text modes print nothing more).
+    func closingError(_ error: ProvisionError) {
+        guard style == .json else { return }
+        self.error(error)
     }
 
     /// Lines for stderr that only the text modes show (`none` included: they are errors); NDJSON
@@ -132,15 +145,16 @@ final class ProgressReporter: ProgressSink {
             if last { state.drewFinal = true }
             state.lastDraw = now
             let elapsed = now - started
-            let rate = elapsed > 0 ? Double(done) / elapsed : 0
+            let event = ProvisionEvent.downloads(done: done, total: total, bytes: bytes, failed: failed)
             switch style {
             case .none: return
             case .json:
-                writeEvent("progress", JSONObject([("done", .int(done)), ("total", .int(total)), ("bytes", .int(Int(bytes))),
-                                                   ("failed", .int(failed)), ("rate", .double((rate * 10).rounded() / 10))]))
+                let (name, fields) = JSONView.event(event, elapsed: elapsed)
+                writeEvent(name, fields)
             case .plain:
-                console.err(Self.progressText(done: done, total: total, bytes: bytes, failed: failed, rate: rate) + "\n")
+                console.err((HumanView.line(event, elapsed: elapsed) ?? "") + "\n")
             case .tty(let color):
+                let rate = Self.rate(done: done, elapsed: elapsed)
                 let fields = Self.progressFields(done: done, total: total, bytes: bytes, failed: failed, rate: rate)
                 console.err("\r\u{1B}[K" + Self.liveLine(fields, done: done, total: total, width: state.width, color: color))
                 state.drewLive = true
@@ -151,6 +165,11 @@ final class ProgressReporter: ProgressSink {
     /// Ends a live line so the next output starts on a fresh line.
     func finish() {
         state.withLock { clearLive(&$0) }
+    }
+
+    /// Downloads a second over `elapsed` seconds (0 before any time passed).
+    static func rate(done: Int, elapsed: Double) -> Double {
+        elapsed > 0 ? Double(done) / elapsed : 0
     }
 
     /// `downloading 295/1,573 (18%) 4.2 MiB 980/s 3 failed eta 1s`.
@@ -190,10 +209,7 @@ final class ProgressReporter: ProgressSink {
     }
 
     private func writeEvent(_ name: String, _ fields: JSONObject) {
-        let elapsed = max(0, clock() - started)
-        var object = JSONObject([("event", .string(name)), ("elapsed", .double((elapsed * 1000).rounded() / 1000))])
-        for (key, value) in fields.members { object[key] = value }
-        console.err(JSONValue.object(object).serialized(.compact) + "\n")
+        console.err(JSONView.line(name, fields, elapsed: clock() - started))
     }
 
     private func clearLive(_ state: inout State) {

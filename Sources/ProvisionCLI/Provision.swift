@@ -13,16 +13,12 @@ public enum Provision {
             invocation = try ArgumentParser.parse(arguments)
         } catch {
             // The output options the line asked for, so that even a usage error comes out as JSON when asked.
-            let options = error.options
-            let progress = ProgressReporter(console: console, mode: options.progress, environment: environment)
-            report(ProvisionError(.usage, error.message), options: options, console: console, progress: progress)
-            if options.format != .json && progress.style != .json {
-                console.err("Run 'provision \(error.command.map { "\($0) " } ?? "")--help' for usage.\n")
-            }
+            let view = CommandView(console: console, options: error.options, environment: environment)
+            view.usageError(ProvisionError(.usage, error.message), command: error.command)
             return ExitCode.usage.rawValue
         }
         let options = invocation.options
-        let progress = ProgressReporter(console: console, mode: options.progress, environment: environment)
+        let view = CommandView(console: console, options: options, environment: environment)
         do {
             // Read only by the commands that need it, so a bad variable never breaks --help.
             func context() throws(ProvisionError) -> RunContext { try RunEnvironment.context(environment) }
@@ -34,32 +30,24 @@ public enum Provision {
                 console.out("provision \(Help.version)\n")
                 return ExitCode.success.rawValue
             case .validate(let arguments):
-                return try ValidateCommand(arguments: arguments, console: console, progress: progress).run().rawValue
+                return try ValidateCommand(arguments: arguments, view: view).run().rawValue
             case .plan(let arguments):
-                return try PlanCommand(arguments: arguments, console: console, progress: progress, context: try context()).run().rawValue
+                return try PlanCommand(arguments: arguments, view: view, context: try context()).run().rawValue
             case .apply(let arguments):
-                return try ApplyCommand(arguments: arguments, console: console, progress: progress, context: try context()).run().rawValue
+                return try ApplyCommand(arguments: arguments, view: view, context: try context()).run().rawValue
             case .audit(let arguments):
-                return try AuditCommand(arguments: arguments, console: console, progress: progress, context: try context()).run().rawValue
+                return try AuditCommand(arguments: arguments, view: view, context: try context()).run().rawValue
             case .merge(let arguments):
-                return try MergeCommand(arguments: arguments, console: console, progress: progress).run().rawValue
+                return try MergeCommand(arguments: arguments, view: view).run().rawValue
             case .export(let arguments):
-                return try ExportCommand(arguments: arguments, console: console, progress: progress).run().rawValue
+                return try ExportCommand(arguments: arguments, view: view).run().rawValue
             }
         } catch {
-            progress.finish()
-            report(error, options: options, console: console, progress: progress)
+            view.progress.finish()
+            view.error(error)
             return error.exitCode.rawValue
         }
     }
-
-    /// Prints an error: a JSON document on stdout with --json, and on stderr an `error` event
-    /// with `--progress json`, else text.
-    static func report(_ error: ProvisionError, options: CommonOptions, console: Console, progress: ProgressReporter) {
-        if options.format == .json { console.out(error.json.serialized(.prettySorted) + "\n") }
-        progress.error(error, verbose: options.verbose)
-    }
-
 }
 
 extension Invocation {

@@ -71,9 +71,7 @@ public struct ApplyRun {
         let report = ApplyReport(plan: session.document(plan), outcome: outcome, planSeconds: planSeconds, lock: lock,
                                  footprint: planned ?? Self.footprint(of: session.store, lock: lock,
                                                                       tiles: wrote ? outcome.tileSharing : nil))
-        progress.event("apply-finished", JSONObject([
-            ("status", .string(report.status)), ("downloaded", .int(outcome.downloaded)), ("failed", .int(outcome.failed)),
-        ]), text: nil)
+        progress.emit(.applyFinished(status: report.status, downloaded: outcome.downloaded, failed: outcome.failed))
         return Result(plan: plan, outcome: outcome, report: report,
                       refusedPacks: outcome.stopURL.map { plan.stylePacks(using: $0) } ?? [])
     }
@@ -114,7 +112,7 @@ public struct ApplyRun {
             var plan = plan
             plan.resolveGlyphs(outcome.glyphResources)
             progress.finish()
-            if writes { progress.phase("flush") } else if session.lock == nil { progress.phase("digest") }
+            if writes { progress.emit(.phase("flush")) } else if session.lock == nil { progress.emit(.phase("digest")) }
             let content = try build.finish(epoch: plan.epoch, unchanged: writes ? nil : session.lock?.content)
             // Nothing written: the store keeps the time of the build that wrote it.
             let epoch = writes ? plan.epoch : (session.lock?.epoch ?? plan.epoch)
@@ -171,7 +169,7 @@ public struct ApplyRun {
         do {
             let build = try StoreBuild(locking: store)
             if let previous = build.owner.previousHolder {
-                progress.phase("recover", text: "Taking over the store from a run that was killed (\(previous)); resuming its work.")
+                progress.emit(.takingOver(previousHolder: previous))
             }
             return build
         } catch {
@@ -182,7 +180,7 @@ public struct ApplyRun {
     private func recoverStore(_ build: StoreBuild) throws(ProvisionError) {
         do {
             let taken = try build.recover()
-            if taken > 0 { progress.phase("recover", text: "Took back \(plural(taken, "tile")) a killed apply had written.") }
+            if taken > 0 { progress.emit(.recovered(tiles: taken)) }
         } catch {
             throw ProvisionError(store: error, context: "cannot recover the store at \(build.path.display)")
         }
@@ -192,7 +190,7 @@ public struct ApplyRun {
     /// removed, or nil when nothing was damaged.
     private func removeDamage(_ build: StoreBuild, session: PlanSession) throws(ProvisionError) -> PlanNote? {
         guard build.path.hasDatabase else { return nil }
-        progress.phase("repair", text: "Re-reading every stored row for damage")
+        progress.emit(.checkingForDamage)
         let outcome: StoreRepair.Outcome
         do {
             outcome = try StoreRepair.removeDamage(in: build, epoch: session.epoch, lockChunks: session.lock?.chunks ?? [], check: Verifier.rowCheck())
@@ -203,13 +201,11 @@ public struct ApplyRun {
         if let problem = outcome.rebuiltFrom {
             let note = PlanNote(subject: "repair", message: "offline.db was damaged (SQLite: \(problem)); it was rebuilt from "
                                 + "the \(plural(outcome.salvagedRows, "row")) that could still be read, and the rest is fetched again")
-            progress.phase("repair", text: "\(note.subject): \(note.message)")
+            progress.emit(.rebuilt(note))
             notes.append(note)
         }
         if let removed = outcome.damage.note(fixing: true) {
-            progress.event("repair", JSONObject([("rows", .int(outcome.damage.rows.count)),
-                                                 ("unusable", .int(outcome.damage.unusable.count))]),
-                           text: "\(removed.subject): \(removed.message)")
+            progress.emit(.repaired(rows: outcome.damage.rows.count, unusable: outcome.damage.unusable.count, note: removed))
             notes.append(removed)
         }
         return notes.last
@@ -218,7 +214,7 @@ public struct ApplyRun {
     /// Checks every row of a store whose lock does not vouch for them (`StoreTrust`) by kind and
     /// removes the invalid ones, so the apply fetches them again; the note saying so.
     private func removeInvalid(_ build: StoreBuild, session: PlanSession, reason: String) throws(ProvisionError) -> PlanNote {
-        progress.phase("repair", text: "Checking every stored row before reuse: \(reason)")
+        progress.emit(.checkingRows(reason: reason))
         let outcome: StoreRepair.Outcome
         do {
             outcome = try StoreRepair.removeDamage(in: build, epoch: session.epoch, lockChunks: [], check: Verifier.rowCheck())
@@ -227,9 +223,7 @@ public struct ApplyRun {
         }
         let note = StoreTrust.note(reason: outcome.rebuiltFrom.map { "\(reason), and SQLite reported it damaged (\($0))" } ?? reason,
                                    damage: outcome.damage, removed: true)
-        progress.event("repair", JSONObject([("rows", .int(outcome.damage.rows.count)),
-                                             ("unusable", .int(outcome.damage.unusable.count))]),
-                       text: "\(note.subject): \(note.message)")
+        progress.emit(.repaired(rows: outcome.damage.rows.count, unusable: outcome.damage.unusable.count, note: note))
         return note
     }
 
@@ -294,7 +288,7 @@ public struct ApplyRun {
                                      + "it was planned; run 'provision plan' again")
             }
             try recover(session)
-            progress.event("plan-loaded", JSONObject([("path", .string(path))]), text: "Applying the saved plan \(path)")
+            progress.emit(.planLoaded(path: path))
             return (saved.plan, session, 0)
         }
         if let asked = request.shard, context.sourceDateEpoch == nil { throw Self.unfixedBuildTime(asked, applying: true) }
@@ -314,17 +308,16 @@ private struct ApplyProgress: ApplyObserver {
     /// A shard's row wants the share's tiles of it, by region key (empty without a shard).
     let shardWanted: [String: Int]
 
-    func phase(_ phase: ApplyPhase) { progress.phase(phase.rawValue) }
+    func phase(_ phase: ApplyPhase) { progress.emit(.phase(phase.rawValue)) }
 
     func downloads(_ p: DownloadProgress) {
-        progress.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed)
+        progress.emit(.downloads(done: p.completed, total: p.requested, bytes: p.bytes, failed: p.failed))
     }
 
-    func failed(url: String, reason: String) { progress.failure(url: url, reason: reason) }
+    func failed(url: String, reason: String) { progress.emit(.failure(url: url, reason: reason)) }
 
     func regionLinked(key: String, linkedTiles linked: Int, wantedTiles: Int, complete: Bool) {
         let wanted = shardWanted[key] ?? wantedTiles
-        progress.event("region", JSONObject([("key", .string(key)), ("tiles", .int(linked)), ("wanted", .int(wanted)),
-                                             ("complete", .bool(complete))]), text: nil)
+        progress.emit(.region(key: key, tiles: linked, wanted: wanted, complete: complete))
     }
 }

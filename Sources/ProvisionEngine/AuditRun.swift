@@ -83,8 +83,7 @@ public struct AuditRun {
         }
         var maps: [CoverageMap] = []
         for options in coverage { maps.append(try Self.coverage(doc, path: path, lock: lock, options: options)) }
-        progress.event("audit-finished", JSONObject([("whole", .bool(doc.isWhole)), ("ok", .bool(doc.isOK)), ("regions", .int(doc.regions.count)),
-                                                    ("tiles", .int(doc.tileCount))]), text: nil)
+        progress.emit(.auditFinished(whole: doc.isWhole, ok: doc.isOK, regions: doc.regions.count, tiles: doc.tileCount))
         return (doc, maps)
     }
 

@@ -59,9 +59,7 @@ public struct MergeRun {
         try checkOutput(out)
         let inputs = try Self.order(try stores.map { name throws(ProvisionError) in try Self.read(name) })
         let first = inputs[0]
-        progress.event("merge-started", JSONObject([
-            ("store", .string(out.display)), ("shards", .int(inputs.count)), ("tiles", .int(first.entry.totalTiles)),
-        ]), text: "Merging \(plural(inputs.count, "shard")) of \(first.lock.jobName) into \(out.display)")
+        progress.emit(.mergeStarted(store: out.display, shards: inputs.count, tiles: first.entry.totalTiles, jobName: first.lock.jobName))
         let created = !FileManager.default.fileExists(atPath: out.url.path)
         let build: StoreBuild
         do {
@@ -88,9 +86,7 @@ public struct MergeRun {
             }
             throw ProvisionError(store: error, context: "cannot write the merged store at \(out.display)")
         }
-        progress.event("merge-finished", JSONObject([
-            ("tiles", .int(lock.tileCount)), ("resources", .int(lock.resourceCount)), ("bytes", .int(Int(lock.byteCount))),
-        ]), text: nil)
+        progress.emit(.mergeFinished(tiles: lock.tileCount, resources: lock.resourceCount, bytes: lock.byteCount))
         return Result(lock: lock, store: out.display, shards: inputs.count)
     }
 

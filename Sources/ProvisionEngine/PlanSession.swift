@@ -131,8 +131,7 @@ public final class PlanSession {
     public func plan(refresh: Bool = false, offline: Bool = false, hiding: [ChunkKey] = [], shard: Shard? = nil,
                      progress: ProgressSink) throws(ProvisionError) -> (plan: Plan, seconds: Double) {
         let started = Date()
-        progress.event("plan-started", JSONObject([("job", .string(input.path)), ("store", .string(store.display))]),
-                       text: "Planning \(input.job.name) against \(store.display)")
+        progress.emit(.planStarted(job: input.path, jobName: input.job.name, store: store.display))
         let opened = try openForReading()
         // Best effort: closing a read-only connection.
         defer { try? opened?.close() }
@@ -173,10 +172,7 @@ public final class PlanSession {
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
         let seconds = Date().timeIntervalSince(started)
-        progress.event("plan-finished", JSONObject([
-            ("hasChanges", .bool(plan.hasChanges)), ("tilesToDownload", .int(plan.appliedTilesToDownload)),
-            ("seconds", .double((seconds * 1000).rounded() / 1000)),
-        ]), text: nil)
+        progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)
     }
 

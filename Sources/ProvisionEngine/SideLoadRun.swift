@@ -78,9 +78,7 @@ public struct SideLoadRun {
                                  + "\(OfflineDatabase.maximumSideDatabases) in one call and run merge again for the rest")
         }
         let urls = try databases.map { name throws(ProvisionError) in try Self.check(name, against: out) }
-        progress.event("merge-started", JSONObject([
-            ("store", .string(out.display)), ("shards", .int(urls.count)), ("tiles", .int(urls.map(\.tiles).reduce(0, +))),
-        ]), text: "Merging \(plural(urls.count, "offline database")) into \(out.display)")
+        progress.emit(.sideLoadStarted(store: out.display, databases: urls.count, tiles: urls.map(\.tiles).reduce(0, +)))
         let build: StoreBuild
         do {
             build = try StoreBuild(locking: out)
@@ -120,11 +118,9 @@ public struct SideLoadRun {
             written = lock
         }
         for (name, rows) in zip(databases, skipped) {
-            for row in rows { progress.failure(url: row.url, reason: "not merged from \(name): \(row.reason)") }
+            for row in rows { progress.emit(.notMerged(url: row.url, database: name, reason: row.reason)) }
         }
-        progress.event("merge-finished", JSONObject([
-            ("tiles", .int(content.tileCount)), ("resources", .int(content.resourceCount)), ("bytes", .int(Int(content.byteCount))),
-        ]), text: nil)
+        progress.emit(.mergeFinished(tiles: content.tileCount, resources: content.resourceCount, bytes: content.byteCount))
         return Result(store: out.display, databases: Array(zip(databases, regions)).map { ($0.0, $0.1) },
                       skipped: skipped, content: content, lock: written)
     }

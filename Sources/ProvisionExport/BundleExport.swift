@@ -33,11 +33,8 @@ struct BundleExport {
             throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWriteStore)
         }
         defer { bundle.discard() }
-        exporter.progress.event("export-started", JSONObject([
-            ("store", .string(store.display)), ("format", "bundle"), ("files", .int(sources.count)),
-            ("tiles", .int(sources.map(\.set.tileCount).reduce(0, +))),
-        ]), text: "Exporting a bundle of \(plural(packs.count, "style pack")) and \(plural(sources.count, "tileset")) "
-            + "of \(store.display) to \(out.path)")
+        exporter.progress.emit(.bundleStarted(store: store.display, out: out.path, stylePacks: packs.count, files: sources.count,
+                                              tiles: sources.map(\.set.tileCount).reduce(0, +)))
 
         var files: [ExportResult.File] = []
         for source in sources {

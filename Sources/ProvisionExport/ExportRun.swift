@@ -76,8 +76,7 @@ public struct ExportRun {
         let exporter = Exporter(database: database, regions: regions, lock: lock, progress: progress)
         let partial = ExportResult.partiality(lock: lock, regions: regions)
         if let partial {
-            progress.event("warning", JSONObject([("message", .string("the export is partial: " + partial))]),
-                           text: "warning: the export is partial: \(partial)")
+            progress.emit(.partialExport(reason: partial))
         }
         if format == .bundle {
             var result = try BundleExport(exporter: exporter, catalog: catalog, store: path, out: URL(fileURLWithPath: out)).run()
@@ -86,10 +85,8 @@ public struct ExportRun {
             return result
         }
         let (sources, destinations) = try archiveTargets(catalog)
-        progress.event("export-started", JSONObject([
-            ("store", .string(path.display)), ("format", .string(format.rawValue)), ("files", .int(sources.count)),
-            ("tiles", .int(sources.map(\.set.tileCount).reduce(0, +))),
-        ]), text: "Exporting \(plural(sources.count, "tileset")) of \(path.display) to \(format.rawValue)")
+        progress.emit(.exportStarted(store: path.display, format: format.rawValue, files: sources.count,
+                                     tiles: sources.map(\.set.tileCount).reduce(0, +)))
         var files: [ExportResult.File] = []
         for (source, destination) in zip(sources, destinations) {
             files.append(try exporter.export(source, format: format, to: destination))

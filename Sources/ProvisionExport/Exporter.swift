@@ -40,20 +40,15 @@ struct Exporter {
             tileFormat: shape.format.name, tileCount: summary.tiles, contentCount: summary.contents,
             emptyCount: source.set.emptyCount, byteCount: summary.bytes, minZoom: source.set.minZoom,
             maxZoom: source.set.maxZoom, bounds: shape.extent.boundsText, center: shape.extent.centerText)
-        progress.event("export-file", JSONObject([
-            ("path", .string(file.path)), ("source", .string(file.source)), ("tiles", .int(file.tileCount)),
-            ("bytes", .int(Int(file.byteCount))),
-        ]), text: "  \(file.source): \(plural(file.tileCount, "tile")) (\(grouped(file.contentCount)) distinct) → "
-            + "\(file.path), \(ByteFormat.string(Int64(file.byteCount)))")
+        progress.emit(.exportFile(path: file.path, source: file.source, tiles: file.tileCount, distinct: file.contentCount,
+                                  bytes: file.byteCount))
         return file
     }
 
     /// Emits `export-finished` and returns `result`.
     func finish(_ result: ExportResult) -> ExportResult {
-        progress.event("export-finished", JSONObject([
-            ("files", .int(result.files.count)), ("tiles", .int(result.files.map(\.tileCount).reduce(0, +))),
-            ("bytes", .int(Int(result.files.map(\.byteCount).reduce(0, +)))),
-        ]), text: nil)
+        progress.emit(.exportFinished(files: result.files.count, tiles: result.files.map(\.tileCount).reduce(0, +),
+                                      bytes: result.files.map(\.byteCount).reduce(0, +)))
         return result
     }
 

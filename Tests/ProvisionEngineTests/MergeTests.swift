@@ -84,12 +84,10 @@ final class MergeTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted(), ["offline.db", "provision.lock.json"])
         XCTAssertEqual(result.lock, wholeLock)
         XCTAssertEqual(result.shards, 1)
-        XCTAssertEqual(events.names, ["merge-started", "merge-finished"])
-        XCTAssertEqual(events.fields("merge-started")?["shards"], .int(1))
-        XCTAssertEqual(events.fields("merge-started")?["tiles"], .int(wholeLock.tileCount))
-        XCTAssertEqual(events.fields("merge-finished")?["tiles"], .int(wholeLock.tileCount))
-        XCTAssertEqual(events.fields("merge-finished")?["resources"], .int(wholeLock.resourceCount))
-        XCTAssertEqual(events.fields("merge-finished")?["bytes"], .int(Int(wholeLock.byteCount)))
+        XCTAssertEqual(events.all, [
+            .mergeStarted(store: out.standardizedFileURL.path, shards: 1, tiles: wholeLock.tileCount, jobName: wholeLock.jobName),
+            .mergeFinished(tiles: wholeLock.tileCount, resources: wholeLock.resourceCount, bytes: wholeLock.byteCount),
+        ])
 
         // Into an existing store: its files are replaced, and again the bytes are the same.
         try Data("old".utf8).write(to: out.appendingPathComponent("provision.lock.json"))
@@ -291,13 +289,10 @@ final class MergeTests: XCTestCase {
 
 /// A progress sink that records the events.
 private final class RecordingProgress: ProgressSink {
-    private let events = Mutex<[(name: String, fields: JSONObject)]>([])
+    private let events = Mutex<[ProvisionEvent]>([])
 
-    var names: [String] { events.read { $0.map(\.name) } }
-    func fields(_ name: String) -> JSONObject? { events.read { $0.first { $0.name == name }?.fields } }
+    var all: [ProvisionEvent] { events.read { $0 } }
 
-    func event(_ name: String, _ fields: JSONObject, text: String?) { events.withLock { $0.append((name, fields)) } }
-    func downloads(done: Int, total: Int, bytes: Int64, failed: Int) {}
-    func failure(url: String, reason: String) {}
+    func emit(_ event: ProvisionEvent) { events.withLock { $0.append(event) } }
     func finish() {}
 }
