@@ -2,7 +2,7 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 
-/// Writes a store's next file (`offline.db.next` beside the store) through the calls
+/// Writes a store's next file (`offline.db.canonical` beside the store) through the calls
 /// of `NextStoreBuilder`, hashing the content as it goes, and leaves it ready to be renamed
 /// over the store.
 ///

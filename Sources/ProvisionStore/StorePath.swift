@@ -36,7 +36,7 @@ public struct StorePath: Equatable, Sendable {
     /// `provision.lock.json`.
     public var lockURL: URL { url.appendingPathComponent(StoreDirectory.lockName) }
     /// Where an apply writes the next `offline.db` before renaming it into place.
-    public var partialBuildURL: URL { url.appendingPathComponent(StoreDirectory.databaseName + ".next") }
+    public var partialBuildURL: URL { url.appendingPathComponent(StoreDirectory.databaseName + ".canonical") }
     /// The writer lock's owner file, present while an apply runs or after one was killed.
     public var ownerURL: URL { url.appendingPathComponent(ApplyLease.fileName) }
     /// The path as the user will recognise it.
@@ -52,8 +52,8 @@ public struct StorePath: Equatable, Sendable {
 
     /// The longest store directory path (in bytes, symlinks resolved) whose files SQLite opens:
     /// its unix VFS refuses a database whose path is over 504 bytes (512 with `-journal`), and the
-    /// longest name opened in a store is `offline.db.next`.
-    public static let maxPathBytes = 504 - "/\(StoreDirectory.databaseName).next".utf8.count
+    /// longest name opened in a store is `offline.db.canonical`.
+    public static let maxPathBytes = 504 - "/\(StoreDirectory.databaseName).canonical".utf8.count
 
     /// Throws, naming the path and the limit, when the store's path is too long for SQLite to open
     /// its database (`maxPathBytes`).

@@ -60,7 +60,7 @@ final class AuditGateTests: XCTestCase {
     }
 
     func testAStoreAnApplyLeftUnfinishedIsNotWhole() throws {
-        try FileManager.default.copyItem(at: ws.database, to: ws.store.appendingPathComponent("offline.db.next"))
+        try FileManager.default.copyItem(at: ws.database, to: ws.store.appendingPathComponent("offline.db.canonical"))
         let audit = try ws.provision("audit", "--store", ws.store.path)
         audit.expect(1)
         XCTAssertTrue(audit.stdout.contains("an apply was interrupted (or is running); run apply to finish"), audit.stdout)

@@ -58,7 +58,7 @@ final class ExactPlanTests: WorkspaceTestCase {
         run.send(SIGKILL)
         run.wait(timeout: 10)
         XCTAssertTrue(run.endedBySignal)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: ws.database.path + ".next"), "the killed apply's new file is there")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ws.database.path + ".canonical"), "the killed apply's new file is there")
         let before = try storeFiles()
 
         let planned = try ws.provision("plan", "--json", job, environment: epoch)

@@ -147,7 +147,7 @@ final class KillResumeTests: WorkspaceTestCase {
         run.wait(timeout: 10)
         XCTAssertTrue(run.endedBySignal)
         let committed = try ws.committedTilePaths()
-        XCTAssertTrue(FileManager.default.fileExists(atPath: ws.database.path + ".next"), "the killed apply's new file is there")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: ws.database.path + ".canonical"), "the killed apply's new file is there")
 
         let planFile = ws.root.appendingPathComponent("after-kill.plan.json").path
         try ws.provision("plan", "--quiet", "--out", planFile, job).expect(0, "plan after the kill")

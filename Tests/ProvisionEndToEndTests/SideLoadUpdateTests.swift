@@ -148,12 +148,12 @@ final class SideLoadUpdateTests: WorkspaceTestCase {
         XCTAssertEqual(try readJSON(ws.lock)["epoch"], .int(1_750_000_000))
 
         // A stamped row left by an unfinished build (here: a partial build file) is resumed at its time.
-        try FileManager.default.copyItem(at: ws.database, to: ws.store.appendingPathComponent("offline.db.next"))
-        _ = try SQLiteShell(database: ws.store.appendingPathComponent("offline.db.next"))
+        try FileManager.default.copyItem(at: ws.database, to: ws.store.appendingPathComponent("offline.db.canonical"))
+        _ = try SQLiteShell(database: ws.store.appendingPathComponent("offline.db.canonical"))
             .rows("UPDATE resources SET accessed = 1760000000", writing: true)
         let resumed = try ws.provision("plan", "--json", job, environment: ["PROVISION_NOW": "1800000000"])
         XCTAssertTrue(resumed.stdout.contains("2025-10-09T08:53:20Z"), resumed.stdout)
-        try FileManager.default.removeItem(at: ws.store.appendingPathComponent("offline.db.next"))
+        try FileManager.default.removeItem(at: ws.store.appendingPathComponent("offline.db.canonical"))
 
         // A finished store: the next build takes the clock, and never goes back in time.
         let later = try ws.provision("plan", "--json", job, environment: ["PROVISION_NOW": "1800000000"])

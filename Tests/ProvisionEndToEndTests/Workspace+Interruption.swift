@@ -40,9 +40,9 @@ extension Workspace {
     }
 
     /// The tiles a killed apply committed: those in `offline.db` and those in the new file it was
-    /// writing (`offline.db.next`), which the next apply takes back into the store.
+    /// writing (`offline.db.canonical`), which the next apply takes back into the store.
     func committedTilePaths() throws -> Set<String> {
-        let partial = URL(fileURLWithPath: database.path + ".next")
+        let partial = URL(fileURLWithPath: database.path + ".canonical")
         guard FileManager.default.fileExists(atPath: partial.path) else { return try storedTilePaths() }
         return try storedTilePaths().union(storedTilePaths(in: partial))
     }

@@ -59,7 +59,7 @@ final class NextStoreAssemblyTests: XCTestCase {
         let staging = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 1_700_000_000)
         defer { try? staging.close() }
         try staging.write(staged.map { FetchedItem(request: FetchRequest(url: "x", kind: .tile, tileKey: $0), body: Self.body($0)) })
-        let builder = try NextStoreWriter(url: dir.appendingPathComponent("offline.db.next"), epoch: 1_700_000_000)
+        let builder = try NextStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
         let configuration = Downloader.Configuration(clock: fetcher.clock)
         let applier = Applier(store: staging, fetcher: fetcher, configuration: configuration)
         applier.observer = observer
@@ -115,7 +115,7 @@ final class NextStoreAssemblyTests: XCTestCase {
             try staging.close()
         }
 
-        let file = try OfflineDatabase(url: root.appendingPathComponent("in-order/offline.db.next"), epoch: 0,
+        let file = try OfflineDatabase(url: root.appendingPathComponent("in-order/offline.db.canonical"), epoch: 0,
                                        options: .init(readOnly: true, create: false))
         defer { try? file.close() }
         XCTAssertEqual(try file.contentDigest(), digest)
@@ -130,7 +130,7 @@ final class NextStoreAssemblyTests: XCTestCase {
         try file.forEachStoredTile(in: StoredTileColumn(urlTemplate: Self.tms.urlTemplate, pixelRatio: Self.tms.pixelRatio,
                                                         zoom: 4, x: 7, rows: 0..<16), linkedTo: 1) { rows.append($0) }
         XCTAssertTrue(rows.contains(flipped.y), "\(rows)")
-        let order = try tilesOutOfKeyOrder(root.appendingPathComponent("in-order/offline.db.next"))
+        let order = try tilesOutOfKeyOrder(root.appendingPathComponent("in-order/offline.db.canonical"))
         XCTAssertEqual(order.misplaced, 0)
         XCTAssertEqual(order.tiles, Int64(digest.tileCount))
     }
@@ -148,7 +148,7 @@ final class NextStoreAssemblyTests: XCTestCase {
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             let staging = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 1_700_000_000)
             defer { try? staging.close() }
-            let writer = try NextStoreWriter(url: dir.appendingPathComponent("offline.db.next"), epoch: 1_700_000_000)
+            let writer = try NextStoreWriter(url: dir.appendingPathComponent("offline.db.canonical"), epoch: 1_700_000_000)
             let builder = CountingBuilder(writer)
             let fetcher = ScramblingFetcher(seed: nil)
             let configuration = Downloader.Configuration(flushWindow: window, clock: fetcher.clock)

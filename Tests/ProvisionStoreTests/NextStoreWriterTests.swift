@@ -81,7 +81,7 @@ final class NextStoreWriterTests: XCTestCase {
 
     func testAKilledBuildIsTakenBackIntoTheStore() throws {
         let dir = try makeTemporaryDirectory(self)
-        let storeURL = dir.appendingPathComponent("offline.db"), partialURL = dir.appendingPathComponent("offline.db.next")
+        let storeURL = dir.appendingPathComponent("offline.db"), partialURL = dir.appendingPathComponent("offline.db.canonical")
         let store = try OfflineDatabase(url: storeURL, epoch: 0)
         defer { try? store.close() }
         try store.write([FetchedItem(request: FetchRequest(url: "u", kind: .tile, tileKey: tile(1).0, tile: tile(1).0.tile),
@@ -105,7 +105,7 @@ final class NextStoreWriterTests: XCTestCase {
         let dir = try makeTemporaryDirectory(self)
         let store = try OfflineDatabase(url: dir.appendingPathComponent("offline.db"), epoch: 0)
         defer { try? store.close() }
-        let partial = dir.appendingPathComponent("offline.db.next")
+        let partial = dir.appendingPathComponent("offline.db.canonical")
         try Data("not sqlite at all, just some bytes that are long enough to look like a header".utf8).write(to: partial)
         XCTAssertEqual(try store.takeInPartialBuild(at: partial), 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: partial.path))
