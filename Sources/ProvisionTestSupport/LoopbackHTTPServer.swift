@@ -91,6 +91,8 @@ public final class LoopbackHTTPServer: Sendable {
         var directories: [(prefix: String, directory: URL)] = []
         var handlers: [(prefix: String, handler: @Sendable (LoggedRequest) -> Behaviour?)] = []
         var log: [LoggedRequest] = []
+        /// Told after each request is logged (`onEachRequest`).
+        var requestObserver: (@Sendable () -> Void)?
         var connections: Set<Int32> = []
         var stopped = false
         var inProgress = 0
@@ -220,6 +222,13 @@ public final class LoopbackHTTPServer: Sendable {
         state.withLock { $0.log }
     }
 
+    /// Calls `body` (on a connection thread) after each request is logged, in place of any earlier
+    /// observer; nil stops it. Why: a test waiting for the client to reach some request blocks
+    /// until one arrives instead of polling the log on a timer.
+    public func onEachRequest(_ body: (@Sendable () -> Void)?) {
+        state.withLock { $0.requestObserver = body }
+    }
+
     /// How many requests for `path` (query string ignored) have been received.
     public func requestCount(_ path: String) -> Int {
         requests.filter { $0.path == path }.count
@@ -318,7 +327,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Logs the request, resolves its behaviour and answers; false when the connection was closed.
     private func respond(to request: LoggedRequest, on fd: Int32, keepAlive: Bool) -> Bool {
-        var (request, behaviour, hit, drip) = state.withLock { state in
+        var (request, behaviour, hit, drip, observer) = state.withLock { state in
             var request = request
             request.receivedAt = Double(clock.now) / 1e9
             request.fault = state.injector?.next(path: request.path)
@@ -339,8 +348,9 @@ public final class LoopbackHTTPServer: Sendable {
                 behaviour = Self.staticFile(for: request.path, ifNoneMatch: request.headers["if-none-match"],
                                             directories: state.directories, cache: Self.cacheHeaders(state))
             }
-            return (request, behaviour, hit, state.dripSeconds)
+            return (request, behaviour, hit, state.dripSeconds, state.requestObserver)
         }
+        observer?()
         if let fault = request.fault {
             behaviour = Self.faulty(fault, instead: Self.resolve(behaviour, hit: hit), dripSeconds: drip)
         }

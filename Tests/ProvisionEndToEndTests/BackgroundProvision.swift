@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionTestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -59,16 +60,23 @@ final class BackgroundProvision {
     /// What stderr holds so far.
     var stderrSoFar: String { String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self) }
 
-    /// Waits until `condition` holds, polling every 10 ms; false when `timeout` passed first or
-    /// the process ended first.
-    func waitUntil(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
+    /// Waits until `condition` holds, checking it whenever `server` logs a request (and at least
+    /// every 50 ms, for conditions on the child's files); false when `timeout` passed first or the process ended
+    /// first. `timeout` only bounds a test that would otherwise hang.
+    func waitUntil(timeout: TimeInterval, watching server: LoopbackHTTPServer, _ condition: () -> Bool) -> Bool {
+        let changed = DispatchSemaphore(value: 0)
+        server.onEachRequest { changed.signal() }
+        defer { server.onEachRequest(nil) }
+        let deadline = DispatchTime.now() + timeout
+        while !condition() {
             if !process.isRunning { return condition() }
-            Thread.sleep(forTimeInterval: 0.01)
+            // Woken by the next request; a condition on the child's files (which it commits
+            // without a request) is checked again after at most 50 ms.
+            if changed.wait(timeout: min(deadline, .now() + 0.05)) == .timedOut, DispatchTime.now() >= deadline {
+                return condition()
+            }
         }
-        return false
+        return true
     }
 
     /// Waits for the child to end (killing it after `timeout`, failing the test) and returns what it left.

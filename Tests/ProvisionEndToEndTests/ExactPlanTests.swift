@@ -54,7 +54,7 @@ final class ExactPlanTests: WorkspaceTestCase {
         let slow = try ws.serveSlowTiles([Demo.newYork], delay: 0.01)
         let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
         let run = try ws.start("apply", "--quiet", job, environment: epoch)
-        XCTAssertTrue(run.waitUntil(timeout: 30) { ws.tileRequestPaths.count >= 500 }, "tiles are being requested")
+        XCTAssertTrue(run.waitUntil(timeout: 30, watching: ws.server) { ws.tileRequestPaths.count >= 500 }, "tiles are being requested")
         run.send(SIGKILL)
         run.wait(timeout: 10)
         XCTAssertTrue(run.endedBySignal)

@@ -30,7 +30,7 @@ final class GracefulStopTests: WorkspaceTestCase {
         let reportURL = ws.root.appendingPathComponent("report.json")
 
         let run = try ws.start("apply", "--progress", "json", "--report", reportURL.path, job)
-        XCTAssertTrue(run.waitUntil(timeout: 20) { ws.tileRequestPaths.count >= 24 }, "tiles are being requested")
+        XCTAssertTrue(run.waitUntil(timeout: 20, watching: ws.server) { ws.tileRequestPaths.count >= 24 }, "tiles are being requested")
         run.send(signal)
         let stopped = run.wait(timeout: 20)
         stopped.expect(expected, "apply stopped by signal \(signal)", file: file, line: line)

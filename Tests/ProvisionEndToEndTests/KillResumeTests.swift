@@ -20,7 +20,7 @@ final class KillResumeTests: WorkspaceTestCase {
         let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
 
         let run = try ws.start("apply", "--quiet", job)
-        XCTAssertTrue(run.waitUntil(timeout: 30) { ws.tileRequestPaths.count >= 700 }, "tiles are being requested")
+        XCTAssertTrue(run.waitUntil(timeout: 30, watching: ws.server) { ws.tileRequestPaths.count >= 700 }, "tiles are being requested")
         run.send(SIGKILL)
         let killed = run.wait(timeout: 10)
         XCTAssertTrue(run.endedBySignal, "killed: \(killed.status)")
@@ -70,7 +70,7 @@ final class KillResumeTests: WorkspaceTestCase {
         // Wait until the requests stop coming: every slot holds a slow tile.
         var last = -1
         var quietSince = Date()
-        XCTAssertTrue(run.waitUntil(timeout: 30) {
+        XCTAssertTrue(run.waitUntil(timeout: 30, watching: ws.server) {
             let count = ws.tileRequestPaths.count
             if count != last { last = count; quietSince = Date() }
             return count > 0 && Date().timeIntervalSince(quietSince) > 0.7
@@ -116,8 +116,8 @@ final class KillResumeTests: WorkspaceTestCase {
 
         let noFlushWindow = epoch.merging(["PROVISION_FLUSH_WINDOW_MS": "0"]) { a, _ in a }
         let run = try ws.start("apply", "--quiet", job, environment: noFlushWindow)
-        XCTAssertTrue(run.waitUntil(timeout: 30) { Set(ws.tileRequestPaths) == slow }, "every tile was requested")
-        XCTAssertTrue(run.waitUntil(timeout: 30) { (try? ws.storedTilePaths()) == fast },
+        XCTAssertTrue(run.waitUntil(timeout: 30, watching: ws.server) { Set(ws.tileRequestPaths) == slow }, "every tile was requested")
+        XCTAssertTrue(run.waitUntil(timeout: 30, watching: ws.server) { (try? ws.storedTilePaths()) == fast },
                       "every finished tile is committed to the staging store while the slow one is awaited")
         run.send(SIGKILL)
         run.wait(timeout: 10)
@@ -142,7 +142,7 @@ final class KillResumeTests: WorkspaceTestCase {
         let slow = try ws.serveSlowTiles([Demo.newYork], delay: 0.01)
         let job = try ws.write(ws.job([Demo.newYork], tiles: .http)).path
         let run = try ws.start("apply", "--quiet", job)
-        XCTAssertTrue(run.waitUntil(timeout: 30) { ws.tileRequestPaths.count >= 500 }, "tiles are being requested")
+        XCTAssertTrue(run.waitUntil(timeout: 30, watching: ws.server) { ws.tileRequestPaths.count >= 500 }, "tiles are being requested")
         run.send(SIGKILL)
         run.wait(timeout: 10)
         XCTAssertTrue(run.endedBySignal)

@@ -16,7 +16,7 @@ final class OneWriterTests: WorkspaceTestCase {
         let slow = try ws.serveSlowTiles([Demo.manhattan], delay: 0.1)
         let job = try ws.write(ws.job([Demo.manhattan], tiles: .http)).path
         let first = try ws.start("apply", "--quiet", job)
-        XCTAssertTrue(first.waitUntil(timeout: 20) { !ws.tileRequestPaths.isEmpty }, "the first apply is downloading")
+        XCTAssertTrue(first.waitUntil(timeout: 20, watching: ws.server) { !ws.tileRequestPaths.isEmpty }, "the first apply is downloading")
 
         let requestsBefore = ws.server.requests.count
         let second = try ws.provision("apply", job)

@@ -44,7 +44,7 @@ final class ReproducibleStoreTests: WorkspaceTestCase {
         for kill in 1...2 {
             let before = ws.tileRequestPaths.count
             let run = try ws.start("apply", "--quiet", "--store", c.path, jobJ, environment: epoch)
-            XCTAssertTrue(run.waitUntil(timeout: 30) { ws.tileRequestPaths.count - before >= 400 }, "kill \(kill): downloading")
+            XCTAssertTrue(run.waitUntil(timeout: 30, watching: ws.server) { ws.tileRequestPaths.count - before >= 400 }, "kill \(kill): downloading")
             run.send(SIGKILL)
             run.wait(timeout: 10)
             XCTAssertTrue(run.endedBySignal, "kill \(kill) came before the apply finished")
