@@ -1,3 +1,5 @@
+import ProvisionEngine
+
 /// The declarative description of a command: its positional arguments, options, help and exit
 /// codes. The parser, `--help` and the README's option tables are all made from it, so they
 /// cannot drift apart.

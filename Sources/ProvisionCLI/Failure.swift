@@ -3,10 +3,6 @@ import ProvisionFoundation
 import ProvisionEngine
 import ProvisionModel
 
-/// The process exit statuses, which are the engine's error kinds (`ProvisionEngine.ExitCode`),
-/// named here so every file of the command line (the command declarations, `--help`) sees them.
-public typealias ExitCode = ProvisionEngine.ExitCode
-
 extension ProvisionError {
     /// The process exit status for this error: its kind (`ExitCode`, decided there only).
     var exitCode: ExitCode { kind }

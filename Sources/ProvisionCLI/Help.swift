@@ -1,3 +1,4 @@
+import ProvisionEngine
 /// `--help` and the README's option tables, rendered from the command declarations (`Commands`).
 public enum Help {
     /// The version `--version` prints.

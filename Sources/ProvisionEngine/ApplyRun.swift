@@ -9,7 +9,6 @@ import ProvisionStore
 /// `provision apply`: plans (or loads a saved plan), then brings the store to it.
 public struct ApplyRun {
     /// What the command line asked for.
-    public typealias Request = RunRequest
 
     /// What an apply did.
     public struct Result {
@@ -20,7 +19,7 @@ public struct ApplyRun {
         public var refusedPacks: [String]
     }
 
-    public var request: Request
+    public var request: RunRequest
     public var context: RunContext
     public var progress: ProgressSink
     /// Polled before each new download: once true, no further download starts, the ones in
@@ -29,7 +28,7 @@ public struct ApplyRun {
     /// The name of the signal that asked for the stop (`SIGINT`, `SIGTERM`), for the report.
     public var stopSignal: @Sendable () -> String? = { nil }
 
-    public init(request: Request, context: RunContext, progress: ProgressSink) {
+    public init(request: RunRequest, context: RunContext, progress: ProgressSink) {
         self.request = request
         self.context = context
         self.progress = progress

@@ -10,9 +10,7 @@ import ProvisionStore
 /// and what caused it.
 public struct ProvisionError: Error, Sendable {
     /// What kind of failure: its exit status (never `success` or `changesPresent`).
-    public typealias Kind = ExitCode
-
-    public var kind: Kind
+    public var kind: ExitCode
     /// One sentence (or a few lines), naming the file, path or URL concerned.
     public var message: String
     /// Input problems, one per line (and in JSON), each with its file and JSON pointer.
@@ -21,7 +19,7 @@ public struct ProvisionError: Error, Sendable {
     /// shown with --verbose. (`Error` refines `Sendable`, so the value crosses threads.)
     public var cause: (any Error)?
 
-    public init(_ kind: Kind, _ message: String, diagnostics: [Diagnostic] = [], cause: (any Error)? = nil) {
+    public init(_ kind: ExitCode, _ message: String, diagnostics: [Diagnostic] = [], cause: (any Error)? = nil) {
         self.kind = kind
         self.message = message
         self.diagnostics = diagnostics
@@ -38,7 +36,7 @@ public struct ProvisionError: Error, Sendable {
     /// error says for itself what failure it is: another apply holds the store or the disk is
     /// full (`cannotWriteStore` whatever `kind` the caller gives), an unusable document, a zoom
     /// a coverage picture has no tiles at, a plan over the limits.
-    public init(store error: any Error, context: String, kind: Kind = .cannotWriteStore) {
+    public init(store error: any Error, context: String, kind: ExitCode = .cannotWriteStore) {
         if let standalone = userFacing(error)?.standalone {
             self = standalone
         } else {

@@ -220,7 +220,7 @@ struct Exporter {
     }
 
     /// A tile that does not inflate is damaged input (65); any other read failure is 1.
-    private func readKind(_ error: Error) -> ProvisionError.Kind {
+    private func readKind(_ error: Error) -> ExitCode {
         ProvisionError.storeFailure(error)?.code == .compression ? .invalidJob : .failure
     }
 }

@@ -44,7 +44,7 @@ enum EngineFixtures {
 
         /// Applies the job (or the shard of it) into the store `store` beside it.
         func apply(into store: String, shard: Shard? = nil) throws -> ApplyRun.Result {
-            var request = ApplyRun.Request(job: url.appendingPathComponent("job.json").path,
+            var request = RunRequest(job: url.appendingPathComponent("job.json").path,
                                            store: url.appendingPathComponent(store).path)
             request.shard = shard
             return try ApplyRun(request: request, context: context, progress: SilentProgress()).run()

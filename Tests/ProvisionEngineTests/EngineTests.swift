@@ -52,7 +52,7 @@ final class EngineTests: XCTestCase {
     }
 
     private func apply(_ job: String, outputs: [(flag: String, path: String)] = []) throws -> ApplyRun.Result {
-        var request = ApplyRun.Request(job: job)
+        var request = RunRequest(job: job)
         request.outputs = outputs
         return try ApplyRun(request: request, context: context, progress: SilentProgress()).run()
     }

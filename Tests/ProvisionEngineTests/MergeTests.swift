@@ -34,7 +34,7 @@ final class MergeTests: XCTestCase {
         """
         let job = root.appendingPathComponent("job.json")
         try Data(text.utf8).write(to: job)
-        let result = try ApplyRun(request: ApplyRun.Request(job: job.path), context: context, progress: SilentProgress()).run()
+        let result = try ApplyRun(request: RunRequest(job: job.path), context: context, progress: SilentProgress()).run()
         XCTAssertTrue(result.outcome.isComplete)
     }
 
@@ -162,7 +162,7 @@ final class MergeTests: XCTestCase {
         let job = root.appendingPathComponent("shards.json")
         try Data(text.utf8).write(to: job)
         func apply(into store: URL, shard: Shard?) throws {
-            var request = ApplyRun.Request(job: job.path, store: store.path)
+            var request = RunRequest(job: job.path, store: store.path)
             request.shard = shard
             XCTAssertTrue(try ApplyRun(request: request, context: context, progress: SilentProgress()).run().outcome.isComplete)
         }
@@ -188,7 +188,7 @@ final class MergeTests: XCTestCase {
 
     /// Runs a merge that must be refused with `kind`, its message containing each of `names`;
     /// the output store is not created.
-    private func assertRefused(_ stores: [String], _ kind: ProvisionError.Kind, naming names: [String], saying words: String,
+    private func assertRefused(_ stores: [String], _ kind: ExitCode, naming names: [String], saying words: String,
                                line: UInt = #line) {
         XCTAssertThrowsError(try merge(stores), line: line) { error in
             guard let failure = error as? ProvisionError else { return XCTFail("\(error)", line: line) }
