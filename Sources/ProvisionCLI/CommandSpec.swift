@@ -159,6 +159,8 @@ extension Option where Arguments == CommonOptions {
         return options.map { option in
             var shared = option
             let set = option.set
+            // Read only to print an error as asked: a value that does not convert is left out
+            // here, and the parser reports it as the usage error.
             shared.common = { options, value in try? set(&options, value) }
             return shared
         }

@@ -17,6 +17,7 @@ extension OfflineDatabase {
         else { return nil }
         let resources = try? database.queryFirst("SELECT max(accessed) FROM resources") { $0.optionalInt64(0) }
         if let stamp = resources ?? nil { return stamp }
+        // As above: a table that does not answer gives no stamp.
         let tiles = try? database.queryFirst("SELECT max(accessed) FROM (SELECT accessed FROM tiles LIMIT 10000)") {
             $0.optionalInt64(0)
         }

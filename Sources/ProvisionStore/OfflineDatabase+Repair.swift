@@ -96,6 +96,7 @@ extension OfflineDatabase {
             let placeholders = (1...table.columns.count).map { "?\($0)" }.joined(separator: ", ")
             let insert = "INSERT INTO \(table.name) (\(table.columns.joined(separator: ", "))) VALUES (\(placeholders))"
             for id in ids {
+                // A row that does not read or insert is left to the repair's download (see above).
                 guard let values = try? source.queryFirst(select, [.int(id)], { row in
                     (0..<Int32(table.columns.count)).map { row.value($0) }
                 }) else { continue }
