@@ -174,6 +174,7 @@ public final class PlanSession {
         } catch {
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
+        plan.searchPacks = try searchPackPlans(plan)
         let seconds = Date().timeIntervalSince(started)
         progress.event("plan-finished", JSONObject([
             ("hasChanges", .bool(plan.hasChanges)), ("tilesToDownload", .int(plan.appliedTilesToDownload)),
