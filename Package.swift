@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(name: "RoutingGraphTests", dependencies: ["RoutingGraph", "TileMath", "ProvisionTestSupport", "ProvisionCodecs"]),
         .testTarget(name: "PlaceIndexTests", dependencies: ["PlaceIndex", "ProvisionStore", "ProvisionLabels", "TileMath",
                                                             "ProvisionTestSupport"]),
-        .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionFoundation", "ProvisionTestSupport", "ProvisionModel", "ProvisionCodecs"]),
+        .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionFoundation", "ProvisionTestSupport", "ProvisionModel", "ProvisionCodecs",
+                                                                    "ProvisionStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,6 +23,9 @@ enum HumanView {
         case .downloads(let done, let total, let bytes, let failed):
             return ProgressReporter.progressText(done: done, total: total, bytes: bytes, failed: failed,
                                                  rate: ProgressReporter.rate(done: done, elapsed: elapsed))
+        case .searchPack(let id, let file, let built, let entries, let tiles, let bytes, _):
+            return built ? "Search pack \(id): \(plural(entries, "place")) from \(plural(tiles, "tile")), \(ByteFormat.string(bytes)) in \(file)"
+                : "Search pack \(id): its tiles are unchanged; \(file) kept"
         case .stopping: return "\nStopping: finishing the downloads in flight and committing them (signal again to quit now)"
         case .coverageWritten(let path, let kind, _, let zooms, let cells, let bytes):
             let range = zooms.first.map { first in first == zooms.last ? "z\(first)" : "z\(first)–\(zooms.last ?? 0)" }

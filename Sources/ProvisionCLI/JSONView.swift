@@ -39,6 +39,9 @@ enum JSONView {
         case .notMerged(let url, let database, let reason): return failure(url: url, reason: "not merged from \(database): \(reason)")
         case .region(let key, let tiles, let wanted, let complete):
             return ("region", ["key": .string(key), "tiles": .int(tiles), "wanted": .int(wanted), "complete": .bool(complete)])
+        case .searchPack(let id, _, let built, let entries, let tiles, let bytes, let seconds):
+            return ("search-pack", ["id": .string(id), "built": .bool(built), "entries": .int(entries), "bytes": .int(Int(bytes)),
+                                    "tiles": .int(tiles), "seconds": .double(seconds)])
         case .stopping(let signal): return ("stopping", ["signal": .int(Int(signal))])
         case .applyFinished(let status, let downloaded, let failed):
             return ("apply-finished", ["status": .string(status), "downloaded": .int(downloaded), "failed": .int(failed)])

@@ -102,10 +102,13 @@ public struct ApplyRun {
         }
         applier.observer = ApplyProgress(progress: progress, shardWanted: shardWanted)
         applier.resolveGlyphs = { plan, store, all in try GlyphResolution.resolve(plan, store: store, all: all) }
+        // A search pack that cannot be built fails the apply once the store and its lock are written.
+        var searchFailure: ProvisionError?
+        var result: (ApplyOutcome, LockDocument, Plan, wrote: Bool)
         do {
             // A plan that changes nothing leaves every byte of the store as it is (a shard's store
             // lacks the other shards' tiles, so its plan always has changes: it is rebuilt).
-            let writes = plan.hasChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty || share != nil || rewrite
+            let writes = plan.hasDatabaseChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty || share != nil || rewrite
             let builder = writes ? try build.beginNextStore(epoch: plan.epoch) : nil
             let outcome = try applier.apply(plan, building: builder)
             var plan = plan
@@ -117,8 +120,9 @@ public struct ApplyRun {
             let epoch = writes ? plan.epoch : (session.lock?.epoch ?? plan.epoch)
             var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             lock.shard = share
+            searchFailure = SearchPackStep(session: session, progress: progress).run(plan, lock: &lock, buildTime: plan.epoch)
             try build.writeLock(lock.fileBytes)
-            return (outcome, lock, plan, writes)
+            result = (outcome, lock, plan, writes)
         } catch {
             progress.finish()
             build.abandon()
@@ -128,6 +132,8 @@ public struct ApplyRun {
                                      : "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
                                  cause: error)
         }
+        if let searchFailure { throw searchFailure }
+        return result
     }
 
     /// What each region of the store the apply left takes, read while this apply still holds the

@@ -171,6 +171,7 @@ public final class PlanSession {
         } catch {  // a PlanError says for itself that the job is invalid (65)
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
+        plan.searchPacks = try searchPackPlans(plan)
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)

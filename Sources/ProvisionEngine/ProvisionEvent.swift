@@ -42,6 +42,8 @@ public enum ProvisionEvent: Sendable, Equatable {
     case region(key: String, tiles: Int, wanted: Int, complete: Bool)
     /// A signal asked for a graceful stop.
     case stopping(signal: Int32)
+    /// A search pack's file was built from the stored tiles (`built`) or kept as its tiles are unchanged.
+    case searchPack(id: String, file: String, built: Bool, entries: Int, tiles: Int, bytes: Int64, seconds: Double)
     /// The apply ended with the report's `status`.
     case applyFinished(status: String, downloaded: Int, failed: Int)
 

@@ -20,9 +20,13 @@ public struct Job: Equatable, Sendable {
     public var limits: Limits
     /// Download behaviour.
     public var download: DownloadSettings
+    /// The search packs, in file order.
+    public var searchPacks: [SearchPack] = []
 
     public init(version: Int = 1, name: String, store: URL? = nil, stylePacks: [StylePack], regions: [Region],
-                origins: [Origin] = [], limits: Limits = Limits(), download: DownloadSettings = DownloadSettings()) {
+                origins: [Origin] = [], limits: Limits = Limits(), download: DownloadSettings = DownloadSettings(),
+                searchPacks: [SearchPack] = []) {
+        self.searchPacks = searchPacks
         self.version = version
         self.name = name
         self.store = store
@@ -97,6 +101,8 @@ public struct Region: Equatable, Sendable {
     public var metadata: JSONObject
     /// Caps on this region alone (its tiles over all its style packs and tilesets).
     public var limits: Limits
+    /// Ids of the search packs this region's places feed.
+    public var searchPacks: [String] = []
 
     public init(id: String, name: String, area: RegionArea, minZoom: Int, maxZoom: Int,
                 stylePacks: [String], tilesets: [String] = [], metadata: JSONObject = JSONObject(),

@@ -6,7 +6,7 @@ public enum JobFileKeys {
     /// Keys of the top-level object. `$schema` (a string) is accepted and ignored so that editors
     /// can find the JSON Schema.
     public static let job = ["$schema", "version", "name", "store", "stylePacks", "regions", "origins", "limits",
-                             "download"]
+                             "download", "searchPacks"]
     /// Top-level keys that must be present.
     public static let requiredJob = ["version", "name", "regions"]
     /// Keys of an entry of `stylePacks`.
@@ -15,7 +15,7 @@ public enum JobFileKeys {
     public static let requiredStylePack = ["id", "style"]
     /// Keys of an entry of `regions`.
     public static let region = ["id", "name", "bbox", "geometry", "geojson", "buffer", "zoom", "stylePacks", "tilesets",
-                                "metadata", "limits"]
+                                "searchPacks", "metadata", "limits"]
     /// Keys an entry of `regions` must have (besides exactly one of `areaKeys`).
     public static let requiredRegion = ["id", "name", "zoom"]
     /// The region keys of which exactly one gives the region's area.
@@ -24,6 +24,14 @@ public enum JobFileKeys {
     public static let limits = ["maxTiles", "maxBytes"]
     /// Keys of the job's `limits`: a region's, and the bundle-wide vendor limits.
     public static let jobLimits = limits + ["mapboxTiles"]
+    /// Keys of an entry of `searchPacks`.
+    public static let searchPack = ["id", "sources", "names", "layers"]
+    /// Keys an entry of `searchPacks` must have.
+    public static let requiredSearchPack = ["id", "sources"]
+    /// Keys of a layer of a search pack's `layers`.
+    public static let searchLayer = ["kind", "class", "subclass", "rank"]
+    /// Keys a layer of a search pack's `layers` must have.
+    public static let requiredSearchLayer = ["kind"]
     /// Keys of `download`.
     public static let download = ["concurrency", "retries", "timeoutSeconds", "perHost", "requestsPerSecond",
                                   "maxResponseBytes", "stallSeconds", "missingTiles", "userAgent"]

@@ -46,10 +46,19 @@ struct JobValidator {
         let origins = object["origins"].flatMap { self.origins($0) } ?? []
         let limits = object["limits"].flatMap { self.limits($0, at: "/limits", job: true) } ?? Limits()
         let download = object["download"].flatMap { self.download($0) } ?? DownloadSettings()
+        let tilesets = (object["regions"]?.arrayValue ?? []).flatMap { $0["tilesets"]?.arrayValue ?? [] }.compactMap(\.stringValue)
+        let searchPacks = object["searchPacks"].flatMap {
+            self.searchPacks($0, stylePackIDs: packIDs, tilesets: tilesets)
+        } ?? []
+        checkSearchPackReferences(object, searchPackIDs: Self.declaredIDs(object["searchPacks"]))
 
-        guard collector.diagnostics.isEmpty, let name, let regions else { return nil }
+        guard collector.diagnostics.isEmpty, var regions, let name else { return nil }
+        // Checked above (`checkSearchPackReferences`): a region's search pack ids as written.
+        for (i, item) in (object["regions"]?.arrayValue ?? []).enumerated() where regions.indices.contains(i) {
+            regions[i].searchPacks = item["searchPacks"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        }
         return Job(version: 1, name: name, store: store, stylePacks: stylePacks, regions: regions,
-                   origins: origins, limits: limits, download: download)
+                   origins: origins, limits: limits, download: download, searchPacks: searchPacks)
     }
 
     /// The string ids of a `stylePacks` array, valid or not, so that references to a style pack

@@ -74,8 +74,16 @@ public struct Plan: Sendable {
     /// chosen, zooms fetched beyond MapLibre's own download …), in the order they were found.
     public var notes: [PlanNote] = []
 
-    /// Whether applying the plan would change the store.
+    /// The job's search packs, resolved, each with what the apply does with its file.
+    public var searchPacks: [SearchPackPlan] = []
+
+    /// Whether applying the plan would change the store: its database, or a search pack's file.
     public var hasChanges: Bool {
+        hasDatabaseChanges || searchPacks.contains { $0.action != .keep }
+    }
+
+    /// Whether applying the plan would change the offline database.
+    public var hasDatabaseChanges: Bool {
         !removedRegions.isEmpty || !drift.isEmpty || (refresh.map { $0.resources + $0.tiles > 0 } ?? false) || repairRows > 0 || unverifiedStore != nil
             || regions.indices.contains { action(of: $0) != .keep || tileTotals(of: $0).hasChanges || regions[$0].resources.hasChanges }
     }

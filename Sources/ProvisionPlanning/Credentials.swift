@@ -49,6 +49,10 @@ public struct Credentials: Sendable {
         var job = job
         for i in job.stylePacks.indices { job.stylePacks[i].style = secrets.canonical(job.stylePacks[i].style) }
         for i in job.regions.indices { job.regions[i].tilesets = job.regions[i].tilesets.map(secrets.canonical) }
+        // A search pack names a tileset as the region writes it: canonical likewise, so the two still match.
+        for i in job.searchPacks.indices {
+            job.searchPacks[i].sources = job.searchPacks[i].sources.map { $0.contains("://") ? secrets.canonical($0) : $0 }
+        }
         return job
     }
 

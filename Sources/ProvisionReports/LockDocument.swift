@@ -8,7 +8,7 @@ import TileMath
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
     /// Bumped on every change to the lock's shape.
-    public static let schemaVersion = 5
+    public static let schemaVersion = 6
 
     /// A region row as the lock records it.
     public struct RegionEntry: Equatable, Sendable {
@@ -76,6 +76,8 @@ public struct LockDocument: Equatable, Sendable {
     /// For a partial store of a sharded apply: which share of the job it holds, and the
     /// ordinals of its tiles in the job's key order; nil for a whole store.
     public var shard: ShardEntry?
+    /// The search packs' files as the apply left them (version 6; absent when the job has none).
+    public var searchPacks: [SearchPackRecord] = []
 
     /// The share of a job a partial store holds.
     public struct ShardEntry: Equatable, Sendable {
@@ -182,6 +184,14 @@ public struct LockDocument: Equatable, Sendable {
             object["shard"] = shard.json
             document = .object(object)
         }
+        if !searchPacks.isEmpty, case .object(var object) = document {
+            object["searchPacks"] = .array(searchPacks.map { pack in
+                ["id": .string(pack.id), "file": .string(pack.file), "digest": .string(pack.digest),
+                 "inputDigest": .string(pack.inputDigest), "settingsDigest": .string(pack.settingsDigest),
+                 "entries": .int(pack.entries), "bytes": .int(Int(pack.bytes)), "tiles": .int(pack.tiles)]
+            })
+            document = .object(object)
+        }
         return document
     }
 
@@ -273,6 +283,14 @@ public struct LockDocument: Equatable, Sendable {
            let first = shard["firstTile"]?.intValue, let end = shard["endTile"]?.intValue, first <= end,
            let total = shard["totalTiles"]?.intValue {
             self.shard = ShardEntry(shard: Shard(index: index, count: count), tiles: first..<end, totalTiles: total)
+        }
+        searchPacks = (json["searchPacks"]?.arrayValue ?? []).compactMap { pack in
+            guard let id = pack["id"]?.stringValue, let file = pack["file"]?.stringValue,
+                  let digest = pack["digest"]?.stringValue, let input = pack["inputDigest"]?.stringValue,
+                  let settings = pack["settingsDigest"]?.stringValue else { return nil }
+            return SearchPackRecord(id: id, file: file, digest: digest, inputDigest: input, settingsDigest: settings,
+                                    entries: pack["entries"]?.intValue ?? 0, bytes: Int64(pack["bytes"]?.intValue ?? 0),
+                                    tiles: pack["tiles"]?.intValue ?? 0)
         }
     }
 }

@@ -5,8 +5,8 @@ import ProvisionModel
 /// The JSON wire form of a plan (`plan --json`, Jobs/schema/plan.schema.json), and the model the
 /// text and Markdown views are rendered from, so the three cannot drift.
 public struct PlanDocument: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape (3: glyph policy; 4: `footprint`).
-    public static let schemaVersion = 4
+    /// Bumped on every change to the JSON shape (3: glyph policy; 4: `footprint`; 5: `searchPacks`).
+    public static let schemaVersion = 5
 
     public struct Region: Equatable, Sendable {
         public var key: String
@@ -48,6 +48,8 @@ public struct PlanDocument: Equatable, Sendable {
     public var footprint: Footprint?
     /// With `--shard`: the share the counts are of, and the whole job's downloads beside them.
     public var shard: Shard?
+    /// The job's search packs and whether the apply builds or keeps each file.
+    public var searchPacks: [SearchPackPlan] = []
 
     /// The share of the job a shard's plan counts.
     public struct Shard: Equatable, Sendable {
@@ -94,6 +96,7 @@ public struct PlanDocument: Equatable, Sendable {
         unverifiedStore = plan.unverifiedStore
         // The footprint is the whole job's store; a shard's store holds only its share.
         footprint = plan.shard == nil ? Footprint(plan: plan) : nil
+        searchPacks = plan.searchPacks
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -140,6 +143,11 @@ public struct PlanDocument: Equatable, Sendable {
             "notes": .array(notes.map { ["subject": .string($0.subject), "message": .string($0.message)] }),
             "drift": .array(drift.map { ["url": .string($0.url), "pinned": .string($0.pinned), "current": .string($0.current)] }),
             "driftChecked": .bool(driftChecked),
+            "searchPacks": .array(searchPacks.map { pack in
+                ["id": .string(pack.pack.id), "file": .string(pack.pack.file), "action": .string(pack.action.rawValue),
+                 "reason": pack.reason.isEmpty ? .null : .string(pack.reason),
+                 "sources": .array(pack.sources.map { .string($0.name) }), "regions": .array(pack.regions.map { .string($0) })]
+            }),
             "regions": .array(regions.map { region in
                 [
                     "key": .string(region.key),

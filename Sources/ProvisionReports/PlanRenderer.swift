@@ -54,6 +54,12 @@ public enum PlanRenderer {
         if let footprint = doc.footprint {
             out += "\n" + FootprintRenderer.text(footprint, title: "Bytes in offline.db after the apply")
         }
+        if !doc.searchPacks.isEmpty { out += "\n" }
+        for pack in doc.searchPacks {
+            let what = pack.action == .build ? "build (\(pack.reason))" : "keep"
+            out += "search pack \(pack.pack.id): \(what), \(pack.pack.file) from \(listed(pack.sources.map(\.name))) over "
+                + "\(plural(pack.regions.count, "region"))\n"
+        }
         let tiles = doc.tileTotals, resources = doc.resourceTotals
         let scope = doc.shard.map { " (shard \($0.shard), this shard's apply)" } ?? ""
         out += "\nPlan\(scope): \(plural(tiles.add, "tile")) to add, \(grouped(tiles.remove)) to remove, \(grouped(tiles.keep)) to keep; "

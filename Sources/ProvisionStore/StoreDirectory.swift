@@ -7,6 +7,8 @@ public struct StoreDirectory: Equatable, Sendable {
     public static let databaseName = "offline.db"
     /// The lock file name.
     public static let lockName = "provision.lock.json"
+    /// The directory of the search packs' files (`search/<pack>.db`).
+    public static let searchDirectoryName = "search"
 
     /// The directory.
     public let url: URL
@@ -51,7 +53,7 @@ public struct StoreDirectory: Equatable, Sendable {
         } catch {
             throw StoreError(.io, "cannot list store directory: \(error.localizedDescription)", path: url.path)
         }
-        let expected: Set = [StoreDirectory.databaseName, StoreDirectory.lockName]
+        let expected: Set = [StoreDirectory.databaseName, StoreDirectory.lockName, StoreDirectory.searchDirectoryName]
         return names.filter { !expected.contains($0) }.sorted()
     }
 }

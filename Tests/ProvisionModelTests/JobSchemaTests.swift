@@ -26,6 +26,8 @@ final class JobSchemaTests: XCTestCase {
             ("limits", schema["properties"]?["limits"], JobFileKeys.jobLimits, []),
             ("region limits", schema["$defs"]?["region"]?["properties"]?["limits"], JobFileKeys.limits, []),
             ("download", schema["properties"]?["download"], JobFileKeys.download, []),
+            ("searchPack", schema["$defs"]?["searchPack"], JobFileKeys.searchPack, JobFileKeys.requiredSearchPack),
+            ("searchLayer", schema["$defs"]?["searchLayer"], JobFileKeys.searchLayer, JobFileKeys.requiredSearchLayer),
         ]
         for (name, object, allowed, required) in objects {
             XCTAssertEqual(keys(object?["properties"]), Set(allowed), name)
@@ -53,6 +55,10 @@ final class JobSchemaTests: XCTestCase {
         XCTAssertEqual(pack?["glyphs"]?["default"]?.stringValue, defaultPack.glyphs.rawValue)
         XCTAssertEqual(strings(pack?["glyphs"]?["enum"]), Set(GlyphPolicy.allCases.map(\.rawValue)))
         XCTAssertEqual(schema["$defs"]?["id"]?["pattern"], "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+        XCTAssertEqual(schema["$defs"]?["searchLayer"]?["properties"]?["kind"]?["enum"]?.arrayValue?.compactMap(\.stringValue),
+                       SearchPack.kinds)
+        XCTAssertEqual(schema["$defs"]?["searchPack"]?["properties"]?["names"]?["default"]?.arrayValue?.compactMap(\.stringValue),
+                       SearchPack.defaultNames)
     }
 
     func testEveryJobFileInJobsValidates() throws {

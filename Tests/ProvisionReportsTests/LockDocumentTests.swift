@@ -80,9 +80,21 @@ final class LockDocumentTests: XCTestCase {
         XCTAssertEqual(read.json, lock.json)
     }
 
+    func testSearchPackRecordsRoundTripAndAreAbsentWithoutPacks() throws {
+        var lock = Samples.lock()
+        XCTAssertNil(lock.json["searchPacks"], "a job without search packs writes no searchPacks member")
+        let digest = "sha256:" + String(repeating: "a", count: 64)
+        lock.searchPacks = [SearchPackRecord(id: "places", file: "search/places.db", digest: digest, inputDigest: digest,
+                                             settingsDigest: digest, entries: 30, bytes: 73_728, tiles: 1_439)]
+        let read = try XCTUnwrap(LockDocument(json: try JSONValue.parse(lock.fileBytes)))
+        XCTAssertEqual(read.searchPacks, lock.searchPacks)
+        XCTAssertEqual(read.json, lock.json)
+    }
+
     func testUnknownVersionOrMissingJobIsNotALock() {
         let json = Samples.lock().json
-        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 6)))
+        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 7)))
+        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 5)), "version 5 locks (no search packs) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 1)), "version 1 locks (no chunks) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 3)), "version 3 locks (no glyphs) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 2)), "version 2 locks (no shard) are read")

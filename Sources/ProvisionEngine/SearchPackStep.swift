@@ -1,0 +1,78 @@
+import Foundation
+import ProvisionFoundation
+import ProvisionModel
+import ProvisionReports
+import ProvisionStore
+
+extension PlanSession {
+    /// The job's search packs resolved against `plan`, each with what the apply does with its file
+    /// (judged by the lock's records and the files in the store); invalid job (65) for a source
+    /// the plan has no vector tiles of or whose schema is unknown without a mapping.
+    public func searchPackPlans(_ plan: Plan) throws(ProvisionError) -> [SearchPackPlan] {
+        guard !input.job.searchPacks.isEmpty else { return [] }
+        do {
+            return try SearchPackPlanning.plan(input.job, plan: plan, records: lock?.searchPacks ?? [], directory: store.url)
+        } catch {
+            throw ProvisionError(.invalidJob, "\(error)")
+        }
+    }
+}
+
+/// The apply's last step before the lock: each search pack's file built from the stored tiles, or
+/// kept, and recorded in the lock.
+struct SearchPackStep {
+    let session: PlanSession
+    let progress: ProgressSink
+
+    /// Brings every pack of `plan` (or, for a saved plan, of the job) up to date in the store and
+    /// records it in `lock`; files of packs the job no longer has are removed. Returns the error
+    /// that stopped a pack (its record is left out, so the next apply builds it), after the
+    /// others were done.
+    func run(_ plan: Plan, lock: inout LockDocument, buildTime: Int64) -> ProvisionError? {
+        let packs: [SearchPackPlan]
+        do {
+            packs = plan.searchPacks.isEmpty ? try session.searchPackPlans(plan) : plan.searchPacks
+        } catch {
+            return error
+        }
+        let previous = session.lock?.searchPacks ?? []
+        for old in previous where !packs.contains(where: { $0.pack.id == old.id }) {
+            // A file already gone is what removing it wants.
+            try? FileManager.default.removeItem(at: session.store.url.appendingPathComponent(old.file))
+        }
+        guard !packs.isEmpty else { return nil }
+        let database: OfflineDatabase
+        do {
+            database = try session.store.openForReading(epoch: buildTime)
+        } catch {
+            return ProvisionError(store: error, context: "cannot read the store at \(session.store.display) to build search packs",
+                                  kind: .failure)
+        }
+        // Best effort: closing a read-only connection.
+        defer { try? database.close() }
+        var failure: ProvisionError?
+        for pack in packs {
+            let record = previous.first { $0.id == pack.pack.id }
+            if pack.action == .keep, let record {
+                lock.searchPacks.append(record)
+                continue
+            }
+            let started = Date()
+            do {
+                let outcome = try SearchPackBuild.run(pack, plan: plan, store: database, directory: session.store.url,
+                                                      buildTime: buildTime, record: record)
+                lock.searchPacks.append(outcome.record)
+                let seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+                progress.emit(.searchPack(id: pack.pack.id, file: pack.pack.file, built: outcome.built,
+                                          entries: outcome.record.entries, tiles: outcome.record.tiles,
+                                          bytes: outcome.record.bytes, seconds: seconds))
+            } catch let error as SearchPackError {
+                failure = failure ?? ProvisionError(.invalidJob, error.description)
+            } catch {
+                failure = failure ?? ProvisionError(.cannotWriteStore, "cannot build search pack '\(pack.pack.id)': \(describe(error))",
+                                                    cause: error)
+            }
+        }
+        return failure
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import PlaceIndex
+import ProvisionCodecs
+import ProvisionModel
+import TileMath
+
+/// Builds a search pack's file (`search/<pack>.db` in the store) from the vector tiles the store
+/// holds of the pack's sources, over the regions that name it.
+///
+/// Why two passes: the first reads only the stored rows and hashes them with the pack's settings
+/// (the input digest); when it is the one the lock recorded and the file is the one written, the
+/// second (decoding every tile, writing the file) is skipped, so a refresh that fetched the same
+/// bytes again rebuilds nothing.
+public enum SearchPackBuild {
+    /// Rows read from the store at a time.
+    static let page = 256
+
+    /// What one pack's step did.
+    public struct Outcome {
+        /// What the lock records of the file now.
+        public var record: SearchPackRecord
+        /// Whether the file was written.
+        public var built: Bool
+        /// What the index saw and skipped (nil when nothing was built).
+        public var report: PlaceIndexReport?
+    }
+
+    /// Brings `pack`'s file in `directory` (the store's) up to date with the tiles `store` holds:
+    /// kept when its input digest and file are the ones `record` holds, else written anew,
+    /// atomically, stamped with `buildTime` (Unix seconds).
+    ///
+    /// - Throws: `SearchPackError` when a source's schema is unknown and the pack has no mapping.
+    public static func run(_ pack: SearchPackPlan, plan: Plan, store: StoredTiles, directory: URL, buildTime: Int64,
+                           record: SearchPackRecord?) throws -> Outcome {
+        let url = directory.appendingPathComponent(pack.pack.file)
+        var hasher = SHA256()
+        hasher.update(pack.settingsDigest + "\n")
+        var tiles = 0
+        for source in pack.sources {
+            try forEachTile(of: source, pack: pack, plan: plan, store: store) { tile, content in
+                tiles += 1
+                hasher.update("\(source.urlTemplate) \(tile.z) \(tile.x) \(tile.y) \(content.compressed ? 1 : 0) ")
+                hasher.update(SHA256.hex(content.data ?? Data()) + "\n")
+            }
+        }
+        let inputDigest = "sha256:" + hasher.finalizeHex()
+        // A file that cannot be read is not the one the lock records: it is built again.
+        if let record, record.inputDigest == inputDigest, let data = try? Data(contentsOf: url),
+           "sha256:" + SHA256.hex(data) == record.digest {
+            return Outcome(record: record, built: false, report: nil)
+        }
+        let (entries, report, schemas) = try entries(of: pack, plan: plan, store: store)
+        let attributions = pack.sources.map(\.attribution).filter { !$0.isEmpty }
+        let metadata = PlaceIndexMetadata(
+            pack: pack.pack.id, sources: pack.sources.map(\.name),
+            attribution: attributions.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: "; "),
+            buildTime: rfc3339(buildTime), tileSchema: schemas.joined(separator: ","), nameFields: pack.pack.names)
+        try PlaceIndexDatabase.write(entries, metadata: metadata, to: url)
+        let data = try Data(contentsOf: url)
+        let written = SearchPackRecord(id: pack.pack.id, file: pack.pack.file, digest: "sha256:" + SHA256.hex(data),
+                                       inputDigest: inputDigest, settingsDigest: pack.settingsDigest, entries: entries.count,
+                                       bytes: Int64(data.count), tiles: tiles)
+        return Outcome(record: written, built: true, report: report)
+    }
+
+    /// The entries of every source (one builder each: sources may differ in schema), in source
+    /// order, the report summed, and each distinct schema's name.
+    static func entries(of pack: SearchPackPlan, plan: Plan, store: StoredTiles) throws
+        -> ([PlaceEntry], PlaceIndexReport, [String]) {
+        let regions = pack.regions.compactMap { id in
+            plan.regions.first { $0.regionID == id }.map { PlaceRegion(id: id, area: $0.area) }
+        }
+        var all: [PlaceEntry] = []
+        var total = PlaceIndexReport()
+        var schemas: [String] = []
+        for source in pack.sources {
+            let schema: PlaceSchema
+            do {
+                schema = try PlaceSchema.detect(vectorLayerIDs: source.vectorLayers ?? [], source: source.name,
+                                                mapping: pack.pack.layers.map(SearchPackPlanning.layerRules))
+            } catch {
+                throw SearchPackError("search pack '\(pack.pack.id)': \(error)")
+            }
+            if !schemas.contains(schema.name) { schemas.append(schema.name) }
+            let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: schema, nameFields: pack.pack.names,
+                                                                       regions: regions))
+            try forEachTile(of: source, pack: pack, plan: plan, store: store) { tile, content in
+                guard let payload = content.data, !payload.isEmpty else { return }
+                var data = content.compressed ? try Zlib.inflate(payload, framing: .zlibOrGzip) : payload
+                if Gzip.isGzip(data) { data = try Gzip.inflate(data) }
+                builder.add(tile: tile, data: data)
+            }
+            let (entries, report) = builder.finish()
+            all += entries
+            total.tiles += report.tiles
+            total.malformedTiles += report.malformedTiles
+            total.features += report.features
+            total.namedFeatures += report.namedFeatures
+            total.brokenGeometry += report.brokenGeometry
+            total.entries += report.entries
+        }
+        return (all, total, schemas)
+    }
+
+    /// Calls `body` with every tile the store holds of `source` inside the cover of a region of
+    /// the pack (geographic z/x/y), each once, by zoom, then column, then row as stored.
+    static func forEachTile(of source: SearchPackSource, pack: SearchPackPlan, plan: Plan, store: StoredTiles,
+                            _ body: (TileID, StoredContent) throws -> Void) throws {
+        var covers: [Int: [TileCover]] = [:]
+        for row in plan.regions where pack.regions.contains(row.regionID) {
+            for set in row.tileSets where set.urlTemplate == source.urlTemplate {
+                for z in set.zooms { covers[z, default: []].append(set.cover(of: row.area, zoom: z)) }
+            }
+        }
+        for z in covers.keys.sorted() {
+            let zoomCovers = covers[z] ?? []
+            var after: (x: Int, y: Int)?
+            while true {
+                let rows = try store.tileRows(urlTemplate: source.urlTemplate, pixelRatio: source.pixelRatio, zoom: z,
+                                              after: after, limit: page)
+                for stored in rows {
+                    let t = stored.key.tile
+                    let tile = source.isTMS ? TileID(z: t.z, x: t.x, y: t.tmsY) : t
+                    if zoomCovers.contains(where: { $0.contains(tile) }) { try body(tile, stored.content) }
+                }
+                guard rows.count == page, let last = rows.last else { break }
+                after = (last.key.tile.x, last.key.tile.y)
+            }
+        }
+    }
+
+    /// `seconds` (Unix) as RFC 3339 in UTC.
+    static func rfc3339(_ seconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}
