@@ -45,6 +45,8 @@ public enum Provision {
                 return try MergeCommand(arguments: arguments, console: console, progress: progress).run().rawValue
             case .export(let arguments):
                 return try ExportCommand(arguments: arguments, console: console, progress: progress).run().rawValue
+            case .search(let arguments):
+                return try SearchCommand(arguments: arguments, console: console, progress: progress).run().rawValue
             }
         } catch {
             progress.finish()
@@ -73,6 +75,7 @@ extension Invocation {
         case .audit(let arguments): return arguments.options
         case .merge(let arguments): return arguments.options
         case .export(let arguments): return arguments.options
+        case .search(let arguments): return arguments.options
         }
     }
 }
