@@ -182,6 +182,8 @@ final class SearchCommandTests: WorkspaceTestCase {
         let python = try XCTUnwrap(Oracles.python, Oracles.missing)
         let sql = try Self.documentedSQL()
         XCTAssertTrue(sql.contains("names_fts MATCH :match") && sql.contains("places_rtree"), sql)
+        let readme = try String(contentsOf: Demo.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        XCTAssertTrue(readme.contains("```sql\n" + sql + "\n```"), "README.md quotes the query of docs/search-packs.md verbatim")
         // (query, :match, :phrase, :tokens, near, region)
         let cases: [(String, String, String, Int, LngLat?, String?)] = [
             ("hameentie", "hameentie*", "\"hameentie\"", 1, nil, nil),
