@@ -42,7 +42,7 @@ public struct SearchRun: Sendable {
                 found = try PlaceIndexDatabase.search(pack.url, query: query, near: near, region: region, limit: limit)
             } catch {
                 throw ProvisionError(.invalidJob, "cannot search the pack \(pack.url.path): \(Self.reason(error)); "
-                                     + "'provision audit' names what is wrong, writing the pack again mends it",
+                                     + "only writing the pack again mends it",
                                      cause: String(describing: error))
             }
             results += found.map { SearchReport.Result(pack: pack.name, place: $0, distance: near.map($0.position.metres(to:))) }
