@@ -45,7 +45,7 @@ let package = Package(
         ]),
         .executableTarget(name: "provision", dependencies: ["ProvisionCLI"]),
         .target(name: "RoutingGraph", dependencies: ["TileMath"]),
-        .target(name: "ProvisionTestSupport", dependencies: ["ProvisionFoundation", "ProvisionModel", "ProvisionCodecs"]),
+        .target(name: "ProvisionTestSupport", dependencies: ["ProvisionFoundation", "ProvisionModel", "ProvisionCodecs", "TileMath"]),
 
         .testTarget(name: "ProvisionFoundationTests", dependencies: ["ProvisionFoundation"]),
         .testTarget(name: "TileMathTests", dependencies: ["TileMath"], resources: [.copy("Fixtures")]),
@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "PlaceIndexTests", dependencies: ["PlaceIndex", "ProvisionStore", "ProvisionLabels", "TileMath",
                                                             "ProvisionTestSupport"]),
         .testTarget(name: "ProvisionEndToEndTests", dependencies: ["ProvisionFoundation", "ProvisionTestSupport", "ProvisionModel", "ProvisionCodecs",
-                                                                    "ProvisionStore"]),
+                                                                    "PlaceIndex", "ProvisionStore", "TileMath"]),
     ],
     swiftLanguageModes: [.v6]
 )

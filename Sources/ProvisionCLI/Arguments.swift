@@ -275,6 +275,7 @@ public enum Invocation: Equatable, Sendable {
     case audit(AuditArguments)
     case merge(MergeArguments)
     case export(ExportArguments)
+    case search(SearchArguments)
 }
 
 /// A command-line usage error, with the command whose help applies and the output options the

@@ -4,7 +4,7 @@ import ProvisionExport
 /// The commands, declared once: the parser, `--help` and the README's option tables read these.
 public enum Commands {
     /// Every command, in the order the overview lists them.
-    public static let all: [CommandSpec] = [validate, plan, apply, audit, merge, export]
+    public static let all: [CommandSpec] = [validate, plan, apply, audit, merge, export, search]
 
     /// The command named `name`.
     public static func named(_ name: String) -> CommandSpec? {
@@ -241,4 +241,32 @@ public enum Commands {
                     (.invalidJob, "the store holds no tiles to export, or a tile that does not inflate"),
                     (.missingInput, "no store there"),
                     (.cannotWriteStore, "--out cannot be written (no such directory, a full disk, not a bundle)")])
+
+    /// `provision search QUERY`.
+    public static let search = CommandSpec(
+        name: "search", positionals: .one("QUERY"),
+        summary: "Find places in the store's search packs, as an app offline asks them.",
+        discussion: """
+        Runs the query an app runs (docs/search-packs.md) on every search pack of the store
+        (search/<pack>.db) and merges the answers in the same order: a place one of whose names is
+        the query word for word first, then names of fewer words, places shown from a lower zoom,
+        lower rank, and nearer --near. Every word of QUERY is a prefix ("hel" finds Helsinki);
+        case and diacritics are folded ("hameentie" finds Hämeentie). Reads the packs only.
+        """,
+        options: [
+            Option(OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+                              help: "The store directory (default: ./store); a path to its offline.db names it too."),
+                   \SearchArguments.store),
+            Option(OptionSpec(name: "--near", value: .text(placeholder: "LON,LAT"),
+                              help: "Where the user is: answers of equal standing come nearest first, and each shows its "
+                                  + "distance.", example: "24.94,60.17"), set: SearchArguments.setNear),
+            Option(OptionSpec(name: "--region", value: .text(placeholder: "ID"),
+                              help: "Only places lying in this job region (its id)."), \.region),
+            Option(OptionSpec(name: "--limit", value: .text(placeholder: "N"),
+                              help: "The most answers, 1–1000 (default 10).", example: "20"), set: SearchArguments.setLimit),
+        ] + Option<CommonOptions>.common(format: ["text", "json"]).map { $0.within(\.options) },
+        exitCodes: [(.success, "searched (also when nothing matches)"), (.failure, "other errors"),
+                    (.usage, "usage, or a query of no letter or digit"),
+                    (.invalidJob, "a pack is damaged or not a search pack (named)"),
+                    (.missingInput, "no store there, or it has no search packs")])
 }

@@ -85,6 +85,7 @@ enum HumanView {
         func export(_ result: ExportResult) -> String { result.text }
         func merge(_ result: MergeRun.Result) -> String { result.text }
         func sideLoad(_ result: SideLoadRun.Result) -> String { result.text }
+        func search(_ report: SearchReport) -> String { report.text }
 
         /// Valid files on stdout (nothing with `--quiet`); problems on stderr, in the text progress modes.
         func validation(_ checks: [JobCheck]) -> Printed? {

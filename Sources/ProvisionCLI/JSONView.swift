@@ -117,6 +117,7 @@ enum JSONView {
         func export(_ result: ExportResult) -> String { Self.text(result.json) }
         func merge(_ result: MergeRun.Result) -> String { Self.text(result.lock.json) }
         func sideLoad(_ result: SideLoadRun.Result) -> String { Self.text(result.json) }
+        func search(_ report: SearchReport) -> String { Self.text(report.json) }
         func validation(_ checks: [JobCheck]) -> Printed? { .result(Self.text(JSONView.validation(checks))) }
         func error(_ error: ProvisionError) -> String? { Self.text(error.json) }
         var reportOnStdout: String? { "on stdout" }

@@ -41,6 +41,8 @@ public enum Provision {
                 return try MergeCommand(arguments: arguments, view: view).run().rawValue
             case .export(let arguments):
                 return try ExportCommand(arguments: arguments, view: view).run().rawValue
+            case .search(let arguments):
+                return try SearchCommand(arguments: arguments, view: view).run().rawValue
             }
         } catch {
             view.progress.finish()
@@ -61,6 +63,7 @@ extension Invocation {
         case .audit(let arguments): return arguments.options
         case .merge(let arguments): return arguments.options
         case .export(let arguments): return arguments.options
+        case .search(let arguments): return arguments.options
         }
     }
 }

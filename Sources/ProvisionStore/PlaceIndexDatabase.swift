@@ -39,6 +39,19 @@ public struct PlaceSearchResult: Hashable, Sendable {
     public var minZoom: Int
     /// Whether one of its names is the query, word for word (diacritics and case folded).
     public var exact: Bool
+    /// The fewest words of its names the query matched (`tokens`).
+    public var tokens: Int
+    /// `d2`: the squared distance to `:lon`, `:lat` in degrees of latitude (longitude scaled by `:lon_scale`).
+    public var distanceSquared: Double
+    /// The ids of the regions its position lies in, in name order.
+    public var regions: [String]
+
+    /// Whether this answer comes before `other` in the order of `searchSQL` (`ORDER BY exact DESC,
+    /// tokens, p.minzoom, p.rank, d2, p.id`): how answers of several packs merge into one list.
+    public func ranks(before other: PlaceSearchResult) -> Bool {
+        if exact != other.exact { return exact }
+        return (tokens, minZoom, rank, distanceSquared, id) < (other.tokens, other.minZoom, other.rank, other.distanceSquared, other.id)
+    }
 }
 
 /// The search pack file `search/<pack>.db`: an SQLite database the system SQLite of Android and
@@ -66,7 +79,8 @@ public enum PlaceIndexDatabase {
         """
 
     /// The query an app runs: names matching `:match` (every word a prefix), places inside the box
-    /// `:west`, `:south`, `:east`, `:north` (the whole world for a search anywhere), exact names
+    /// `:west`, `:south`, `:east`, `:north` (the whole world for a search anywhere) and, unless
+    /// `:region` is NULL, in the region of that id; exact names
     /// first, then names with fewer words, the places shown at lower zooms, lower rank, nearer
     /// to `:lon`, `:lat` (`:lon_scale` is cos(latitude), so degrees of longitude count as metres do).
     public static let searchSQL = """
@@ -80,6 +94,7 @@ public enum PlaceIndexDatabase {
         JOIN places_rtree AS r ON r.id = p.id
         WHERE names_fts MATCH :match
           AND r.max_lon >= :west AND r.min_lon <= :east AND r.max_lat >= :south AND r.min_lat <= :north
+          AND (:region IS NULL OR p.id IN (SELECT place_id FROM place_regions WHERE region = :region))
         GROUP BY p.id
         ORDER BY exact DESC, tokens, p.minzoom, p.rank, d2, p.id
         LIMIT :limit
@@ -110,8 +125,9 @@ public enum PlaceIndexDatabase {
     }
 
     /// The parameters of `searchSQL` for a query typed by a user: `:match` is each word with a
-    /// `*` (prefix query), `:phrase` the words in quotes, `:tokens` their count.
-    public static func parameters(query: String, near: LngLat?, box: BoundingBox = .world,
+    /// `*` (prefix query), `:phrase` the words in quotes, `:tokens` their count; `:region` NULL
+    /// searches every region.
+    public static func parameters(query: String, near: LngLat?, box: BoundingBox = .world, region: String? = nil,
                                   limit: Int) -> [String: SQLiteValue] {
         let words = words(query)
         let center = near ?? LngLat(lng: 0, lat: 0)
@@ -122,7 +138,7 @@ public enum PlaceIndexDatabase {
             ":lon": .double(center.lng), ":lat": .double(center.lat),
             ":lon_scale": .double(cos(center.lat * .pi / 180)),
             ":west": .double(box.west), ":south": .double(box.south), ":east": .double(box.east), ":north": .double(box.north),
-            ":limit": .int(Int64(limit)),
+            ":region": region.map { .text($0) } ?? .null, ":limit": .int(Int64(limit)),
         ]
     }
 
@@ -268,16 +284,18 @@ public enum PlaceIndexDatabase {
     }
 
     /// Runs `searchSQL` (`searchSQLWithoutRTree` when `rtree` is false) on the pack at `url`
-    /// (opened read-only).
+    /// (opened read-only), after checking that it is a search pack of this `schemaVersion`
+    /// (a `StoreError` naming the file otherwise, as for a file SQLite cannot read).
     public static func search(_ url: URL, query: String, near: LngLat? = nil, box: BoundingBox = .world,
-                              limit: Int = 10, rtree: Bool = true) throws -> [PlaceSearchResult] {
+                              region: String? = nil, limit: Int = 10, rtree: Bool = true) throws -> [PlaceSearchResult] {
         guard !words(query).isEmpty else { return [] }
         let db = try SQLiteDatabase(path: url.path, options: .init(readOnly: true, create: false))
         // Best effort: closing a read-only connection after the results are read.
         defer { try? db.close() }
+        try checkIsPack(db, url: url)
         let sql = rtree ? searchSQL : searchSQLWithoutRTree
         let statement = try db.prepare(sql)
-        let values = parameters(query: query, near: near, box: box, limit: limit)
+        let values = parameters(query: query, near: near, box: box, region: region, limit: limit)
         for (offset, name) in parameterNames(sql).enumerated() {
             try statement.bind(values[name] ?? .null, at: Int32(offset + 1))
         }
@@ -286,10 +304,31 @@ public enum PlaceIndexDatabase {
             results.append(PlaceSearchResult(
                 id: statement.int64(0), name: statement.text(1), kind: statement.text(2), featureClass: statement.text(3),
                 position: LngLat(lng: statement.double(4), lat: statement.double(5)),
-                rank: Int(statement.int64(6)), minZoom: Int(statement.int64(7)), exact: statement.int64(8) != 0))
+                rank: Int(statement.int64(6)), minZoom: Int(statement.int64(7)), exact: statement.int64(8) != 0,
+                tokens: Int(statement.int64(9)), distanceSquared: statement.double(10), regions: []))
         }
         statement.reset()
+        for index in results.indices {
+            results[index].regions = try db.query("SELECT region FROM place_regions WHERE place_id = ? ORDER BY region",
+                                                  [.int(results[index].id)]) { $0.text(0) }
+        }
         return results
+    }
+
+    /// Throws unless `db` says it is a search pack (`format`) of this `schemaVersion`: another
+    /// SQLite file, or a pack of another version, would answer wrongly or not at all.
+    static func checkIsPack(_ db: SQLiteDatabase, url: URL) throws {
+        let metadata = try db.query("SELECT name, value FROM metadata WHERE name IN ('format', 'schema_version')") {
+            ($0.text(0), $0.text(1))
+        }
+        let values = Dictionary(metadata, uniquingKeysWith: { first, _ in first })
+        guard values["format"] == "provision-search-pack" else {
+            throw StoreError(.schemaMismatch, "not a search pack (its metadata has no format 'provision-search-pack')", path: url.path)
+        }
+        guard values["schema_version"] == String(schemaVersion) else {
+            throw StoreError(.unsupportedVersion, "a search pack of schema_version \(values["schema_version"] ?? "none"), "
+                             + "not \(schemaVersion): write it again with this provision", path: url.path)
+        }
     }
 
     /// The `:name` parameters of `sql` in the order SQLite numbers them (each new name takes the

@@ -1,6 +1,7 @@
 import Foundation
 import PlaceIndex
 import ProvisionStore
+import ProvisionTestSupport
 import TileMath
 import XCTest
 

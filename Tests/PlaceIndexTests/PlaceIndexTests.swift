@@ -211,3 +211,8 @@ final class PlaceIndexTests: XCTestCase {
         XCTAssertFalse(kallio.contains("Kiasma"))
     }
 }
+
+extension TestWorld {
+    /// The kind the OpenMapTiles schema gives a feature's layer.
+    static func kind(_ f: TestFeature) -> PlaceKind { PlaceSchema.openMapTiles.layers[f.layer]!.kind }
+}

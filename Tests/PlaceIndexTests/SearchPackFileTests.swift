@@ -66,7 +66,7 @@ final class SearchPackFileTests: XCTestCase {
                 case .int(let i): json[String(name.dropFirst())] = i
                 case .double(let d): json[String(name.dropFirst())] = d
                 case .text(let s): json[String(name.dropFirst())] = s
-                default: break
+                default: json[String(name.dropFirst())] = NSNull()
                 }
             }
             let script = """

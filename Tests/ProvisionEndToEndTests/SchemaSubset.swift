@@ -20,6 +20,13 @@ struct SchemaSubset {
         check(value, against: root, at: "")
     }
 
+    /// Every violation of the definition `$defs/<name>` by `value` (this checker does not walk
+    /// `items`, so a test checks array members against their definition this way).
+    func problems(_ value: JSONValue, definition name: String) -> [String] {
+        guard let definition = root["$defs"]?[name] else { return ["no $defs/\(name)"] }
+        return check(value, against: definition, at: "")
+    }
+
     private func check(_ value: JSONValue, against schema: JSONValue, at pointer: String) -> [String] {
         var out: [String] = []
         if let ref = schema["$ref"]?.stringValue {

@@ -1,42 +1,42 @@
 import Foundation
-import PlaceIndex
 import TileMath
 
 /// A small part of Helsinki written as OpenMapTiles vector tiles at zooms 12 to 14, with the true
-/// positions of everything named in it.
-enum TestWorld {
-    static let area = BoundingBox(west: 24.90, south: 60.15, east: 24.98, north: 60.20)
-    static let zooms = 12...14
+/// positions of everything named in it: the tiles the place index and search pack tests (and
+/// `provision search`'s end-to-end tests) index.
+public enum TestWorld {
+    public static let area = BoundingBox(west: 24.90, south: 60.15, east: 24.98, north: 60.20)
+    public static let zooms = 12...14
 
-    static func p(_ lng: Double, _ lat: Double) -> LngLat { LngLat(lng: lng, lat: lat) }
+    public static func p(_ lng: Double, _ lat: Double) -> LngLat { LngLat(lng: lng, lat: lat) }
 
     /// The longitude of a z14 tile edge inside the area: a point there is in two tiles' buffers.
-    static var edgeLongitude: Double {
+    public static var edgeLongitude: Double {
         WebMercator.lng(tileX: WebMercator.tileX(lng: 24.94, zoom: 14).rounded(.up), zoom: 14)
     }
 
-    static func street(_ name: String, _ cls: String, _ line: [LngLat], minZoom: Int = 12) -> TestFeature {
+    public static func street(_ name: String, _ cls: String, _ line: [LngLat], minZoom: Int = 12) -> TestFeature {
         TestFeature(layer: "transportation_name", properties: ["name": .string(name), "class": .string(cls)],
                     geometry: .line(line), minZoom: minZoom)
     }
 
-    static func poi(_ name: String, _ cls: String, _ at: LngLat, rank: Int, minZoom: Int = 14) -> TestFeature {
+    public static func poi(_ name: String, _ cls: String, _ at: LngLat, rank: Int, minZoom: Int = 14) -> TestFeature {
         TestFeature(layer: "poi", properties: ["name": .string(name), "class": .string(cls), "subclass": .string(cls),
                                                "rank": .int(rank)], geometry: .point(at), minZoom: minZoom)
     }
 
-    static func place(_ name: String, _ cls: String, _ at: LngLat, rank: Int, minZoom: Int, en: String? = nil) -> TestFeature {
+    public static func place(_ name: String, _ cls: String, _ at: LngLat, rank: Int, minZoom: Int, en: String? = nil) -> TestFeature {
         var properties: [String: TestValue] = ["name": .string(name), "class": .string(cls), "rank": .int(rank)]
         if let en { properties["name:en"] = .string(en) }
         return TestFeature(layer: "place", properties: properties, geometry: .point(at), minZoom: minZoom)
     }
 
-    static func park(_ name: String, _ rings: [[LngLat]]) -> TestFeature {
+    public static func park(_ name: String, _ rings: [[LngLat]]) -> TestFeature {
         TestFeature(layer: "park", properties: ["name": .string(name), "class": .string("park")],
                     geometry: .polygon(rings), minZoom: 12)
     }
 
-    static let features: [TestFeature] = [
+    public static let features: [TestFeature] = [
         place("Helsinki", "city", p(24.9384, 60.1699), rank: 1, minZoom: 0, en: "Helsinki"),
         place("Kallio", "suburb", p(24.9497, 60.1841), rank: 10, minZoom: 13),
         place("Kalliola", "town", p(24.9600, 60.1580), rank: 5, minZoom: 12),
@@ -73,22 +73,20 @@ enum TestWorld {
 
     /// What the tiles hold: the true features, but Mannerheimintie's class changes halfway (primary,
     /// then secondary), as streets' classes do; it is still one street.
-    static var tileFeatures: [TestFeature] {
+    public static var tileFeatures: [TestFeature] {
         features.filter { name($0) != "Mannerheimintie" } + [
             street("Mannerheimintie", "primary", [p(24.935, 60.152), p(24.925, 60.175)]),
             street("Mannerheimintie", "secondary", [p(24.925, 60.175), p(24.915, 60.198)]),
         ]
     }
 
-    static func kind(_ f: TestFeature) -> PlaceKind { PlaceSchema.openMapTiles.layers[f.layer]!.kind }
-
-    static func name(_ f: TestFeature) -> String {
+    public static func name(_ f: TestFeature) -> String {
         if case .string(let s)? = f.properties["name"] { return s }
         return ""
     }
 
     /// Every tile of the area at zooms 12 to 14.
-    static var tiles: [TileID] {
+    public static var tiles: [TileID] {
         zooms.flatMap { z -> [TileID] in
             let nw = WebMercator.tile(containing: p(area.west, area.north), zoom: z)
             let se = WebMercator.tile(containing: p(area.east, area.south), zoom: z)
@@ -96,14 +94,14 @@ enum TestWorld {
         }
     }
 
-    static func encodedTiles(_ features: [TestFeature] = tileFeatures) -> [(TileID, Data)] {
+    public static func encodedTiles(_ features: [TestFeature] = tileFeatures) -> [(TileID, Data)] {
         tiles.map { ($0, VectorTileEncoder.encode($0, features: features)) }
     }
 
     // MARK: Truth
 
     /// Metres between a position and a feature's true geometry (0 inside a polygon).
-    static func error(_ position: LngLat, _ geometry: TestGeometry) -> Double {
+    public static func error(_ position: LngLat, _ geometry: TestGeometry) -> Double {
         let k = cos(position.lat * .pi / 180) * 111_320.0, m = 110_574.0
         func xy(_ q: LngLat) -> (Double, Double) { ((q.lng - position.lng) * k, (q.lat - position.lat) * m) }
         func segment(_ a: LngLat, _ b: LngLat) -> Double {

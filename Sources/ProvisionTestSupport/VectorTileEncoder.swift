@@ -2,13 +2,13 @@ import Foundation
 import TileMath
 
 /// A property value of a test feature.
-enum TestValue {
+public enum TestValue: Sendable {
     case string(String)
     case int(Int)
 }
 
 /// The geometry of a test feature, in degrees (true positions), or raw commands for broken input.
-enum TestGeometry {
+public enum TestGeometry: Sendable {
     case point(LngLat)
     case line([LngLat])
     /// Rings, the exterior first; winding is fixed by the encoder.
@@ -18,18 +18,26 @@ enum TestGeometry {
 }
 
 /// A named feature of the test world: which layer it is in and from which zoom on it appears.
-struct TestFeature {
-    var layer: String
-    var properties: [String: TestValue]
-    var geometry: TestGeometry
-    var minZoom: Int = 0
+public struct TestFeature: Sendable {
+    public var layer: String
+    public var properties: [String: TestValue]
+    public var geometry: TestGeometry
+    public var minZoom: Int = 0
+
+    /// A feature of `layer` with these properties and geometry, shown from `minZoom` on.
+    public init(layer: String, properties: [String: TestValue], geometry: TestGeometry, minZoom: Int = 0) {
+        self.layer = layer
+        self.properties = properties
+        self.geometry = geometry
+        self.minZoom = minZoom
+    }
 }
 
 /// Writes Mapbox Vector Tiles 2.1 from the specification (github.com/mapbox/vector-tile-spec,
 /// vector_tile.proto): geometry clipped to the tile and its buffer, rounded to the extent's grid,
 /// exterior rings with positive surveyor's area in tile coordinates and holes negative.
-enum VectorTileEncoder {
-    static func encode(_ tile: TileID, features: [TestFeature], extent: Int = 4096, buffer: Int = 64) -> Data {
+public enum VectorTileEncoder {
+    public static func encode(_ tile: TileID, features: [TestFeature], extent: Int = 4096, buffer: Int = 64) -> Data {
         var layers: [String: [TestFeature]] = [:]
         for f in features where f.minZoom <= tile.z { layers[f.layer, default: []].append(f) }
         var out = Data()
@@ -64,12 +72,12 @@ enum VectorTileEncoder {
     }
 
     /// Tile coordinates (fractional) of a position.
-    static func local(_ p: LngLat, _ tile: TileID, _ extent: Int) -> (Double, Double) {
+    public static func local(_ p: LngLat, _ tile: TileID, _ extent: Int) -> (Double, Double) {
         ((WebMercator.tileX(lng: p.lng, zoom: tile.z) - Double(tile.x)) * Double(extent),
          (WebMercator.tileY(lat: p.lat, zoom: tile.z) - Double(tile.y)) * Double(extent))
     }
 
-    static func geometry(_ g: TestGeometry, tile: TileID, extent: Int, buffer: Int) -> (Int, [UInt32])? {
+    public static func geometry(_ g: TestGeometry, tile: TileID, extent: Int, buffer: Int) -> (Int, [UInt32])? {
         let lo = Double(-buffer), hi = Double(extent + buffer)
         var commands: [UInt32] = []
         var cursor = (0, 0)
@@ -114,7 +122,7 @@ enum VectorTileEncoder {
         }
     }
 
-    static func surveyor(_ ring: [(Int, Int)]) -> Double {
+    public static func surveyor(_ ring: [(Int, Int)]) -> Double {
         var s = 0.0
         for k in ring.indices {
             let a = ring[k], b = ring[(k + 1) % ring.count]
@@ -123,13 +131,13 @@ enum VectorTileEncoder {
         return s
     }
 
-    static func dedup(_ points: [(Int, Int)]) -> [(Int, Int)] {
+    public static func dedup(_ points: [(Int, Int)]) -> [(Int, Int)] {
         var out: [(Int, Int)] = []
         for p in points where out.last.map({ $0 != p }) ?? true { out.append(p) }
         return out
     }
 
-    static func clipLine(_ line: [(Double, Double)], lo: Double, hi: Double) -> [[(Double, Double)]] {
+    public static func clipLine(_ line: [(Double, Double)], lo: Double, hi: Double) -> [[(Double, Double)]] {
         var parts: [[(Double, Double)]] = []
         var current: [(Double, Double)] = []
         for k in 0..<(line.count - 1) {
@@ -159,7 +167,7 @@ enum VectorTileEncoder {
     }
 
     /// Sutherland–Hodgman against the four edges of the square lo...hi.
-    static func clipRing(_ ring: [(Double, Double)], lo: Double, hi: Double) -> [(Double, Double)] {
+    public static func clipRing(_ ring: [(Double, Double)], lo: Double, hi: Double) -> [(Double, Double)] {
         var points = ring
         let edges: [((Double, Double)) -> Double] = [{ $0.0 - lo }, { hi - $0.0 }, { $0.1 - lo }, { hi - $0.1 }]
         for inside in edges {
@@ -179,24 +187,24 @@ enum VectorTileEncoder {
         return points
     }
 
-    static func command(_ id: UInt32, _ count: Int) -> UInt32 { id | UInt32(count) << 3 }
+    public static func command(_ id: UInt32, _ count: Int) -> UInt32 { id | UInt32(count) << 3 }
 
-    static func delta(_ p: (Int, Int), _ cursor: inout (Int, Int)) -> [UInt32] {
+    public static func delta(_ p: (Int, Int), _ cursor: inout (Int, Int)) -> [UInt32] {
         let d = (p.0 - cursor.0, p.1 - cursor.1)
         cursor = p
         return [zigzag(d.0), zigzag(d.1)]
     }
 
-    static func zigzag(_ n: Int) -> UInt32 { UInt32(bitPattern: Int32((n << 1) ^ (n >> 31))) }
+    public static func zigzag(_ n: Int) -> UInt32 { UInt32(bitPattern: Int32((n << 1) ^ (n >> 31))) }
 
-    static func valueMessage(_ v: TestValue) -> (String, Data) {
+    public static func valueMessage(_ v: TestValue) -> (String, Data) {
         switch v {
         case .string(let s): return ("s" + s, field(1, Data(s.utf8)))
         case .int(let i): return ("i\(i)", varintField(4, UInt64(bitPattern: Int64(i))))
         }
     }
 
-    static func varint(_ value: UInt64) -> Data {
+    public static func varint(_ value: UInt64) -> Data {
         var v = value
         var out = Data()
         while v >= 0x80 {
@@ -207,11 +215,11 @@ enum VectorTileEncoder {
         return out
     }
 
-    static func field(_ number: Int, _ payload: Data) -> Data {
+    public static func field(_ number: Int, _ payload: Data) -> Data {
         varint(UInt64(number << 3 | 2)) + varint(UInt64(payload.count)) + payload
     }
 
-    static func varintField(_ number: Int, _ value: UInt64) -> Data { varint(UInt64(number << 3)) + varint(value) }
+    public static func varintField(_ number: Int, _ value: UInt64) -> Data { varint(UInt64(number << 3)) + varint(value) }
 
-    static func packed(_ values: [UInt64]) -> Data { values.reduce(into: Data()) { $0 += varint($1) } }
+    public static func packed(_ values: [UInt64]) -> Data { values.reduce(into: Data()) { $0 += varint($1) } }
 }
