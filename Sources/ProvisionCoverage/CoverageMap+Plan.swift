@@ -122,7 +122,7 @@ extension CoverageMap {
         let totals = CoverageTable(caption: "Plan", header: ["", ""], rows: [
             ["tiles to download", grouped(doc.tilesToDownload)],
             ["bytes to download" + (doc.countsArePrecise ? "" : " (estimated)"), bytes(doc.bytesToDownload)],
-            ["regions to create, update, delete", "\(doc.regions.filter { $0.action == .create }.count), "
+            ["regions to create, update, delete", "\(doc.regions.filter { $0.action == .add }.count), "
                 + "\(doc.regions.filter { $0.action == .update }.count), \(doc.removedRegions.count)"],
             ["changes", doc.hasChanges ? "yes" : "no"],
         ])

@@ -136,24 +136,26 @@ public struct DocumentDrift: Equatable, Sendable {
     }
 }
 
-/// The symbol of a change, as Terraform prints it.
+/// What a plan does to a region row, in the plan's one vocabulary (the same words `ChangeCounts`
+/// counts tiles and resources in: add, keep, remove; a row can also be updated in place). The raw
+/// values are the plan JSON's spelling, which predates this vocabulary and stays for its readers.
 public enum PlanAction: String, Sendable, Equatable {
     /// `+`: a new region row.
-    case create
+    case add = "create"
     /// `~`: an existing row whose definition, description or content changes.
     case update
     /// ` `: nothing changes.
     case keep
     /// `-`: the row goes.
-    case delete
+    case remove = "delete"
 
     /// The one-character symbol.
     public var symbol: String {
         switch self {
-        case .create: return "+"
+        case .add: return "+"
         case .update: return "~"
         case .keep: return " "
-        case .delete: return "-"
+        case .remove: return "-"
         }
     }
 }

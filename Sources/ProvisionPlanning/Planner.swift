@@ -269,7 +269,7 @@ public enum Planner {
         }
         let wanted = Array(Set(resources)).sorted()
         return RegionPlan(
-            regionID: region.id, name: region.name, stylePackID: packID, rowID: nil, action: .create,
+            regionID: region.id, name: region.name, stylePackID: packID, rowID: nil, action: .add,
             definition: RegionDefinition.json(region: region, styleURL: styleURL, pixelRatio: pixelRatio,
                                               includeIdeographs: includeIdeographs),
             description: RegionDefinition.description(region: region), area: region.area.coverArea,

@@ -130,7 +130,7 @@ public struct PlanDocument: Equatable, Sendable {
                 "resources": counts(resources),
                 "tilesToDownload": .int(tilesToDownload),
                 "bytesToDownload": .int(Int(bytesToDownload)),
-                "regionsToCreate": .int(regions.filter { $0.action == .create }.count),
+                "regionsToCreate": .int(regions.filter { $0.action == .add }.count),
                 "regionsToUpdate": .int(regions.filter { $0.action == .update }.count),
                 "regionsToDelete": .int(removedRegions.count),
             ],

@@ -174,10 +174,10 @@ public enum PlanRenderer {
 
     static func verb(_ action: PlanAction) -> String {
         switch action {
-        case .create: return "create"
+        case .add: return "create"
         case .update: return "update"
         case .keep: return "no changes"
-        case .delete: return "remove"
+        case .remove: return "remove"
         }
     }
 

@@ -50,7 +50,7 @@ enum CoverageFixtures {
     }
 
     static func row(_ id: String, pack: String? = "streets", rowID: Int64?, area: CoverArea, sets: [PlannedTileSet]) -> RegionPlan {
-        RegionPlan(regionID: id, name: id.capitalized, stylePackID: pack, rowID: rowID, action: rowID == nil ? .create : .keep,
+        RegionPlan(regionID: id, name: id.capitalized, stylePackID: pack, rowID: rowID, action: rowID == nil ? .add : .keep,
                    definition: Data(), description: Data(), area: area, tileSets: sets, zoomChanges: [], staleTileCounts: [],
                    resources: ResourceChanges(wanted: [], add: [], remove: []), estimatedBytes: 0)
     }

@@ -26,7 +26,7 @@ final class NextStoreAssemblyTests: XCTestCase {
                                        counts: ChangeCounts(add: TileCover.count(.bbox(box), zoom: $0))) }
         }
         let style = ResourceRef(url: Self.styleURL, kind: .style)
-        return RegionPlan(regionID: id, name: id, stylePackID: "p", rowID: nil, action: .create,
+        return RegionPlan(regionID: id, name: id, stylePackID: "p", rowID: nil, action: .add,
                           definition: Data("{\"id\":\"\(id)\"}".utf8), description: Data(id.utf8), area: .bbox(box),
                           tileSets: sets, zoomChanges: changes, staleTileCounts: [],
                           resources: ResourceChanges(wanted: [style], add: [style], remove: []), estimatedBytes: 0)

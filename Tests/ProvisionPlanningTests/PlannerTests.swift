@@ -99,7 +99,7 @@ final class PlannerTests: XCTestCase {
             let plan = try Planner.plan(Self.input([Self.region("berlin", zooms: 2...9)]), store: store)
             XCTAssertEqual(plan.regions.count, 1)
             let row = try XCTUnwrap(plan.regions.first)
-            XCTAssertEqual(row.action, .create)
+            XCTAssertEqual(row.action, .add)
             XCTAssertNil(row.rowID)
             XCTAssertEqual(row.key, "berlin/demo")
             XCTAssertEqual(row.zoomChanges.map(\.zoom), Array(2...9))
@@ -180,7 +180,7 @@ final class PlannerTests: XCTestCase {
                 XCTAssertEqual(row.estimatedBytes, 0)
             }
         }
-        XCTAssertFalse(plans.contains { plan in plan.regions.contains { $0.rowID != nil && $0.action == .create } },
+        XCTAssertFalse(plans.contains { plan in plan.regions.contains { $0.rowID != nil && $0.action == .add } },
                        "a matched, unchanged row is kept, not created again")
         for plan in plans {
             XCTAssertEqual(plan.regions.map(\.action), [.keep, .keep])
@@ -288,7 +288,7 @@ final class PlannerTests: XCTestCase {
 
         // Without the lock the moved region is a new row and the old one goes.
         let unlocked = try Planner.plan(Self.input([moved]), store: store)
-        XCTAssertEqual(unlocked.regions.first?.action, .create)
+        XCTAssertEqual(unlocked.regions.first?.action, .add)
         XCTAssertEqual(unlocked.removedRegions.map(\.rowID), [lock["berlin/demo"]].compactMap { $0 })
     }
 
@@ -322,7 +322,7 @@ final class PlannerTests: XCTestCase {
         let plan = try Planner.plan(Self.input([copy, moved], rowsInLockFile: lock), store: store)
         XCTAssertNotEqual(plan.regions.first?.rowID, row, "an unlocked region with an equal definition never claims a locked row")
         XCTAssertEqual(plan.regions.map(\.rowID), [nil, row])
-        XCTAssertEqual(plan.regions.map(\.action), [.create, .update])
+        XCTAssertEqual(plan.regions.map(\.action), [.add, .update])
     }
 
     func testLockNamingAMissingRowFallsBackToDefinitionMatching() throws {
@@ -351,7 +351,7 @@ final class PlannerTests: XCTestCase {
         let stranger = Self.region("r", Self.berlin, metadata: JSONObject([("team", "z")]))
         let created = try Planner.plan(Self.input([stranger]), store: store)
         XCTAssertNil(created.regions.first?.rowID)
-        XCTAssertEqual(created.regions.first?.action, .create)
+        XCTAssertEqual(created.regions.first?.action, .add)
         XCTAssertEqual(created.removedRegions.count, 3)
     }
 

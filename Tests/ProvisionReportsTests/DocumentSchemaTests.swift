@@ -61,7 +61,7 @@ final class DocumentSchemaTests: XCTestCase {
 
     func testPlanSchemaEnumsAreTheModelsCases() throws {
         let schema = try loadSchema("plan")
-        let actions: [PlanAction] = [.create, .update, .keep, .delete]
+        let actions: [PlanAction] = [.add, .update, .keep, .remove]
         XCTAssertEqual(schema["$defs"]?["region"]?["properties"]?["action"]?["enum"], .array(actions.map { .string($0.rawValue) }))
         XCTAssertEqual(schema["$defs"]?["stylePack"]?["properties"]?["resourcesByKind"]?["propertyNames"]?["enum"],
                        .array(ResourceKind.allCases.map { .string($0.name) }))

@@ -52,7 +52,7 @@ enum Samples {
 
     /// A plan with a created, an updated and a kept row, and two removed rows (one the lock knows).
     static func plan(changes: Bool = true) -> Plan {
-        let created = region("paris", pack: "streets", rowID: nil, action: .create,
+        let created = region("paris", pack: "streets", rowID: nil, action: .add,
                              zooms: [ZoomChange(urlTemplate: template, zoom: 10, counts: ChangeCounts(add: 1)),
                                      ZoomChange(urlTemplate: template, zoom: 11, counts: ChangeCounts(add: 4))],
                              resources: ResourceChanges(wanted: packResources, add: packResources, remove: []),
@@ -185,7 +185,7 @@ enum Samples {
     /// A plan of one region with one tile and one resource to download, one removed region of
     /// one tile, and a style pack of one source and one font stack of one glyph range.
     static func singularPlan() -> Plan {
-        let region = region("oslo", pack: "streets", rowID: nil, action: .create,
+        let region = region("oslo", pack: "streets", rowID: nil, action: .add,
                             zooms: [ZoomChange(urlTemplate: template, zoom: 10, counts: ChangeCounts(add: 1))],
                             resources: ResourceChanges(wanted: [styleRef], add: [styleRef], remove: []), bytes: 25_000)
         let overview = StyleOverview(
