@@ -131,14 +131,13 @@ public enum Commands {
                        help: "Also write the JSON report (Jobs/schema/report.schema.json) to FILE."), \.report),
             Option(OptionSpec(name: "--sign-key", value: .text(placeholder: "KEY.pem"),
                        help: "Sign the lock the apply writes, as 'provision sign' does, with this Ed25519 private key "
-                           + "(\(keyFile)). It is read before planning; if signing fails, no earlier signature is left "
-                           + "beside the new lock.", example: "/dev/fd/3"), \.signKey),
+                           + "(\(keyFile)). It is read before planning: another kind of key is 64, a file that cannot be read 66. "
+                           + "If signing fails, no earlier signature is left beside the new lock.", example: "/dev/fd/3"), \.signKey),
         ] + shardOptions.map { $0.within(\.run) } + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "complete"), (.failure, "a stale saved plan, or other errors"),
-                    (.usage, "usage, a missing key or token, --shard without SOURCE_DATE_EPOCH or unlike the plan's, "
-                        + "a --sign-key that is not an unencrypted Ed25519 private key"),
+                    (.usage, "usage, a missing key or token, --shard without SOURCE_DATE_EPOCH or unlike the plan's"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
-                    (.missingInput, "missing job file or origin archive, or a --sign-key that cannot be read"),
+                    (.missingInput, "missing job file, origin archive or --sign-key file"),
                     (.upstreamUnavailable, "an origin is unavailable, or refused the key or token a request carried"),
                     (.cannotWriteStore, "the store or --report cannot be written, or the store path is too long"),
                     (.partial, "partial: some downloads failed; what was verified is kept, run apply again"),
@@ -175,8 +174,7 @@ public enum Commands {
         ] + coverageOptions(states: "present, missing (where the lock expects a tile the store lacks), shared").map { $0.within(\.coverage) }
             + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "no problem found (whole only with a readable lock; 'Not checked:' says the rest)"),
-                    (.failure, "something is missing or broken, a region gets no tiles, or the lock's signature does not "
-                        + "match (--trusted-key)"),
+                    (.failure, "something is missing or broken, a region gets no tiles, or the signature does not match"),
                     (.usage, "usage, or a --trusted-key that is not an Ed25519 public key"),
                     (.invalidJob, "the --manifest job is invalid"),
                     (.missingInput, "no store there, no --manifest file, or a --trusted-key that cannot be read"),

@@ -144,10 +144,12 @@ public enum Ed25519 {
             switch kind {
             case .notAKey: return "it is not a PEM key (expected -----BEGIN PRIVATE KEY----- or -----BEGIN PUBLIC KEY-----)"
             case .encrypted:
-                return "it is password-protected, which provision cannot read without asking; decrypt it to a file only "
-                    + "the signer can read (openssl pkey -in KEY.pem -out PLAIN.pem) or pass it through a file descriptor"
+                return "it is password-protected, and provision never asks for a password; pass it decrypted "
+                    + "through a descriptor (--key /dev/fd/3 3< <(openssl pkey -in KEY.pem)) or decrypt it to a file "
+                    + "only the signer can read"
             case .wrongType(let name):
-                return "it holds an \(name) key; provision signs with Ed25519 keys only (openssl genpkey -algorithm ed25519 -out KEY.pem)"
+                return "it holds a key of type \(name); provision signs with Ed25519 keys only "
+                    + "(openssl genpkey -algorithm ed25519 -out KEY.pem)"
             case .publicNotPrivate: return "it is a public key; signing needs the private key"
             case .privateNotPublic:
                 return "it is a private key; give the public key (openssl pkey -in KEY.pem -pubout -out PUB.pem), "

@@ -44,8 +44,9 @@ public enum LockSignature {
         do {
             try AtomicFile.write(try key.signature(for: lock), to: url)
         } catch {
-            // Best effort: a signature that cannot be replaced must not stay to vouch for another lock.
-            try? FileManager.default.removeItem(at: url)
+            // A signature that cannot be replaced must not stay to vouch for another lock; unlink(2)
+            // removes a file only, never a directory someone put in its place.
+            unlink(url.path)
             throw ProvisionError(.cannotWriteStore, "cannot write the signature \(url.path): \(describe(error)); "
                                  + "\(StoreDirectory.lockName) is written but unsigned, and no earlier signature is left beside it",
                                  cause: error)
