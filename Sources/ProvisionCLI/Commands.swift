@@ -193,9 +193,9 @@ public enum Commands {
         summary: "Sign the store's lock with an Ed25519 key, so devices can check the bundle is the one built.",
         discussion: """
         Writes the Ed25519 signature of provision.lock.json's exact bytes beside it, as
-        \(StoreDirectory.signatureName): 64 raw bytes, written atomically. The lock holds the digest of
-        every row, routing tile and search pack, so an app that checks the signature and then the
-        digests knows every byte is the one built. 'openssl pkeyutl -verify -pubin -inkey PUB.pem
+        \(StoreDirectory.signatureName): 64 raw bytes, written atomically. The lock holds the digests
+        of every row and search pack, so a signature that holds and digests that match mean every
+        byte is the one built. 'openssl pkeyutl -verify -pubin -inkey PUB.pem
         -rawin -in provision.lock.json -sigfile \(StoreDirectory.signatureName)' checks it, as do
         CryptoKit, Tink and BouncyCastle (README: Signed bundles), and so does 'provision audit
         --verify --trusted-key PUB.pem'. The key is never printed; only its public key is shown.

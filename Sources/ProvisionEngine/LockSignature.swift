@@ -19,21 +19,21 @@ public enum LockSignature {
     /// The private key of `--key FILE` (or `--sign-key`): a missing or unreadable file is 66, a
     /// file that is not an unencrypted Ed25519 private key 64. The key's bytes appear in no message.
     public static func signingKey(path: String, flag: String) throws(ProvisionError) -> Ed25519.PrivateKey {
-        let pem = try readKeyFile(path, flag: flag)
-        do {
-            return try Ed25519.PrivateKey(pem: pem)
-        } catch {
-            throw ProvisionError(.usage, "\(flag) \(path) cannot be used: \(error)")
-        }
+        try key(path: path, flag: flag) { pem throws(Ed25519.KeyError) in try Ed25519.PrivateKey(pem: pem) }
     }
 
     /// The public key of `--trusted-key FILE`, read and refused as `signingKey` is.
     public static func trustedKey(path: String, flag: String) throws(ProvisionError) -> Ed25519.PublicKey {
+        try key(path: path, flag: flag) { pem throws(Ed25519.KeyError) in try Ed25519.PublicKey(pem: pem) }
+    }
+
+    private static func key<Key>(path: String, flag: String,
+                                 parse: (Data) throws(Ed25519.KeyError) -> Key) throws(ProvisionError) -> Key {
         let pem = try readKeyFile(path, flag: flag)
         do {
-            return try Ed25519.PublicKey(pem: pem)
+            return try parse(pem)
         } catch {
-            throw ProvisionError(.usage, "\(flag) \(path) cannot be used: \(error)")
+            throw ProvisionError(store: error, context: "\(flag) \(path) cannot be used", kind: .usage)
         }
     }
 
