@@ -17,6 +17,10 @@ struct ApplyCommand {
         let progress = view.progress
         let stops = StopSignals { number in progress.emit(.stopping(signal: number)) }
         var run = ApplyRun(request: request, context: context, progress: progress)
+        // Read before anything is planned: a key that cannot sign fails the apply before it downloads.
+        run.signingKey = try arguments.signKey.map { path throws(ProvisionError) in
+            try LockSignature.signingKey(path: path, flag: "--sign-key")
+        }
         run.shouldStop = { stops.isStopping }
         run.stopSignal = { stops.receivedSignal.map(StopSignals.name) }
         var result = try run.run()

@@ -188,6 +188,8 @@ public struct ApplyArguments: Equatable, Sendable, CommandArguments {
     /// The job or saved plan, `--store`, `--refresh`, `--repair`, `--shard`.
     public var run: RunOptions
     public var report: String?
+    /// `--sign-key`: the private key that signs the lock the apply writes.
+    public var signKey: String?
     public var options = CommonOptions()
 
     /// `provision apply job` with these options.
@@ -211,6 +213,8 @@ public struct ApplyArguments: Equatable, Sendable, CommandArguments {
 public struct AuditArguments: Equatable, Sendable, CommandArguments {
     public var store: String?
     public var verify = false
+    /// `--trusted-key`: the public key whose signature of the lock `--verify` checks first.
+    public var trustedKey: String?
     public var manifest: String?
     /// `--html`, `--svg`, `--zoom`: the coverage picture.
     public var coverage = CoverageArguments()
@@ -223,6 +227,19 @@ public struct AuditArguments: Equatable, Sendable, CommandArguments {
     func check() throws(UsageError) {
         try ArgumentParser.checkOutputs(coverage.outputs, manifest: manifest)
     }
+}
+
+/// `provision sign --key KEY.pem`.
+public struct SignArguments: Equatable, Sendable, CommandArguments {
+    public var store: String?
+    /// `--key`: the private key's file (never the key itself).
+    public var key: String
+    public var options = CommonOptions()
+
+    static let blank = SignArguments(key: "")
+    mutating func take(_ positionals: [String]) {}
+    func check() throws(UsageError) {}
+    var invocation: Invocation { .sign(self) }
 }
 
 /// `provision merge STORE… --store OUT`.
@@ -273,6 +290,7 @@ public enum Invocation: Equatable, Sendable {
     case plan(PlanArguments)
     case apply(ApplyArguments)
     case audit(AuditArguments)
+    case sign(SignArguments)
     case merge(MergeArguments)
     case export(ExportArguments)
     case search(SearchArguments)

@@ -14,6 +14,9 @@ struct AuditCommand {
         try arguments.coverage.checkWritable()
         var run = AuditRun(store: arguments.store, verify: arguments.verify, manifest: arguments.manifest,
                            context: context, progress: view.progress)
+        run.trustedKey = try arguments.trustedKey.map { path throws(ProvisionError) in
+            try LockSignature.trustedKey(path: path, flag: "--trusted-key")
+        }
         run.coverage = arguments.coverage.requests
         run.outputs = arguments.coverage.outputs
         let (document, maps) = try run.audit()

@@ -15,6 +15,7 @@ protocol ResultView: Sendable {
     func merge(_ result: MergeRun.Result) -> String
     func sideLoad(_ result: SideLoadRun.Result) -> String
     func search(_ report: SearchReport) -> String
+    func sign(_ result: SignResult) -> String
     /// The validation of job files, and where it goes; nil when nothing is printed.
     func validation(_ checks: [JobCheck]) -> Printed?
     /// The document an error is on stdout, nil when stderr alone says it.

@@ -1,10 +1,11 @@
 import ProvisionEngine
 import ProvisionExport
+import ProvisionStore
 
 /// The commands, declared once: the parser, `--help` and the README's option tables read these.
 public enum Commands {
     /// Every command, in the order the overview lists them.
-    public static let all: [CommandSpec] = [validate, plan, apply, audit, merge, export, search]
+    public static let all: [CommandSpec] = [validate, plan, apply, audit, sign, merge, export, search]
 
     /// The command named `name`.
     public static func named(_ name: String) -> CommandSpec? {
@@ -128,11 +129,15 @@ public enum Commands {
                            + "its kind, or whose chunk differs from the lock's digest; afterwards 'audit --verify' passes."), \.run.request.repair),
             Option(OptionSpec(name: "--report", value: .text(placeholder: "FILE"),
                        help: "Also write the JSON report (Jobs/schema/report.schema.json) to FILE."), \.report),
+            Option(OptionSpec(name: "--sign-key", value: .text(placeholder: "KEY.pem"),
+                       help: "Sign the lock the apply writes, as 'provision sign' does, with this Ed25519 private key "
+                           + "(\(keyFile)). It is read before planning: another kind of key is 64, a file that cannot be read 66. "
+                           + "If signing fails, no earlier signature is left beside the new lock.", example: "/dev/fd/3"), \.signKey),
         ] + shardOptions.map { $0.within(\.run) } + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "complete"), (.failure, "a stale saved plan, or other errors"),
                     (.usage, "usage, a missing key or token, --shard without SOURCE_DATE_EPOCH or unlike the plan's"),
                     (.invalidJob, "invalid job file, over the limits, or an unusable style or TileJSON"),
-                    (.missingInput, "missing job file or origin archive"),
+                    (.missingInput, "missing job file, origin archive or --sign-key file"),
                     (.upstreamUnavailable, "an origin is unavailable, or refused the key or token a request carried"),
                     (.cannotWriteStore, "the store or --report cannot be written, or the store path is too long"),
                     (.partial, "partial: some downloads failed; what was verified is kept, run apply again"),
@@ -158,15 +163,56 @@ public enum Commands {
                            + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
                            + "with the lock's; for style packs with glyphs \"used\", also check that every label of "
                            + "every tile has its glyph ranges stored."), \.verify),
+            Option(OptionSpec(name: "--trusted-key", value: .text(placeholder: "PUB.pem"),
+                       help: "With --verify, first check that \(StoreDirectory.signatureName) is this Ed25519 public key's "
+                           + "signature of the lock's exact bytes (\(publicKeyFile)); a signature missing, or not the "
+                           + "key's over the lock as it is, is exit 1 naming both files, and nothing else is checked. A "
+                           + "private key is refused (64): verifiers get the public key.",
+                       requires: ["--verify"], example: "pub.pem"), \.trustedKey),
             Option(OptionSpec(name: "--manifest", value: .text(placeholder: "JOB"),
                        help: "Also plan JOB against the store and report every difference."), \.manifest),
         ] + coverageOptions(states: "present, missing (where the lock expects a tile the store lacks), shared").map { $0.within(\.coverage) }
             + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "no problem found (whole only with a readable lock; 'Not checked:' says the rest)"),
-                    (.failure, "something is missing or broken, or a region gets no tiles"), (.usage, "usage"),
-                    (.invalidJob, "the --manifest job is invalid"), (.missingInput, "no store there, or no --manifest file"),
+                    (.failure, "something is missing or broken, a region gets no tiles, or the signature does not match"),
+                    (.usage, "usage, or a --trusted-key that is not an Ed25519 public key"),
+                    (.invalidJob, "the --manifest job is invalid"),
+                    (.missingInput, "no store there, no --manifest file, or a --trusted-key that cannot be read"),
                     (.upstreamUnavailable, "a style or TileJSON of the --manifest job cannot be fetched"),
                     (.cannotWriteStore, "--html or --svg cannot be written, or the store path is too long")])
+
+    /// How a key file is given: PEM in a file or a file descriptor, never on the command line.
+    static let keyFile = "PKCS#8 PEM, not encrypted, as 'openssl genpkey -algorithm ed25519' writes it; a path, or "
+        + "/dev/fd/N for a descriptor the caller opened (3< KEY.pem, a secret store's pipe)"
+    /// How a public key file is given.
+    static let publicKeyFile = "SubjectPublicKeyInfo PEM, as 'openssl pkey -in KEY.pem -pubout' writes it; a path or /dev/fd/N"
+
+    /// `provision sign --key KEY.pem`.
+    public static let sign = CommandSpec(
+        name: "sign", positionals: .none,
+        summary: "Sign the store's lock with an Ed25519 key, so devices can check the bundle is the one built.",
+        discussion: """
+        Writes the Ed25519 signature of provision.lock.json's exact bytes beside it, as
+        \(StoreDirectory.signatureName): 64 raw bytes, written atomically. The lock holds the digests
+        of every row and search pack, so a signature that holds and digests that match mean every
+        byte is the one built. 'openssl pkeyutl -verify -pubin -inkey PUB.pem
+        -rawin -in provision.lock.json -sigfile \(StoreDirectory.signatureName)' checks it, as do
+        CryptoKit, Tink and BouncyCastle (README: Signed bundles), and so does 'provision audit
+        --verify --trusted-key PUB.pem'. The key is never printed; only its public key is shown.
+        """,
+        options: [
+            Option(OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
+                              help: "The store directory (default: ./store); a path to its offline.db names it too."),
+                   \SignArguments.store),
+            Option(OptionSpec(name: "--key", value: .text(placeholder: "KEY.pem"),
+                              help: "The Ed25519 private key (\(keyFile)). Required.",
+                              example: "/dev/fd/3", whenMissing: "sign needs --key KEY.pem: the Ed25519 private key"), \.key),
+        ] + Option<CommonOptions>.common().map { $0.within(\.options) },
+        exitCodes: [(.success, "signed"), (.failure, "other errors"),
+                    (.usage, "usage, or --key is not an unencrypted Ed25519 private key"),
+                    (.invalidJob, "the store's lock cannot be read"),
+                    (.missingInput, "no lock there, or --key cannot be read"),
+                    (.cannotWriteStore, "the signature cannot be written, or an apply holds the store")])
 
     /// `provision merge STORE… --store OUT`.
     public static let merge = CommandSpec(

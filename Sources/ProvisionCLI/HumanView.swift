@@ -39,6 +39,8 @@ enum HumanView {
         case .exportFile(let path, let source, let tiles, let distinct, let bytes):
             return "  \(source): \(plural(tiles, "tile")) (\(grouped(distinct)) distinct) → \(path), \(ByteFormat.string(Int64(bytes)))"
         case .partialExport(let reason): return "warning: the export is partial: \(reason)"
+        case .lockSigned(let lock, let signature): return "Signed \(lock): \(signature)"
+        case .signatureVerified(let lock, let signature): return "The signature \(signature) of \(lock) is the trusted key's."
         // Said by the bar, the result, or (failures) the list printed when the apply ends.
         case .planFinished, .phase, .failure, .notMerged, .region, .applyFinished, .auditFinished, .validateFinished,
              .mergeFinished, .exportFinished:
@@ -86,6 +88,7 @@ enum HumanView {
         func merge(_ result: MergeRun.Result) -> String { result.text }
         func sideLoad(_ result: SideLoadRun.Result) -> String { result.text }
         func search(_ report: SearchReport) -> String { report.text }
+        func sign(_ result: SignResult) -> String { result.text }
 
         /// Valid files on stdout (nothing with `--quiet`); problems on stderr, in the text progress modes.
         func validation(_ checks: [JobCheck]) -> Printed? {

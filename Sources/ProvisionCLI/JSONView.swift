@@ -65,6 +65,9 @@ enum JSONView {
         case .exportFinished(let files, let tiles, let bytes):
             return ("export-finished", ["files": .int(files), "tiles": .int(tiles), "bytes": .int(Int(bytes))])
         case .partialExport(let reason): return ("warning", ["message": .string("the export is partial: " + reason)])
+        case .lockSigned(let lock, let signature): return ("lock-signed", ["lock": .string(lock), "signature": .string(signature)])
+        case .signatureVerified(let lock, let signature):
+            return ("signature-verified", ["lock": .string(lock), "signature": .string(signature)])
         }
     }
 
@@ -118,6 +121,7 @@ enum JSONView {
         func merge(_ result: MergeRun.Result) -> String { Self.text(result.lock.json) }
         func sideLoad(_ result: SideLoadRun.Result) -> String { Self.text(result.json) }
         func search(_ report: SearchReport) -> String { Self.text(report.json) }
+        func sign(_ result: SignResult) -> String { Self.text(result.json) }
         func validation(_ checks: [JobCheck]) -> Printed? { .result(Self.text(JSONView.validation(checks))) }
         func error(_ error: ProvisionError) -> String? { Self.text(error.json) }
         var reportOnStdout: String? { "on stdout" }

@@ -37,6 +37,8 @@ public enum Provision {
                 return try ApplyCommand(arguments: arguments, view: view, context: try context()).run().rawValue
             case .audit(let arguments):
                 return try AuditCommand(arguments: arguments, view: view, context: try context()).run().rawValue
+            case .sign(let arguments):
+                return try SignCommand(arguments: arguments, view: view).run().rawValue
             case .merge(let arguments):
                 return try MergeCommand(arguments: arguments, view: view).run().rawValue
             case .export(let arguments):
@@ -61,6 +63,7 @@ extension Invocation {
         case .plan(let arguments): return arguments.options
         case .apply(let arguments): return arguments.options
         case .audit(let arguments): return arguments.options
+        case .sign(let arguments): return arguments.options
         case .merge(let arguments): return arguments.options
         case .export(let arguments): return arguments.options
         case .search(let arguments): return arguments.options

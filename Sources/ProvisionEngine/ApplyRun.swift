@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionFoundation
+import ProvisionCodecs
 import ProvisionExecution
 import ProvisionModel
 import ProvisionPlanning
@@ -27,6 +28,8 @@ public struct ApplyRun {
     public var shouldStop: @Sendable () -> Bool = { false }
     /// The name of the signal that asked for the stop (`SIGINT`, `SIGTERM`), for the report.
     public var stopSignal: @Sendable () -> String? = { nil }
+    /// `--sign-key`: signs every lock the apply writes (`LockSignature`).
+    public var signingKey: Ed25519.PrivateKey?
 
     public init(request: RunRequest, context: RunContext, progress: ProgressSink) {
         self.request = request
@@ -131,6 +134,10 @@ public struct ApplyRun {
                                  explained ? describe(error)
                                      : "apply stopped: \(describe(error)); the store keeps every batch committed before the error",
                                  cause: error)
+        }
+        if let signingKey {
+            try LockSignature.write(signing: result.1.fileBytes, with: signingKey, in: build.path)
+            progress.emit(.lockSigned(lock: build.path.lockURL.path, signature: LockSignature.url(in: build.path).path))
         }
         if let searchFailure { throw searchFailure }
         return result

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionCoverage
 import ProvisionExecution
 import ProvisionModel
@@ -171,4 +172,10 @@ extension PlanError: UserFacingError {
 extension CoverageError: UserFacingError {
     /// A coverage picture asked for at a zoom it has no tiles at: usage (64).
     var standalone: ProvisionError? { ProvisionError(.usage, description) }
+}
+
+extension Ed25519.KeyError: UserFacingError {
+    /// A key file that is no usable Ed25519 key says why in words that never quote the key; the
+    /// caller names the option and the file, and decides it is usage (64).
+    var summary: String { description }
 }

@@ -48,6 +48,10 @@ public enum ProvisionEvent: Sendable, Equatable {
     case applyFinished(status: String, downloaded: Int, failed: Int)
 
     // Audit, validation, pictures.
+    /// The lock was signed: `signature` written beside `lock` (`provision sign`, `apply --sign-key`).
+    case lockSigned(lock: String, signature: String)
+    /// The signature beside the lock is the trusted key's (`audit --trusted-key`), checked before the digests.
+    case signatureVerified(lock: String, signature: String)
     /// The audit ended.
     case auditFinished(whole: Bool, ok: Bool, regions: Int, tiles: Int)
     /// Every job file was validated.

@@ -7,6 +7,8 @@ public struct StoreDirectory: Equatable, Sendable {
     public static let databaseName = "offline.db"
     /// The lock file name.
     public static let lockName = "provision.lock.json"
+    /// The lock's detached Ed25519 signature (`provision sign`), when the store is signed.
+    public static let signatureName = "provision.lock.json.sig"
     /// The directory of the search packs' files (`search/<pack>.db`).
     public static let searchDirectoryName = "search"
 
@@ -53,7 +55,8 @@ public struct StoreDirectory: Equatable, Sendable {
         } catch {
             throw StoreError(.io, "cannot list store directory: \(error.localizedDescription)", path: url.path)
         }
-        let expected: Set = [StoreDirectory.databaseName, StoreDirectory.lockName, StoreDirectory.searchDirectoryName]
+        let expected: Set = [StoreDirectory.databaseName, StoreDirectory.lockName, StoreDirectory.signatureName,
+                             StoreDirectory.searchDirectoryName]
         return names.filter { !expected.contains($0) }.sorted()
     }
 }

@@ -195,6 +195,7 @@ final class ArgumentParserTests: XCTestCase {
                 }
                 if spec.positionals != .none { arguments.append("job.json") }
                 if spec.name == "merge" && option.name != "--store" { arguments += ["--store", "out"] }  // required
+                if spec.name == "sign" && option.name != "--key" { arguments += ["--key", "key.pem"] }  // required
                 if spec.name == "export" {  // required, and --source goes with an archive format
                     if option.name != "--format" { arguments += ["--format", "pmtiles"] }
                     if option.name != "--out" { arguments += ["--out", "out"] }
@@ -202,6 +203,21 @@ final class ArgumentParserTests: XCTestCase {
                 XCTAssertNoThrow(try ArgumentParser.parse(arguments), "\(arguments)")
             }
         }
+    }
+
+    func testSignAndTheKeyOptionsParseIntoTheirFields() throws {
+        XCTAssertEqual(try ArgumentParser.parse(["sign", "--key", "/dev/fd/3", "--store", "s"]),
+                       .sign(SignArguments(store: "s", key: "/dev/fd/3")))
+        guard case .apply(let apply) = try ArgumentParser.parse(["apply", "job.json", "--sign-key", "k.pem"]) else {
+            return XCTFail("not an apply")
+        }
+        XCTAssertEqual(apply.signKey, "k.pem")
+        guard case .audit(let audit) = try ArgumentParser.parse(["audit", "--verify", "--trusted-key", "p.pem"]) else {
+            return XCTFail("not an audit")
+        }
+        XCTAssertEqual(audit.trustedKey, "p.pem")
+        XCTAssertThrowsError(try ArgumentParser.parse(["audit", "--trusted-key", "p.pem"]), "--trusted-key needs --verify")
+        XCTAssertThrowsError(try ArgumentParser.parse(["sign", "--store", "s"]), "--key is required")
     }
 
     func testConflictsAreDeclaredBothWays() {

@@ -80,6 +80,12 @@ final class EventViewTests: XCTestCase {
          #""export-finished","elapsed":2.0,"files":2,"tiles":1234,"bytes":4096}"#),
         (.partialExport(reason: "region 'x' is incomplete"), "warning: the export is partial: region 'x' is incomplete",
          #""warning","elapsed":2.0,"message":"the export is partial: region 'x' is incomplete"}"#),
+        (.lockSigned(lock: "/s/provision.lock.json", signature: "/s/provision.lock.json.sig"),
+         "Signed /s/provision.lock.json: /s/provision.lock.json.sig",
+         #""lock-signed","elapsed":2.0,"lock":"/s/provision.lock.json","signature":"/s/provision.lock.json.sig"}"#),
+        (.signatureVerified(lock: "/s/provision.lock.json", signature: "/s/provision.lock.json.sig"),
+         "The signature /s/provision.lock.json.sig of /s/provision.lock.json is the trusted key's.",
+         #""signature-verified","elapsed":2.0,"lock":"/s/provision.lock.json","signature":"/s/provision.lock.json.sig"}"#),
     ]
 
     func testEachEventInBothViews() {
