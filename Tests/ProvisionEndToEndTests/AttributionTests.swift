@@ -30,6 +30,9 @@ final class AttributionTests: WorkspaceTestCase {
         return try ws.write(.object(job))
     }
 
+    /// `value` as canonical text: JSON objects compare regardless of member order.
+    private func canonical(_ value: JSONValue?) -> String? { value?.serialized(.canonical) }
+
     private func attributionNotes(_ plan: ProcessResult) throws -> [JSONValue] {
         try parseJSON(plan.stdout)["notes"]?.arrayValue?.filter { $0["subject"] == "attribution" } ?? []
     }
@@ -43,12 +46,12 @@ final class AttributionTests: WorkspaceTestCase {
                                 "licence": .null, "url": .null]
         let lock = try readJSON(ws.store.appendingPathComponent("provision.lock.json"))
         XCTAssertEqual(lock["schemaVersion"], 7)
-        XCTAssertEqual(lock["attribution"], [entry])
+        XCTAssertEqual(canonical(lock["attribution"]), canonical([entry]))
         XCTAssertEqual(try SchemaSubset(named: "lock.schema.json").problems(lock), [])
 
         let audit = try parseJSON(try ws.provision("audit", "--store", ws.store.path, "--json").stdout)
         XCTAssertEqual(audit["schemaVersion"], 5)
-        XCTAssertEqual(audit["attribution"], [entry])
+        XCTAssertEqual(canonical(audit["attribution"]), canonical([entry]))
         XCTAssertEqual(try SchemaSubset(named: "audit.schema.json").problems(audit), [])
 
         let mbtiles = url("streets.mbtiles")
@@ -65,9 +68,9 @@ final class AttributionTests: WorkspaceTestCase {
         XCTAssertTrue(markdown.hasPrefix("# Attribution\n"), markdown)
         XCTAssertTrue(markdown.contains("\n- **streets** (tiles): \(Self.demoText)\n"), markdown)
         let machine = try readJSON(bundle.appendingPathComponent("attribution.json"))
-        XCTAssertEqual(machine, ["schemaVersion": 1, "kind": "attribution", "unattributed": [],
+        XCTAssertEqual(canonical(machine), canonical(["schemaVersion": 1, "kind": "attribution", "unattributed": [],
                                  "attribution": [["kind": "archive", "source": "streets", "text": .string(Self.demoText),
-                                                  "licence": .null, "url": .null]]])
+                                                  "licence": .null, "url": .null]]]))
         XCTAssertEqual(try SchemaSubset(named: "attribution.schema.json").problems(machine), [])
         let readme = try String(contentsOf: bundle.appendingPathComponent("README.txt"), encoding: .utf8)
         XCTAssertTrue(readme.contains("ATTRIBUTION.md, attribution.json"), readme)
@@ -94,9 +97,9 @@ final class AttributionTests: WorkspaceTestCase {
         let job = try writeJob(overlay: true, attribution: own, require: true)
         try ws.provision("apply", "--quiet", job.path, environment: Self.time).expect(0)
         let lock = try readJSON(ws.store.appendingPathComponent("provision.lock.json"))
-        XCTAssertEqual(lock["attribution"]?.arrayValue?.last,
-                       ["kind": "job", "source": "e2e", "text": own["text"] ?? .null, "licence": "CC-BY-4.0",
-                        "url": "https://example.com/terms"])
+        XCTAssertEqual(canonical(lock["attribution"]?.arrayValue?.last),
+                       canonical(["kind": "job", "source": "e2e", "text": own["text"] ?? .null, "licence": "CC-BY-4.0",
+                                  "url": "https://example.com/terms"]))
         let bundle = url("bundle")
         try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", bundle.path).expect(0)
         let markdown = try String(contentsOf: bundle.appendingPathComponent("ATTRIBUTION.md"), encoding: .utf8)
