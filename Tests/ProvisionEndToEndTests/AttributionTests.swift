@@ -100,6 +100,10 @@ final class AttributionTests: WorkspaceTestCase {
         XCTAssertEqual(canonical(lock["attribution"]?.arrayValue?.last),
                        canonical(["kind": "job", "source": "e2e", "text": own["text"] ?? .null, "licence": "CC-BY-4.0",
                                   "url": "https://example.com/terms"]))
+        // An archive of a tileset that declares none has no attribution row, as before.
+        let overlay = url("overlay.mbtiles")
+        try ws.provision("export", "--store", ws.store.path, "--format", "mbtiles", "--source", "overlay", "--out", overlay.path).expect(0)
+        XCTAssertEqual(try SQLiteShell(database: overlay).rows("SELECT count(*) FROM metadata WHERE name = 'attribution'"), [["0"]])
         let bundle = url("bundle")
         try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", bundle.path).expect(0)
         let markdown = try String(contentsOf: bundle.appendingPathComponent("ATTRIBUTION.md"), encoding: .utf8)
