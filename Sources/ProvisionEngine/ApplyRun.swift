@@ -123,6 +123,7 @@ public struct ApplyRun {
             let epoch = writes ? plan.epoch : (session.lock?.epoch ?? plan.epoch)
             var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             lock.shard = share
+            lock.attribution = plan.attribution(job: session.input.job).entries
             searchFailure = SearchPackStep(session: session, progress: progress).run(plan, lock: &lock, buildTime: plan.epoch)
             try build.writeLock(lock.fileBytes)
             result = (outcome, lock, plan, writes)

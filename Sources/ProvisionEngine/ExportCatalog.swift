@@ -33,6 +33,9 @@ public struct ExportCatalog {
         public var tileJSONURL: String?
         /// The style sources that draw from it: (style pack id, source name).
         public var styleSources: [(pack: String, source: String)]
+        /// What its tiles must credit: each drawing style source's attribution (else the
+        /// TileJSON's; `Attribution.declared`), joined; nil when none declares any.
+        public var attribution: String?
     }
 
     /// One style pack of the store.
@@ -100,7 +103,7 @@ public struct ExportCatalog {
 
         var drafts: [(base: String, qualified: String, source: Source)] = []
         for set in sets {
-            var source = Source(name: "", set: set, isTMS: false, tileJSON: nil, tileJSONURL: nil, styleSources: [])
+            var source = Source(name: "", set: set, isTMS: false, tileJSON: nil, tileJSONURL: nil, styleSources: [], attribution: nil)
             var base: String
             var qualified: String
             if let owners = claims[set.urlTemplate], let first = owners.first {
@@ -140,6 +143,12 @@ public struct ExportCatalog {
             var source = draft.source
             source.name = name
             named.append(source)
+        }
+        for index in named.indices {
+            let owners = named[index].styleSources.map { owner in packs.first { $0.id == owner.pack }?.style["sources"]?[owner.source] }
+            named[index].attribution = Attribution.joined((owners.isEmpty ? [nil] : owners).compactMap {
+                Attribution.declared(styleSource: $0, tileJSON: named[index].tileJSON)
+            })
         }
         sources = named.sorted { $0.name < $1.name }
         stylePacks = packs.map { pack in

@@ -172,6 +172,7 @@ public final class PlanSession {
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
         plan.searchPacks = try searchPackPlans(plan)
+        plan.notes += try attributionNotes(plan)
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)
@@ -184,6 +185,21 @@ public final class PlanSession {
         } catch {
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
+    }
+
+    /// A note for each source that declares no attribution; with `limits.requireAttribution`
+    /// and no `attribution` of the job's own to credit them, such sources fail the plan (65).
+    func attributionNotes(_ plan: Plan) throws(ProvisionError) -> [PlanNote] {
+        let job = input.job
+        let collected = plan.attribution(job: job)
+        if job.limits.requireAttribution, job.attribution == nil, !collected.missing.isEmpty {
+            let one = collected.missing.count == 1
+            throw ProvisionError(.invalidJob, "limits.requireAttribution is set and \(listed(collected.missing.map(\.subject))) "
+                                 + (one ? "declares" : "declare") + " no attribution (no \"attribution\" in "
+                                 + (one ? "its" : "their") + " TileJSON or style); give the job an \"attribution\" that "
+                                 + "credits " + (one ? "it" : "them") + ", or drop the requirement")
+        }
+        return collected.notes(jobHasAttribution: job.attribution != nil)
     }
 
     /// One line when the build time comes from the clock: the bytes then depend on when it ran.

@@ -12,7 +12,8 @@ import ProvisionStore
 /// `pmtiles://SOURCE.pmtiles` and its sprite and glyph URLs relative to the directory; one
 /// PMTiles archive per tileset (also a region's extra tilesets, which no style draws); the
 /// sprites (`sprites/NAME[@2x].{json,png}`); the glyph ranges stored
-/// (`fonts/FONT STACK/START-END.pbf`); and `README.txt`, which says how each platform loads it.
+/// (`fonts/FONT STACK/START-END.pbf`); `README.txt`, which says how each platform loads it; and
+/// what the data must credit (`ExportAttribution`: `ATTRIBUTION.md`, `attribution.json`).
 struct BundleExport {
     let exporter: Exporter
     let catalog: ExportCatalog
@@ -67,6 +68,9 @@ struct BundleExport {
         let readme = BundleReadme.text(store: store.display, packs: packs, styles: styles, files: files, bundle: summary,
                                        layout: layout)
         try writing { try bundle.write(Data(readme.utf8), to: "README.txt") }
+        for file in ExportAttribution(sources: sources, lock: exporter.lock).files {
+            try writing { try bundle.write(file.data, to: file.name) }
+        }
         try writing { try bundle.commit() }
         return exporter.finish(ExportResult(store: store.display, format: "bundle", files: files, bundle: summary))
     }

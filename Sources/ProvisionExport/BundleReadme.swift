@@ -41,6 +41,8 @@ enum BundleReadme {
         for source in bundle.onlineSources {
             out += "- Not here: source \(source) of a style still points at the network.\n"
         }
+        out += "- \(ExportAttribution.markdownName), \(ExportAttribution.jsonName): what the data must credit, for people "
+            + "and for apps; show it wherever the map is shown.\n"
         out += """
 
             Relative URLs

@@ -12,8 +12,8 @@ import TileMath
 ///
 /// Vector tiles are written gzip-compressed (stored zlib streams rewrapped, not compressed
 /// again), images as they are. Bounds and centre come from the exported regions
-/// (`ExportExtent`), name, description, attribution and vector layers from the tileset's
-/// TileJSON (or the style's inline source) when it has them.
+/// (`ExportExtent`), name, description and vector layers from the tileset's TileJSON (or the
+/// style's inline source) when it has them, attribution as the catalog credits the tileset.
 struct Exporter {
     let database: OfflineDatabase
     let regions: [Int64]?
@@ -58,7 +58,8 @@ struct Exporter {
     struct Shape {
         var format: TileFormat
         var extent: ExportExtent
-        /// `name`, `description`, `attribution` from the TileJSON, and its `vector_layers` for vector tiles.
+        /// `name`, `description` from the TileJSON, its `vector_layers` for vector tiles, and the
+        /// tileset's attribution (`ExportCatalog.Source.attribution`).
         var name: String
         var description: String?
         var attribution: String?
@@ -112,7 +113,7 @@ struct Exporter {
             tileJSON?[key]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         }
         return Shape(format: format, extent: ExportExtent(definitions: definitions, stored: stored, minZoom: set.minZoom),
-                     name: text("name") ?? source.name, description: text("description"), attribution: text("attribution"),
+                     name: text("name") ?? source.name, description: text("description"), attribution: source.attribution,
                      vectorLayers: format == .mvt ? tileJSON?["vector_layers"].flatMap { $0.arrayValue == nil ? nil : $0 } : nil)
     }
 

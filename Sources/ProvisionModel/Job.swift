@@ -22,6 +22,9 @@ public struct Job: Equatable, Sendable {
     public var download: DownloadSettings
     /// The search packs, in file order.
     public var searchPacks: [SearchPack] = []
+    /// The job's own `attribution` (kind `job`, named after the job), carried with the
+    /// sources' into the lock and every export; nil when the job declares none.
+    public var attribution: Attribution?
 
     public init(version: Int = 1, name: String, store: URL? = nil, stylePacks: [StylePack], regions: [Region],
                 origins: [Origin] = [], limits: Limits = Limits(), download: DownloadSettings = DownloadSettings(),
@@ -182,6 +185,9 @@ public struct Limits: Equatable, Sendable {
     /// The most `mapbox://` tiles the bundle may hold (job level only; nil for the default,
     /// `Limits.defaultMapboxTiles`).
     public var mapboxTiles: Int?
+    /// Whether a source declaring no attribution fails the plan (65) instead of being a note
+    /// (job level only); the job's own `attribution` credits such a source.
+    public var requireAttribution = false
 
     /// MapLibre Native's default `offlineMapboxTileCountLimit`: a side-load merge that would leave
     /// more `mapbox://` tiles on the device is refused whole.

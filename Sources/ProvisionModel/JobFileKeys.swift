@@ -6,7 +6,7 @@ public enum JobFileKeys {
     /// Keys of the top-level object. `$schema` (a string) is accepted and ignored so that editors
     /// can find the JSON Schema.
     public static let job = ["$schema", "version", "name", "store", "stylePacks", "regions", "origins", "limits",
-                             "download", "searchPacks"]
+                             "download", "searchPacks", "attribution"]
     /// Top-level keys that must be present.
     public static let requiredJob = ["version", "name", "regions"]
     /// Keys of an entry of `stylePacks`.
@@ -23,7 +23,11 @@ public enum JobFileKeys {
     /// Keys of a region's `limits`.
     public static let limits = ["maxTiles", "maxBytes"]
     /// Keys of the job's `limits`: a region's, and the bundle-wide vendor limits.
-    public static let jobLimits = limits + ["mapboxTiles"]
+    public static let jobLimits = limits + ["mapboxTiles", "requireAttribution"]
+    /// Keys of the job's `attribution` when it is an object rather than its text.
+    public static let attribution = ["text", "licence", "url"]
+    /// Keys the job's `attribution` object must have.
+    public static let requiredAttribution = ["text"]
     /// Keys of an entry of `searchPacks`.
     public static let searchPack = ["id", "sources", "names", "layers"]
     /// Keys an entry of `searchPacks` must have.

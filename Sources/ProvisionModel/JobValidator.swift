@@ -51,14 +51,17 @@ struct JobValidator {
             self.searchPacks($0, stylePackIDs: packIDs, tilesets: tilesets)
         } ?? []
         checkSearchPackReferences(object, searchPackIDs: Self.declaredIDs(object["searchPacks"]))
+        let attribution = object["attribution"].map { self.attribution($0, name: name ?? "") }
 
         guard collector.diagnostics.isEmpty, var regions, let name else { return nil }
         // Checked above (`checkSearchPackReferences`): a region's search pack ids as written.
         for (i, item) in (object["regions"]?.arrayValue ?? []).enumerated() where regions.indices.contains(i) {
             regions[i].searchPacks = item["searchPacks"]?.arrayValue?.compactMap(\.stringValue) ?? []
         }
-        return Job(version: 1, name: name, store: store, stylePacks: stylePacks, regions: regions,
-                   origins: origins, limits: limits, download: download, searchPacks: searchPacks)
+        var job = Job(version: 1, name: name, store: store, stylePacks: stylePacks, regions: regions,
+                      origins: origins, limits: limits, download: download, searchPacks: searchPacks)
+        job.attribution = attribution ?? nil
+        return job
     }
 
     /// The string ids of a `stylePacks` array, valid or not, so that references to a style pack
@@ -216,6 +219,11 @@ struct JobValidator {
                              + "devices count the mapbox:// tiles of the whole bundle")
             return nil
         }
+        if !job, object["requireAttribution"] != nil {
+            collector.report(pointer + "/requireAttribution", "expected requireAttribution in the job's top-level limits only: "
+                             + "it applies to every source of the store")
+            return nil
+        }
         collector.checkKeys(object, at: pointer, allowed: job ? JobFileKeys.jobLimits : JobFileKeys.limits, required: [])
         var limits = Limits()
         var ok = true
@@ -230,6 +238,11 @@ struct JobValidator {
         if job, let value = object["mapboxTiles"] {
             limits.mapboxTiles = collector.positiveInteger(value, at: pointer + "/mapboxTiles")
             ok = ok && limits.mapboxTiles != nil
+        }
+        if job, let value = object["requireAttribution"] {
+            let flag = requireAttribution(value, at: pointer + "/requireAttribution")
+            limits.requireAttribution = flag ?? false
+            ok = ok && flag != nil
         }
         return ok ? limits : nil
     }

@@ -41,6 +41,7 @@ extension AuditDocument {
                   orphanTiles: summary.orphanTileCount, orphanResources: summary.orphanResourceCount,
                   unexpectedFiles: unexpectedFiles, missingRegions: missing)
         shard = lock?.shard
+        attribution = lock?.attribution ?? []
         footprint = sharing.map { sharing in
             Footprint(sharing: sharing, regions: summary.regions.map {
                 StoredRegion(rowID: $0.rowID, definition: $0.definition, description: $0.description)

@@ -4,8 +4,8 @@ import ProvisionModel
 
 /// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.
 public struct AuditDocument: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape (3: `sources`; 4: `footprint`).
-    public static let schemaVersion = 4
+    /// Bumped on every change to the JSON shape (3: `sources`; 4: `footprint`; 5: `attribution`).
+    public static let schemaVersion = 5
 
     /// One region row of the store.
     public struct Region: Equatable, Sendable {
@@ -108,6 +108,8 @@ public struct AuditDocument: Equatable, Sendable {
     public var footprint: Footprint?
     /// For the store of a sharded apply: the share of the job's tiles it holds (the lock's `shard`).
     public var shard: LockDocument.ShardEntry?
+    /// What the store's data must credit, as its lock records it (empty without a lock).
+    public var attribution: [Attribution] = []
 
     /// What `audit --verify` found re-reading every row.
     public struct Verification: Equatable, Sendable {
@@ -292,6 +294,7 @@ public struct AuditDocument: Equatable, Sendable {
             "manifestDifferences": manifestDifferences.map { .array($0.map { .string($0) }) } ?? .null,
             "problems": .array(problems.map { .string($0) }),
             "footprint": footprint?.json ?? .null,
+            "attribution": .array(attribution.map(\.json)),
         ]
         // Only a shard's store has it.
         if let shard, case .object(var object) = document {

@@ -28,6 +28,7 @@ final class JobSchemaTests: XCTestCase {
             ("download", schema["properties"]?["download"], JobFileKeys.download, []),
             ("searchPack", schema["$defs"]?["searchPack"], JobFileKeys.searchPack, JobFileKeys.requiredSearchPack),
             ("searchLayer", schema["$defs"]?["searchLayer"], JobFileKeys.searchLayer, JobFileKeys.requiredSearchLayer),
+            ("attribution", schema["$defs"]?["attribution"], JobFileKeys.attribution, JobFileKeys.requiredAttribution),
         ]
         for (name, object, allowed, required) in objects {
             XCTAssertEqual(keys(object?["properties"]), Set(allowed), name)

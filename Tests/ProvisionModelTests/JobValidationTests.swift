@@ -257,7 +257,22 @@ private let cases: [InvalidCase] = [
     InvalidCase("download key misspelled", [("/download", ["retry": 2])],
                 [("/download/retry", "unknown key \"retry\"; did you mean \"retries\"?")]),
     InvalidCase("limits key unknown", [("/limits", ["maxRequests": 2])],
-                [("/limits/maxRequests", "unknown key \"maxRequests\"; expected one of \"maxTiles\", \"maxBytes\", \"mapboxTiles\"")]),
+                [("/limits/maxRequests", "unknown key \"maxRequests\"; expected one of \"maxTiles\", \"maxBytes\", \"mapboxTiles\", "
+                  + "\"requireAttribution\"")]),
+    // Attribution.
+    InvalidCase("requireAttribution not a boolean", [("/limits", ["requireAttribution": "yes"])],
+                [("/limits/requireAttribution", "expected true or false, found the string \"yes\"")]),
+    InvalidCase("requireAttribution in a region's limits", [("/regions/0/limits", ["requireAttribution": true])],
+                [("/regions/0/limits/requireAttribution", "~expected requireAttribution in the job's top-level limits only")]),
+    InvalidCase("attribution empty", [("/attribution", "")],
+                [("/attribution", "expected a non-empty string, found an empty string")]),
+    InvalidCase("attribution a number", [("/attribution", 5)],
+                [("/attribution", "expected the attribution text or an object with \"text\", \"licence\" and \"url\", found 5")]),
+    InvalidCase("attribution object misspelled, without text", [("/attribution", ["license": "ODbL-1.0"])],
+                [("/attribution/license", "unknown key \"license\"; did you mean \"licence\"?"),
+                 ("/attribution", "missing required key \"text\"")]),
+    InvalidCase("attribution url not a URL", [("/attribution", ["text": "© Example", "url": "example.com"])],
+                [("/attribution/url", "~expected a URL starting with http://, https:// or mapbox://")]),
 ]
 
 final class JobValidationTests: XCTestCase {
@@ -266,6 +281,20 @@ final class JobValidationTests: XCTestCase {
         let result = validate(baseJob, base: base)
         XCTAssertEqual(result.diagnostics, [])
         XCTAssertNotNil(result.job)
+    }
+
+    func testTheJobsAttributionAndItsRequirementAreRead() throws {
+        let base = try makeTemporaryDirectory(self)
+        XCTAssertNil(validate(baseJob, base: base).job?.attribution)
+        XCTAssertEqual(validate(baseJob, base: base).job?.limits.requireAttribution, false)
+        let text = validate(baseJob.setting("/attribution", to: "© Example").setting("/limits", to: ["requireAttribution": true]),
+                            base: base).job
+        XCTAssertEqual(text?.attribution, Attribution(kind: .job, source: "Test job", text: "© Example"))
+        XCTAssertEqual(text?.limits.requireAttribution, true)
+        let object = validate(baseJob.setting("/attribution", to: ["text": "© OSM", "licence": "ODbL-1.0",
+                                                                  "url": "https://www.openstreetmap.org/copyright"]), base: base).job
+        XCTAssertEqual(object?.attribution, Attribution(kind: .job, source: "Test job", text: "© OSM", licence: "ODbL-1.0",
+                                                        url: "https://www.openstreetmap.org/copyright"))
     }
 
     func testEachInvalidCaseReportsExactlyItsDiagnostics() throws {

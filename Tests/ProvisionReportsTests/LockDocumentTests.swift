@@ -91,9 +91,20 @@ final class LockDocumentTests: XCTestCase {
         XCTAssertEqual(read.json, lock.json)
     }
 
+    func testAttributionRoundTripsAndIsAbsentWhenNothingDeclaresAny() throws {
+        var lock = Samples.lock()
+        XCTAssertNil(lock.json["attribution"], "a store whose sources declare no attribution writes no attribution member")
+        lock.attribution = [Attribution(kind: .styleSource, source: "streets/streets", text: "<a href=\"https://osm.org\">© OSM</a>"),
+                            Attribution(kind: .job, source: "cities", text: "© Us", licence: "CC-BY-4.0", url: "https://us.example")]
+        let read = try XCTUnwrap(LockDocument(json: try JSONValue.parse(lock.fileBytes)))
+        XCTAssertEqual(read.attribution, lock.attribution)
+        XCTAssertEqual(read.json, lock.json)
+    }
+
     func testUnknownVersionOrMissingJobIsNotALock() {
         let json = Samples.lock().json
-        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 7)))
+        XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 8)))
+        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 6)), "version 6 locks (no attribution) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 5)), "version 5 locks (no search packs) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 1)), "version 1 locks (no chunks) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 3)), "version 3 locks (no glyphs) are read")

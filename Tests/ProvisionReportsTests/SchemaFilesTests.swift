@@ -80,6 +80,9 @@ final class SchemaFilesTests: XCTestCase {
         XCTAssertEqual(lockSource.map { $0.keys.filter { $0 != "tileJSONDigest" } }, planSource?.keys)
         for key in planSource?.keys ?? [] { XCTAssertEqual(lockSource?[key], planSource?[key], "lock source \(key)") }
         XCTAssertEqual(try loadSchema("error")["$defs"]?["diagnostic"], try loadSchema("validation")["$defs"]?["diagnostic"])
+        // One Attribution value is written by the lock, the audit and a bundle's attribution.json.
+        XCTAssertNotNil(lock["$defs"]?["attribution"])
+        for name in ["audit", "attribution"] { XCTAssertEqual(try loadSchema(name)["$defs"]?["attribution"], lock["$defs"]?["attribution"], name) }
     }
 
     /// The validator agrees with the job schema on the job files the loader accepts.

@@ -8,7 +8,7 @@ let repositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// The names of the output schemas under Jobs/schema, without `.schema.json`.
-let outputSchemaNames = ["plan", "report", "audit", "lock", "validation", "error", "events", "merge-report", "export-report", "search"]
+let outputSchemaNames = ["plan", "report", "audit", "lock", "validation", "error", "events", "merge-report", "export-report", "search", "attribution"]
 
 /// Reads and parses `Jobs/schema/<name>.schema.json`.
 func loadSchema(_ name: String) throws -> JSONValue {
