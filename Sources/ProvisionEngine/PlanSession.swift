@@ -172,6 +172,7 @@ public final class PlanSession {
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
         plan.searchPacks = try searchPackPlans(plan)
+        plan.notes += SearchPackPlanning.notes(plan.searchPacks)
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)

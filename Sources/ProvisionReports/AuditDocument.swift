@@ -4,8 +4,9 @@ import ProvisionModel
 
 /// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.
 public struct AuditDocument: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape (3: `sources`; 4: `footprint`).
-    public static let schemaVersion = 4
+    /// Bumped on every change to the JSON shape (3: `sources`; 4: `footprint`; 5: `searchPacks`,
+    /// `unknownSearchPackFiles`).
+    public static let schemaVersion = 5
 
     /// One region row of the store.
     public struct Region: Equatable, Sendable {
@@ -108,6 +109,14 @@ public struct AuditDocument: Equatable, Sendable {
     public var footprint: Footprint?
     /// For the store of a sharded apply: the share of the job's tiles it holds (the lock's `shard`).
     public var shard: LockDocument.ShardEntry?
+    /// The search packs the lock records, as checked, in the lock's order.
+    public var searchPacks: [SearchPack] = []
+    /// Files in the store's `search/` the lock records no pack of (paths in the store, sorted).
+    public var unknownSearchPackFiles: [String] = []
+    /// Whether `search/` holds files no readable lock says anything of (so none was checked).
+    public var searchPackFilesUnchecked = false
+    /// Why the packs were not rebuilt from the tiles and compared; nil when they were (or there are none).
+    public var searchPackTilesNotChecked: String?
 
     /// What `audit --verify` found re-reading every row.
     public struct Verification: Equatable, Sendable {
@@ -234,6 +243,7 @@ public struct AuditDocument: Equatable, Sendable {
                 out.append("\(orphans.text) \(orphans.isSingular ? "is" : "are") orphaned (linked to no region)")
             }
         }
+        out += searchPackProblems
         out += (manifestDifferences ?? []).map { "differs from the job: \($0)" }
         return out
     }
@@ -292,6 +302,8 @@ public struct AuditDocument: Equatable, Sendable {
             "manifestDifferences": manifestDifferences.map { .array($0.map { .string($0) }) } ?? .null,
             "problems": .array(problems.map { .string($0) }),
             "footprint": footprint?.json ?? .null,
+            "searchPacks": searchPacksJSON,
+            "unknownSearchPackFiles": .array(unknownSearchPackFiles.map { .string($0) }),
         ]
         // Only a shard's store has it.
         if let shard, case .object(var object) = document {
@@ -340,6 +352,7 @@ public struct AuditDocument: Equatable, Sendable {
             }
         }
         if let footprint { out += "\n" + FootprintRenderer.text(footprint, title: "Bytes in offline.db") }
+        out += searchPacksText
         if orphanTiles + orphanResources > 0 {
             let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
             out += "\n\(orphans.text) \(orphans.isSingular ? "belongs" : "belong") to no region (ambient).\n"
