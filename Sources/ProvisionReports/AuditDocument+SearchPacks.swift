@@ -41,8 +41,8 @@ extension AuditDocument {
     var searchPackProblems: [String] {
         searchPacks.flatMap { pack in pack.problems.map { "search pack \(pack.id) (\(pack.file)): \($0)" } }
             + unknownSearchPackFiles.map {
-                "\($0) is in the store's search/ but not in the lock (a build that failed, or put there by hand); "
-                    + "'apply' writes the job's packs and the lock"
+                "\($0) is in the store's search/ but the lock records no pack of it (left by a build that failed, or put "
+                    + "there by hand): remove it, or apply the job whose pack it is"
             }
     }
 

@@ -74,7 +74,8 @@ public enum SearchPackPlanning {
                 guard !missing.isEmpty else { return nil }
                 return PlanNote(subject: "search pack '\(pack.pack.id)'",
                                 message: "source \(source.name) has no \(missing.count == 1 ? "layer" : "layers") "
-                                    + "\(listed(missing)) of its \(schema.name) schema (its vector layers: "
+                                    + "\(listed(missing)) " + (schema.name == "custom" ? "the pack's layer mapping names"
+                                        : "of its \(schema.name) schema") + " (its vector layers: "
                                     + "\(layers.joined(separator: ", "))), so the index holds none of "
                                     + "\(missing.count == 1 ? "that layer's" : "those layers'") features")
             }

@@ -137,7 +137,7 @@ final class SearchPackAuditTests: WorkspaceTestCase {
         let (status, document) = try audit()
         XCTAssertEqual(status, 1)
         XCTAssertEqual(document["unknownSearchPackFiles"], ["search/stray.db"])
-        XCTAssertTrue(problems(document).contains { $0.hasPrefix("search/stray.db is in the store's search/ but not in the lock") },
+        XCTAssertTrue(problems(document).contains { $0.hasPrefix("search/stray.db is in the store's search/ but the lock records no pack of it") },
                       "\(problems(document))")
         XCTAssertEqual(firstPack(document)?["whole"], true, "the recorded pack is still whole")
     }
