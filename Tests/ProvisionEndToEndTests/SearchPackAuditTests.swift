@@ -98,6 +98,11 @@ final class SearchPackAuditTests: WorkspaceTestCase {
                 try bytes.write(to: self.pack)
             }, "SHA-256"),
             ("another valid pack", { try otherPack.write(to: self.pack) }, "it is not the file the apply wrote"),
+            ("an SQLite file that is not a search pack", {
+                try FileManager.default.removeItem(at: self.pack)
+                try SQLiteShell(database: self.pack).rows("CREATE TABLE metadata (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+                                                          writing: true)
+            }, "not a search pack"),
             ("deleted", { try FileManager.default.removeItem(at: self.pack) }, "the file is missing"),
         ]
         for (what, damage, expected) in damages {
