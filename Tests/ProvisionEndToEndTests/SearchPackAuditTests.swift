@@ -135,6 +135,34 @@ final class SearchPackAuditTests: WorkspaceTestCase {
         XCTAssertEqual(try Data(contentsOf: pack), fresh)
     }
 
+    func testRepairRebuildsADamagedPackEvenWhenTheLockRecordsItsDigest() throws {
+        let job = try writeDemoJob()
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+        let fresh = try Data(contentsOf: pack)
+        // A name changed behind the FTS index's back, and the lock made to record the damaged file.
+        try SQLiteShell(database: pack).rows("UPDATE names SET name = 'Nowhere' WHERE id = 1", writing: true)
+        guard case .object(var lock) = try readJSON(ws.lock), case .array(var packs)? = lock["searchPacks"],
+              case .object(var record)? = packs.first else { return XCTFail("no search pack in the lock") }
+        record["digest"] = .string("sha256:" + ws.sha256(pack))
+        record["bytes"] = .int(try Data(contentsOf: pack).count)
+        packs[0] = .object(record)
+        lock["searchPacks"] = .array(packs)
+        try JSONValue.object(lock).data(.prettySorted).write(to: ws.lock)
+
+        let (status, document) = try audit()
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(problems(document).contains("search pack places (search/places.db): 1 names differ from the FTS index's"),
+                      "\(problems(document))")
+        XCTAssertEqual(firstPack(try parseJSON(try ws.provision("plan", "--json", job, environment: epoch).stdout))?["action"],
+                       "keep", "without --repair the digest vouches for the file")
+        let planned = try parseJSON(try ws.provision("plan", "--repair", "--json", job, environment: epoch).stdout)
+        XCTAssertEqual(firstPack(planned)?["action"], "build")
+        XCTAssertEqual(firstPack(planned)?["reason"]?.stringValue?.hasPrefix("file damaged: "), true, "\(planned)")
+        try ws.provision("apply", "--repair", "--quiet", job, environment: epoch).expect(0)
+        XCTAssertEqual(try Data(contentsOf: pack), fresh)
+        XCTAssertEqual(try audit().0, 0)
+    }
+
     func testAPackFileTheLockDoesNotKnowIsNamed() throws {
         let job = try writeDemoJob()
         try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
