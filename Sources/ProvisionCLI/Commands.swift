@@ -81,7 +81,8 @@ public enum Commands {
                            + "'apply --refresh' revalidates. Damaged rows count as downloads, as with --repair."), \.run.request.refresh),
             Option(OptionSpec(name: "--repair", value: .flag,
                        help: "Also re-read every stored row: rows that do not inflate, are not their kind, or whose "
-                           + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again."), \.run.request.repair),
+                           + "chunk differs from the lock's digest are changes that 'apply --repair' fetches again; a damaged "
+                           + "search pack is rebuilt."), \.run.request.repair),
             Option(OptionSpec(name: "--out", value: .text(placeholder: "FILE"),
                        help: "Save the plan; 'provision apply FILE' carries out exactly that plan, and refuses "
                            + "(exit 1) if the job file or the store changed since.",
@@ -126,7 +127,8 @@ public enum Commands {
                            + "bytes, a 200 replaces them. Damaged rows are fetched again, never revalidated."), \.run.request.refresh),
             Option(OptionSpec(name: "--repair", value: .flag,
                        help: "Re-read every stored row first and fetch again every row that does not inflate, is not "
-                           + "its kind, or whose chunk differs from the lock's digest; afterwards 'audit --verify' passes."), \.run.request.repair),
+                           + "its kind, or whose chunk differs from the lock's digest, and rebuild every damaged search pack; "
+                           + "afterwards 'audit --verify' passes."), \.run.request.repair),
             Option(OptionSpec(name: "--report", value: .text(placeholder: "FILE"),
                        help: "Also write the JSON report (Jobs/schema/report.schema.json) to FILE."), \.report),
             Option(OptionSpec(name: "--sign-key", value: .text(placeholder: "KEY.pem"),
@@ -162,7 +164,8 @@ public enum Commands {
                        help: "Re-read every tile and resource: inflate it, check it is plausible for its kind (MVT, "
                            + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
                            + "with the lock's; for style packs with glyphs \"used\", also check that every label of "
-                           + "every tile has its glyph ranges stored."), \.verify),
+                           + "every tile has its glyph ranges stored; with --manifest, also rebuild each search pack from "
+                           + "the stored tiles (in a temporary directory) and compare it with the lock's."), \.verify),
             Option(OptionSpec(name: "--trusted-key", value: .text(placeholder: "PUB.pem"),
                        help: "With --verify, first check that \(StoreDirectory.signatureName) is this Ed25519 public key's "
                            + "signature of the lock's exact bytes (\(publicKeyFile)); a signature missing, or not the "

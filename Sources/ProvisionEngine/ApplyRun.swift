@@ -49,6 +49,7 @@ public struct ApplyRun {
         var (plan, session, planSeconds) = try obtainPlan(build: &build, repairNote: &repairNote, unverified: &unverified,
                                                           shard: &shard)
         if let repairNote { plan.notes.append(repairNote) }
+        if request.repair { SearchPackPlanning.recheck(&plan.searchPacks, directory: session.store.url) }
         let held: StoreBuild
         if let build {
             held = build
@@ -113,7 +114,7 @@ public struct ApplyRun {
             // lacks the other shards' tiles, so its plan always has changes: it is rebuilt).
             let writes = plan.hasDatabaseChanges || plan.refresh != nil || !plan.refetchTemplates.isEmpty || share != nil || rewrite
             let builder = writes ? try build.beginNextStore(epoch: plan.epoch) : nil
-            let outcome = try applier.apply(plan, building: builder)
+            var outcome = try applier.apply(plan, building: builder)
             var plan = plan
             plan.resolveGlyphs(outcome.glyphResources)
             progress.finish()
@@ -124,7 +125,8 @@ public struct ApplyRun {
             var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             lock.shard = share
             lock.attribution = plan.attribution(job: session.input.job).entries
-            searchFailure = SearchPackStep(session: session, progress: progress).run(plan, lock: &lock, buildTime: plan.epoch)
+            (searchFailure, outcome.searchPacks) = SearchPackStep(session: session, progress: progress).run(plan, lock: &lock,
+                                                                                                           buildTime: plan.epoch)
             try build.writeLock(lock.fileBytes)
             result = (outcome, lock, plan, writes)
         } catch {

@@ -75,6 +75,7 @@ public struct AuditRun {
                                      styleSources: source.styleSources.map { "\($0.pack): \($0.source)" })
             }
             doc.interrupted = path.isInterrupted
+            try SearchPackAudit.check(&doc, path: path, lock: lockProblem == nil ? lock : nil)
             if verify {
                 let (verification, byRegion) = try Self.verify(database, lock: lock, now: context.now)
                 doc.verification = verification
@@ -87,12 +88,26 @@ public struct AuditRun {
         }
         if let input {
             let session = try PlanSession(input: input, storeOption: path.url.path, context: context)
-            doc.manifestDifferences = AuditDocument.differences(try session.plan(progress: progress).plan)
+            let plan = try session.plan(progress: progress).plan
+            doc.manifestDifferences = AuditDocument.differences(plan)
+            if verify, let lock, !doc.searchPacks.isEmpty { try Self.verifySearchPacks(&doc, plan: plan, path: path, lock: lock) }
         }
         var maps: [CoverageMap] = []
         for options in coverage { maps.append(try Self.coverage(doc, path: path, lock: lock, options: options)) }
         progress.emit(.auditFinished(whole: doc.isWhole, ok: doc.isOK, regions: doc.regions.count, tiles: doc.tileCount))
         return (doc, maps)
+    }
+
+    /// Rebuilds the search packs from the store's tiles and compares them (`SearchPackAudit.verify`).
+    static func verifySearchPacks(_ doc: inout AuditDocument, plan: Plan, path: StorePath, lock: LockDocument) throws(ProvisionError) {
+        do {
+            let database = try path.openForReading(epoch: lock.epoch)
+            // Best effort: closing a read-only connection.
+            defer { try? database.close() }
+            try SearchPackAudit.verify(&doc, plan: plan, database: database, path: path, lock: lock)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot rebuild the search packs of \(path.display) to compare", kind: .failure)
+        }
     }
 
     /// Re-reads every row: inflates it, checks it is plausible for its kind and that its chunk

@@ -66,6 +66,7 @@ public struct PlanRun {
             plan.repairRows = damage.rows.count
             if let note = damage.note(fixing: false) { plan.notes.append(note) }
         }
+        if repair { SearchPackPlanning.recheck(&plan.searchPacks, directory: session.store.url) }
         if repair, session.store.hasDatabase, session.lock == nil, FileManager.default.fileExists(atPath: session.store.lockURL.path) {
             // An unreadable lock is rewritten by the next apply: a change too.
             plan.repairRows += 1

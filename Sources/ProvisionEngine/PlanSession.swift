@@ -173,6 +173,7 @@ public final class PlanSession {
         }
         plan.searchPacks = try searchPackPlans(plan)
         plan.notes += try attributionNotes(plan)
+        plan.notes += SearchPackPlanning.notes(plan.searchPacks)
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)

@@ -26,31 +26,32 @@ struct SearchPackStep {
 
     /// Brings every pack of `plan` (or, for a saved plan, of the job) up to date in the store and
     /// records it in `lock`; files of packs the job no longer has are removed. Returns the error
-    /// that stopped a pack (its record is left out, so the next apply builds it), after the
-    /// others were done.
-    func run(_ plan: Plan, lock: inout LockDocument, buildTime: Int64) -> ProvisionError? {
+    /// that stopped a pack (its record is left out, so the next apply builds it, and its file is
+    /// the one it had, or none), after the others were done, and what each pack built read and skipped.
+    func run(_ plan: Plan, lock: inout LockDocument, buildTime: Int64) -> (ProvisionError?, [SearchPackFindings]) {
         let packs: [SearchPackPlan]
         do {
             packs = plan.searchPacks.isEmpty ? try session.searchPackPlans(plan) : plan.searchPacks
         } catch {
-            return error
+            return (error, [])
         }
         let previous = session.lock?.searchPacks ?? []
         for old in previous where !packs.contains(where: { $0.pack.id == old.id }) {
             // A file already gone is what removing it wants.
             try? FileManager.default.removeItem(at: session.store.url.appendingPathComponent(old.file))
         }
-        guard !packs.isEmpty else { return nil }
+        guard !packs.isEmpty else { return (nil, []) }
         let database: OfflineDatabase
         do {
             database = try session.store.openForReading(epoch: buildTime)
         } catch {
-            return ProvisionError(store: error, context: "cannot read the store at \(session.store.display) to build search packs",
-                                  kind: .failure)
+            return (ProvisionError(store: error, context: "cannot read the store at \(session.store.display) to build search packs",
+                                   kind: .failure), [])
         }
         // Best effort: closing a read-only connection.
         defer { try? database.close() }
         var failure: ProvisionError?
+        var findings: [SearchPackFindings] = []
         for pack in packs {
             let record = previous.first { $0.id == pack.pack.id }
             if pack.action == .keep, let record {
@@ -62,6 +63,7 @@ struct SearchPackStep {
                 let outcome = try SearchPackBuild.run(pack, plan: plan, store: database, directory: session.store.url,
                                                       buildTime: buildTime, record: record)
                 lock.searchPacks.append(outcome.record)
+                if let found = outcome.findings { findings.append(found) }
                 let seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
                 progress.emit(.searchPack(id: pack.pack.id, file: pack.pack.file, built: outcome.built,
                                           entries: outcome.record.entries, tiles: outcome.record.tiles,
@@ -73,6 +75,6 @@ struct SearchPackStep {
                                                     cause: error)
             }
         }
-        return failure
+        return (failure, findings)
     }
 }

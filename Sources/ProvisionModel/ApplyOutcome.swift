@@ -35,6 +35,8 @@ public struct ApplyOutcome: Sendable {
     public var failures: [Failure] = []
     /// Failures counted by reason.
     public var failureCounts: [String: Int] = [:]
+    /// What each search pack built by this apply read and skipped, in job order (kept packs have none).
+    public var searchPacks: [SearchPackFindings] = []
     /// Region rows by key (`region/pack`) after the apply.
     public var regionRows: [String: Int64] = [:]
     /// Keys of rows missing some wanted tile or resource.

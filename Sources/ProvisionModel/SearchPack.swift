@@ -143,3 +143,42 @@ public struct SearchPackRecord: Equatable, Sendable {
         self.tiles = tiles
     }
 }
+
+/// What one search pack's build read and what of it was bad: skipped or cleaned, and counted,
+/// so an apply names bad input instead of indexing it or failing on it.
+public struct SearchPackFindings: Equatable, Sendable {
+    /// The layers of a source's schema that none of its tiles held.
+    public struct MissingLayers: Equatable, Sendable {
+        /// The source as the pack names it.
+        public var source: String
+        public var layers: [String]
+
+        public init(source: String, layers: [String]) {
+            self.source = source
+            self.layers = layers
+        }
+    }
+
+    public var id: String
+    /// Vector tiles read, and those of them that were not vector tiles (skipped).
+    public var tiles = 0
+    public var malformedTiles = 0
+    /// Features read from the schema's layers, and those of them with a name.
+    public var features = 0
+    public var namedFeatures = 0
+    /// Named features whose geometry could not be decoded (skipped).
+    public var brokenGeometry = 0
+    /// Names whose control characters became spaces (kept, cleaned).
+    public var namesWithControlCharacters = 0
+    /// Names longer than the index takes (skipped).
+    public var namesTooLong = 0
+    /// Per source, its schema's layers no tile held.
+    public var missingLayers: [MissingLayers] = []
+
+    public init(id: String) { self.id = id }
+
+    /// Whether anything was skipped, cleaned or missing.
+    public var hasFindings: Bool {
+        malformedTiles + brokenGeometry + namesWithControlCharacters + namesTooLong > 0 || !missingLayers.isEmpty
+    }
+}

@@ -5,8 +5,8 @@ import ProvisionModel
 /// The JSON report of `provision apply` (Jobs/schema/report.schema.json) and its text summary.
 public struct ApplyReport: Equatable, Sendable {
     /// Bumped on every change to the JSON shape (2: `downloads.planned`, `plannedResources`,
-    /// `plannedTiles`, `notAttempted`; 3: `footprint`).
-    public static let schemaVersion = 3
+    /// `plannedTiles`, `notAttempted`; 3: `footprint`; 4: `searchPacks`).
+    public static let schemaVersion = 4
 
     public var plan: PlanDocument
     public var outcome: ApplyOutcomeSummary
@@ -90,6 +90,7 @@ public struct ApplyReport: Equatable, Sendable {
                         "resources": .int(outcome.prunedResources)],
             "durations": ["planSeconds": .double(rounded(planSeconds)), "applySeconds": .double(rounded(outcome.seconds))],
             "footprint": footprint?.json ?? .null,
+            "searchPacks": searchPacksJSON,
         ]
         // Only a shard's store has it: which share of the job the store holds.
         if let shard = lock.shard, case .object(var object) = document {
@@ -145,6 +146,7 @@ public struct ApplyReport: Equatable, Sendable {
             }
         }
         out += failuresText
+        out += searchPacksText
         if let footprint { out += FootprintRenderer.text(footprint, title: "Bytes in offline.db") }
         out += "Store: \(plan.store): \(plural(lock.tileCount, "tile")), \(plural(lock.resourceCount, "resource")), "
         out += "\(ByteFormat.string(lock.byteCount)), \(lock.contentDigest.prefix(23))…\n"
@@ -241,6 +243,8 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
     public var stopIsTemporary: Bool
     public var revalidated: Int
     public var refreshed: Int
+    /// What each search pack built read and skipped (`ApplyOutcome.searchPacks`).
+    public var searchPacks: [SearchPackFindings]
 
     /// Resources and tiles the apply set out to download.
     public var planned: Int { plannedResources + plannedTiles }
@@ -272,5 +276,6 @@ public struct ApplyOutcomeSummary: Equatable, Sendable {
         stopIsTemporary = o.stopIsTemporary
         revalidated = o.revalidated
         refreshed = o.refreshed
+        searchPacks = o.searchPacks
     }
 }

@@ -35,6 +35,10 @@ extension AuditDocument {
         case contents
         /// Every row against the lock's chunk digests and content digest (`--verify` with a lock).
         case digests
+        /// Each search pack the lock records: present, opens, is a search pack, its digest; files it does not record.
+        case searchPacks
+        /// Each search pack rebuilt from the stored tiles and compared (`--verify --manifest`).
+        case searchPackTiles
 
         /// What the check covers, in words.
         public var text: String {
@@ -44,13 +48,17 @@ extension AuditDocument {
             case .expectedCounts: return "each region's expected counts"
             case .contents: return "the bytes of each row"
             case .digests: return "the rows against the lock's digests"
+            case .searchPacks: return "the search packs against the lock"
+            case .searchPackTiles: return "the search packs against their tiles"
             }
         }
     }
 
-    /// The checks this audit made.
+    /// The checks this audit made (the search packs' only in a store that has some).
     public var checked: [Check] {
-        Check.allCases.filter { check in !notChecked.contains { $0.check == check } }
+        Check.allCases.filter { check in
+            !notChecked.contains { $0.check == check } && (hasSearchPacks || (check != .searchPacks && check != .searchPackTiles))
+        }
     }
 
     /// The checks this audit could not make, each with why.
@@ -64,6 +72,12 @@ extension AuditDocument {
             out.append((.digests, lockReason))
         } else if verification == nil {
             out.append((.digests, "audit --verify reads them"))
+        }
+        if hasSearchPacks && !lockRead { out.append((.searchPacks, lockReason)) }
+        if hasSearchPacks && !lockRead {
+            out.append((.searchPackTiles, lockReason))
+        } else if hasSearchPacks, let reason = searchPackTilesNotChecked {
+            out.append((.searchPackTiles, reason))
         }
         return out
     }

@@ -4,7 +4,8 @@ import ProvisionModel
 
 /// The result of `provision audit` (Jobs/schema/audit.schema.json) and its text view.
 public struct AuditDocument: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape (3: `sources`; 4: `footprint`; 5: `attribution`).
+    /// Bumped on every change to the JSON shape (3: `sources`; 4: `footprint`; 5: `attribution`,
+    /// `searchPacks`, `unknownSearchPackFiles`).
     public static let schemaVersion = 5
 
     /// One region row of the store.
@@ -110,6 +111,14 @@ public struct AuditDocument: Equatable, Sendable {
     public var shard: LockDocument.ShardEntry?
     /// What the store's data must credit, as its lock records it (empty without a lock).
     public var attribution: [Attribution] = []
+    /// The search packs the lock records, as checked, in the lock's order.
+    public var searchPacks: [SearchPack] = []
+    /// Files in the store's `search/` the lock records no pack of (paths in the store, sorted).
+    public var unknownSearchPackFiles: [String] = []
+    /// Whether `search/` holds files no readable lock says anything of (so none was checked).
+    public var searchPackFilesUnchecked = false
+    /// Why the packs were not rebuilt from the tiles and compared; nil when they were (or there are none).
+    public var searchPackTilesNotChecked: String?
 
     /// What `audit --verify` found re-reading every row.
     public struct Verification: Equatable, Sendable {
@@ -236,6 +245,7 @@ public struct AuditDocument: Equatable, Sendable {
                 out.append("\(orphans.text) \(orphans.isSingular ? "is" : "are") orphaned (linked to no region)")
             }
         }
+        out += searchPackProblems
         out += (manifestDifferences ?? []).map { "differs from the job: \($0)" }
         return out
     }
@@ -295,6 +305,8 @@ public struct AuditDocument: Equatable, Sendable {
             "problems": .array(problems.map { .string($0) }),
             "footprint": footprint?.json ?? .null,
             "attribution": .array(attribution.map(\.json)),
+            "searchPacks": searchPacksJSON,
+            "unknownSearchPackFiles": .array(unknownSearchPackFiles.map { .string($0) }),
         ]
         // Only a shard's store has it.
         if let shard, case .object(var object) = document {
@@ -343,6 +355,7 @@ public struct AuditDocument: Equatable, Sendable {
             }
         }
         if let footprint { out += "\n" + FootprintRenderer.text(footprint, title: "Bytes in offline.db") }
+        out += searchPacksText
         if orphanTiles + orphanResources > 0 {
             let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
             out += "\n\(orphans.text) \(orphans.isSingular ? "belongs" : "belong") to no region (ambient).\n"

@@ -211,7 +211,7 @@ public enum PlaceIndexDatabase {
     }
 
     /// What is wrong with the search pack at `url`, for an audit: empty when it is whole. Checks
-    /// that it opens as SQLite, SQLite's own integrity check, the FTS index against its names
+    /// that it opens as SQLite, SQLite's own integrity check, that it says it is a search pack, the FTS index against its names
     /// (FTS4's `integrity-check`), the R*Tree against its places, the schema version, and that
     /// `metadata.entries`, the places, the R*Tree and the names agree. Never writes.
     public static func problems(_ url: URL) -> [String] {
@@ -237,6 +237,10 @@ public enum PlaceIndexDatabase {
         }
         guard problems.isEmpty else { return problems }
         check("metadata") {
+            let format = try db.queryFirst("SELECT value FROM metadata WHERE name = 'format'") { $0.text(0) }
+            guard format == "provision-search-pack" else {
+                return "not a search pack: its metadata has no format 'provision-search-pack'"
+            }
             let version = try db.queryFirst("SELECT value FROM metadata WHERE name = 'schema_version'") { $0.text(0) }
             return version == String(schemaVersion) ? nil : "schema_version is \(version ?? "missing"), not \(schemaVersion)"
         }
@@ -281,6 +285,19 @@ public enum PlaceIndexDatabase {
             return off == 0 ? nil : "\(off) places are missing from the R*Tree or lie outside their box"
         }
         return problems
+    }
+
+    /// The build time (Unix seconds) the pack at `url` says it was built at (`metadata.build_time`),
+    /// so that a rebuild for comparison writes the same bytes; nil when it cannot be read.
+    public static func buildTime(_ url: URL) -> Int64? {
+        // A file that does not open or has no such row has no build time to give: the caller says so.
+        guard let db = try? SQLiteDatabase(path: url.path, options: .init(readOnly: true, create: false)) else { return nil }
+        // Best effort: closing a read-only connection.
+        defer { try? db.close() }
+        // As above: no row, or not a table, is no build time.
+        let text = try? db.queryFirst("SELECT value FROM metadata WHERE name = 'build_time'") { $0.text(0) }
+        guard let text = text ?? nil, let date = ISO8601DateFormatter().date(from: text) else { return nil }
+        return Int64(date.timeIntervalSince1970)
     }
 
     /// Runs `searchSQL` (`searchSQLWithoutRTree` when `rtree` is false) on the pack at `url`

@@ -21,13 +21,14 @@ public enum SearchPackBuild {
         public var record: SearchPackRecord
         /// Whether the file was written.
         public var built: Bool
-        /// What the index saw and skipped (nil when nothing was built).
-        public var report: PlaceIndexReport?
+        /// What the build read and skipped, per source summed (nil when nothing was built).
+        public var findings: SearchPackFindings?
     }
 
     /// Brings `pack`'s file in `directory` (the store's) up to date with the tiles `store` holds:
-    /// kept when its input digest and file are the ones `record` holds, else written anew,
-    /// atomically, stamped with `buildTime` (Unix seconds).
+    /// kept when its input digest and file are the ones `record` holds and the file is whole, else
+    /// written anew, atomically, stamped with `buildTime` (Unix seconds): a failed build leaves the
+    /// file it replaces (or none), never part of one.
     ///
     /// - Throws: `SearchPackError` when a source's schema is unknown and the pack has no mapping.
     public static func run(_ pack: SearchPackPlan, plan: Plan, store: StoredTiles, directory: URL, buildTime: Int64,
@@ -46,10 +47,10 @@ public enum SearchPackBuild {
         let inputDigest = "sha256:" + hasher.finalizeHex()
         // A file that cannot be read is not the one the lock records: it is built again.
         if let record, record.inputDigest == inputDigest, let data = try? Data(contentsOf: url),
-           "sha256:" + SHA256.hex(data) == record.digest {
-            return Outcome(record: record, built: false, report: nil)
+           "sha256:" + SHA256.hex(data) == record.digest, PlaceIndexDatabase.problems(url).isEmpty {
+            return Outcome(record: record, built: false, findings: nil)
         }
-        let (entries, report, schemas) = try entries(of: pack, plan: plan, store: store)
+        let (entries, findings, schemas) = try entries(of: pack, plan: plan, store: store)
         let attributions = pack.sources.map(\.attribution).filter { !$0.isEmpty }
         let metadata = PlaceIndexMetadata(
             pack: pack.pack.id, sources: pack.sources.map(\.name),
@@ -60,18 +61,18 @@ public enum SearchPackBuild {
         let written = SearchPackRecord(id: pack.pack.id, file: pack.pack.file, digest: "sha256:" + SHA256.hex(data),
                                        inputDigest: inputDigest, settingsDigest: pack.settingsDigest, entries: entries.count,
                                        bytes: Int64(data.count), tiles: tiles)
-        return Outcome(record: written, built: true, report: report)
+        return Outcome(record: written, built: true, findings: findings)
     }
 
     /// The entries of every source (one builder each: sources may differ in schema), in source
-    /// order, the report summed, and each distinct schema's name.
+    /// order, what the builders read and skipped summed, and each distinct schema's name.
     static func entries(of pack: SearchPackPlan, plan: Plan, store: StoredTiles) throws
-        -> ([PlaceEntry], PlaceIndexReport, [String]) {
+        -> ([PlaceEntry], SearchPackFindings, [String]) {
         let regions = pack.regions.compactMap { id in
             plan.regions.first { $0.regionID == id }.map { PlaceRegion(id: id, area: $0.area) }
         }
         var all: [PlaceEntry] = []
-        var total = PlaceIndexReport()
+        var total = SearchPackFindings(id: pack.pack.id)
         var schemas: [String] = []
         for source in pack.sources {
             let schema: PlaceSchema
@@ -92,12 +93,7 @@ public enum SearchPackBuild {
             }
             let (entries, report) = builder.finish()
             all += entries
-            total.tiles += report.tiles
-            total.malformedTiles += report.malformedTiles
-            total.features += report.features
-            total.namedFeatures += report.namedFeatures
-            total.brokenGeometry += report.brokenGeometry
-            total.entries += report.entries
+            total.add(report, source: source.name)
         }
         return (all, total, schemas)
     }
@@ -134,5 +130,19 @@ public enum SearchPackBuild {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+}
+
+extension SearchPackFindings {
+    /// Adds what one source's builder read and skipped.
+    mutating func add(_ report: PlaceIndexReport, source: String) {
+        tiles += report.tiles
+        malformedTiles += report.malformedTiles.count
+        features += report.features
+        namedFeatures += report.namedFeatures
+        brokenGeometry += report.brokenGeometry
+        namesWithControlCharacters += report.namesWithControlCharacters
+        namesTooLong += report.namesTooLong
+        if !report.missingLayers.isEmpty { missingLayers.append(MissingLayers(source: source, layers: report.missingLayers)) }
     }
 }

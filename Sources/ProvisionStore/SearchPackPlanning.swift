@@ -51,6 +51,37 @@ public enum SearchPackPlanning {
         return (.keep, "")
     }
 
+    /// For a repair: each kept pack whose file SQLite or the pack's own checks find damaged
+    /// (`PlaceIndexDatabase.problems`) is built again, even when its digest is the lock's.
+    public static func recheck(_ packs: inout [SearchPackPlan], directory: URL) {
+        for index in packs.indices where packs[index].action == .keep {
+            let problems = PlaceIndexDatabase.problems(directory.appendingPathComponent(packs[index].pack.file))
+            if let first = problems.first { (packs[index].action, packs[index].reason) = (.build, "file damaged: \(first)") }
+        }
+    }
+
+    /// One note per source whose TileJSON lacks layers the pack's schema reads (OpenMapTiles or
+    /// Mapbox Streets v8 told apart from most of their layers, or the pack's mapping): their
+    /// features are not in the index, which a user should hear before the apply, not after.
+    public static func notes(_ packs: [SearchPackPlan]) -> [PlanNote] {
+        packs.flatMap { pack in
+            pack.sources.compactMap { source -> PlanNote? in
+                guard let layers = source.vectorLayers else { return nil }
+                // A schema that cannot be told apart was already refused by `checkSchema`.
+                guard let schema = try? PlaceSchema.detect(vectorLayerIDs: layers, source: source.name,
+                                                           mapping: pack.pack.layers.map(layerRules)) else { return nil }
+                let missing = schema.layers.keys.filter { !layers.contains($0) }.sorted()
+                guard !missing.isEmpty else { return nil }
+                return PlanNote(subject: "search pack '\(pack.pack.id)'",
+                                message: "source \(source.name) has no \(missing.count == 1 ? "layer" : "layers") "
+                                    + "\(listed(missing)) " + (schema.name == "custom" ? "the pack's layer mapping names"
+                                        : "of its \(schema.name) schema") + " (its vector layers: "
+                                    + "\(layers.joined(separator: ", "))), so the index holds none of "
+                                    + "\(missing.count == 1 ? "that layer's" : "those layers'") features")
+            }
+        }
+    }
+
     /// Whether the apply of `plan` may change a tile `pack` reads.
     static func tilesChange(_ pack: SearchPackPlan, plan: Plan) -> Bool {
         let templates = Set(pack.sources.map(\.urlTemplate))

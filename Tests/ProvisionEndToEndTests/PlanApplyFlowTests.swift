@@ -43,7 +43,7 @@ final class PlanApplyFlowTests: WorkspaceTestCase {
         let reportURL = ws.root.appendingPathComponent("report.json")
         try ws.provision("apply", "--quiet", "--report", reportURL.path, jobFile).expect(0)
         let report = try readJSON(reportURL)
-        XCTAssertEqual(report["schemaVersion"], .int(3))
+        XCTAssertEqual(report["schemaVersion"], .int(4))
         XCTAssertEqual(report["kind"], "apply-report")
         XCTAssertEqual(report["status"], "complete")
         XCTAssertEqual(report["downloads"]?["failed"]?.intValue, 0)
