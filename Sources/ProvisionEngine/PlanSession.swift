@@ -172,6 +172,11 @@ public final class PlanSession {
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
         plan.searchPacks = try searchPackPlans(plan)
+        if shard != nil, !plan.searchPacks.isEmpty {
+            plan.notes.append(PlanNote(subject: "search packs", message: "a shard holds only its share of the tiles, so its "
+                                       + "apply builds no search pack; 'provision merge' builds "
+                                       + listed(plan.searchPacks.map(\.pack.file)) + " once, from the merged store"))
+        }
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)
