@@ -89,7 +89,7 @@ final class SearchPackApplyTests: WorkspaceTestCase {
         XCTAssertEqual(try shell.int("SELECT count(*) FROM places WHERE name = 'Brooklyn'"), 0)
         XCTAssertEqual(try shell.scalar("SELECT value FROM metadata WHERE name = 'build_time'"), "2023-11-14T22:13:20Z")
         let record = try XCTUnwrap(try readJSON(ws.lock)["searchPacks"]?.arrayValue?.first)
-        XCTAssertEqual(try readJSON(ws.lock)["schemaVersion"], 6)
+        XCTAssertEqual(try readJSON(ws.lock)["schemaVersion"], 7)
         XCTAssertEqual(record["file"], "search/places.db")
         XCTAssertEqual(record["digest"]?.stringValue, "sha256:" + ws.sha256(pack))
         XCTAssertEqual(record["entries"]?.intValue, try shell.int("SELECT count(*) FROM places"))
@@ -146,6 +146,53 @@ final class SearchPackApplyTests: WorkspaceTestCase {
         }
         XCTAssertNotEqual(digests[0], "absent")
         XCTAssertEqual(digests[0], digests[1])
+    }
+
+    /// `export --format bundle` carries the pack, checked against the lock first, and its README
+    /// gives the query; an archive export leaves it out; a damaged or missing pack is refused (65).
+    func testABundleCarriesThePackAndADamagedPackIsRefused() throws {
+        try ws.provision("apply", "--quiet", try writeJob(layers: mapping), environment: epoch).expect(0)
+        let record = try XCTUnwrap(try readJSON(ws.lock)["searchPacks"]?.arrayValue?.first)
+        let bundle = ws.root.appendingPathComponent("bundle")
+        let json = try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", bundle.path, "--json")
+        json.expect(0)
+        let report = try parseJSON(json.stdout)
+        XCTAssertEqual(try SchemaSubset(named: "export-report.schema.json").problems(report), [], json.stdout)
+        XCTAssertEqual(report["schemaVersion"], 2)
+        let carried = try XCTUnwrap(report["bundle"]?["searchPacks"]?.arrayValue)
+        XCTAssertEqual(carried.count, 1)
+        XCTAssertEqual(carried.first?["path"], "search/places.db")
+        XCTAssertEqual(carried.first?["pack"], "places")
+        XCTAssertEqual(carried.first?["entries"], record["entries"])
+        XCTAssertEqual(carried.first?["bytes"], record["bytes"])
+        XCTAssertTrue(try Data(contentsOf: bundle.appendingPathComponent("search/places.db")) == Data(contentsOf: pack))
+        let readme = try String(contentsOf: bundle.appendingPathComponent("README.txt"), encoding: .utf8)
+        for phrase in ["- search/places.db: search pack 'places', ", "Searching places (search/PACK.db)",
+                       "    WHERE names_fts MATCH :match\n", "the section \"provision search\" of provision's README"] {
+            XCTAssertTrue(readme.contains(phrase), "README.txt lacks \(phrase)")
+        }
+        let text = try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", bundle.path)
+        text.expect(0)
+        XCTAssertTrue(text.stdout.contains(", 1 search pack (search/places.db, "), text.stdout)
+
+        let archive = ws.root.appendingPathComponent("archives")
+        let pmtiles = try ws.provision("export", "--store", ws.store.path, "--format", "pmtiles", "--out", archive.path + "/", "--json")
+        pmtiles.expect(0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: archive.path), ["streets.pmtiles"], "no pack in archives")
+
+        // A pack changed since it was built, or gone: refused naming it, nothing written.
+        let refused = ws.root.appendingPathComponent("refused")
+        try Data("not a search pack".utf8).write(to: pack)
+        let damaged = try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", refused.path)
+        damaged.expect(65, "a damaged pack")
+        XCTAssertTrue(damaged.stderr.contains("search pack 'places': search/places.db in the store at ")
+                      && damaged.stderr.contains("is damaged"), damaged.stderr)
+        try FileManager.default.removeItem(at: pack)
+        let missing = try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", refused.path)
+        missing.expect(65, "a missing pack")
+        XCTAssertTrue(missing.stderr.contains("search pack 'places': search/places.db cannot be read"), missing.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: refused.path), "nothing written")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ws.root.path).filter { $0.hasPrefix(".") }, [])
     }
 
     func testAnUnknownSchemaWithoutAMappingFailsThePlanNamingTheSource() throws {
