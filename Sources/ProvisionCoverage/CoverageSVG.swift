@@ -145,7 +145,23 @@ struct CoverageSVG {
             out += "<path data-region=\"\(attributeID(region.id))\" class=\"outline \(region.role.rawValue)\" d=\"\(d)\">"
             out += "<title>\(escape(region.name == region.id ? region.id : "\(region.name) (\(region.id))"))</title></path>\n"
         }
+        out += places(in: panel, units: units)
         out += "</g>\n"
+        return out
+    }
+
+    /// Each search pack's places the view's zoom shows, as round dots (styled by attributes: the
+    /// page's style sheet is the same with or without packs).
+    private func places(in panel: CoveragePanel, units: Double) -> String {
+        var out = ""
+        for pack in map.searchPacks {
+            let shown = pack.places.filter { $0.zooms.contains(view.zoom) }
+            guard !shown.isEmpty else { continue }
+            let d = pathData(CoverageShape(points: shown.map(\.position)), panel: panel, units: units)
+            out += "<path data-search-pack=\"\(attributeID(pack.id))\" data-places=\"\(shown.count)\" class=\"places\" fill=\"none\" "
+                + "stroke=\"#7b2fa8\" stroke-width=\"4\" stroke-linecap=\"round\" vector-effect=\"non-scaling-stroke\" d=\"\(d)\">"
+                + "<title>\(escape("search pack \(pack.id): \(plural(shown.count, "place")) at z\(view.zoom)"))</title></path>\n"
+        }
         return out
     }
 

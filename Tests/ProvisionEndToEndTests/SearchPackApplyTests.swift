@@ -195,6 +195,49 @@ final class SearchPackApplyTests: WorkspaceTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ws.root.path).filter { $0.hasPrefix(".") }, [])
     }
 
+    /// The rows of the coverage page's search pack table, each its cells' text.
+    private func packRows(_ page: String) throws -> [[String]] {
+        let root = try MarkupElement.parse(Data(contentsOf: ws.root.appendingPathComponent(page)))
+        let table = try XCTUnwrap(root.elements("table").first { $0.elements("caption").first?.allText.hasPrefix("Search packs") == true },
+                                  "\(page) has a search pack table")
+        return table.elements("tr").map { $0.elements("td").map(\.allText) }.filter { !$0.isEmpty }
+    }
+
+    /// The coverage pages of plan and audit count each pack's places per region and draw them as
+    /// dots on the views of the zooms that show them.
+    func testTheCoveragePagesShowThePacksPlaces() throws {
+        let job = try writeJob(layers: mapping)
+        try ws.provision("plan", job, "--html", "before.html", "--quiet", environment: epoch).expect(0)
+        XCTAssertEqual(try packRows("before.html").first, ["places", "search/places.db", "to build (new); no file yet", "all", "—", "—"])
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+
+        let shell = SQLiteShell(database: pack)
+        let entries = try shell.int("SELECT count(*) FROM places")
+        var expected = [["places", "search/places.db", "kept", "all", grouped(entries), grouped(entries)]]
+        for region in ["london", "paris"] {
+            let places = try shell.int("SELECT count(*) FROM place_regions WHERE region = '\(region)'")
+            XCTAssertGreaterThan(places, 0, region)
+            expected.append(["places", "search/places.db", "kept", region, grouped(places), ""])
+        }
+        try ws.provision("plan", job, "--html", "plan.html", "--quiet", environment: epoch).expect(0)
+        XCTAssertEqual(try packRows("plan.html"), expected)
+        try ws.provision("audit", "--store", ws.store.path, "--html", "audit.html", "--quiet").expect(0)
+        XCTAssertEqual(try packRows("audit.html"), expected.map { row in row.enumerated().map { $0 == 2 ? "in the lock" : $1 } })
+
+        // Each view draws the places its zoom shows, once (insets reuse the overview's drawing).
+        let root = try MarkupElement.parse(Data(contentsOf: ws.root.appendingPathComponent("plan.html")))
+        var drawn = 0
+        for svg in root.elements("svg") {
+            guard let zoom = svg.attributes["data-zoom"].flatMap(Int.init) else { continue }
+            let dots = svg.elements("path").filter { $0.attributes["data-search-pack"] == "places" }
+            let shown = try shell.int("SELECT count(*) FROM places WHERE minzoom <= \(zoom) AND maxzoom >= \(zoom)")
+            XCTAssertEqual(dots.count, shown > 0 ? 1 : 0, "z\(zoom)")
+            XCTAssertEqual(dots.first?.attributes["data-places"].flatMap(Int.init) ?? 0, shown, "z\(zoom)")
+            drawn += shown
+        }
+        XCTAssertGreaterThan(drawn, 0)
+    }
+
     func testAnUnknownSchemaWithoutAMappingFailsThePlanNamingTheSource() throws {
         let job = try writeJob()
         for command in ["plan", "apply"] {
