@@ -195,6 +195,39 @@ final class SearchPackApplyTests: WorkspaceTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ws.root.path).filter { $0.hasPrefix(".") }, [])
     }
 
+    /// A shard's apply says it builds no pack and its lock records what the merge builds (valid
+    /// against lock.schema.json); the merge builds the pack the single apply builds, byte for byte.
+    func testShardsLeaveThePackToTheMerge() throws {
+        let job = try writeJob(layers: mapping)
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+        let planned = try ws.provision("plan", job, "--shard", "0/2", "--store", "shard0", environment: epoch)
+        planned.expect(0)
+        XCTAssertTrue(planned.stdout.contains("note: search packs: a shard holds only its share of the tiles, so its apply builds "
+                                              + "no search pack; 'provision merge' builds search/places.db once"), planned.stdout)
+        let schema = try SchemaSubset(named: "lock.schema.json")
+        for index in 0..<2 {
+            let store = ws.root.appendingPathComponent("shard\(index)")
+            let applied = try ws.provision("apply", job, "--shard", "\(index)/2", "--store", store.path, environment: epoch)
+            applied.expect(0)
+            XCTAssertTrue(applied.stdout.contains("Search pack places: not built by a shard, which holds only its share of the "
+                                                  + "tiles; 'provision merge' builds it once."), applied.stdout)
+            let lock = try readJSON(store.appendingPathComponent("provision.lock.json"))
+            XCTAssertEqual(schema.problems(lock), [], "shard \(index)'s lock")
+            XCTAssertNil(lock["searchPacks"])
+            XCTAssertEqual(lock["shard"]?["searchPacks"]?["packs"]?.arrayValue?.first?["id"], "places")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: store.appendingPathComponent("search/places.db").path))
+        }
+        let merged = ws.root.appendingPathComponent("merged")
+        let result = try ws.provision("merge", "shard1", "shard0", "--store", merged.path)
+        result.expect(0)
+        XCTAssertTrue(result.stdout.contains("Search pack places: search/places.db, "), result.stdout)
+        XCTAssertEqual(schema.problems(try readJSON(merged.appendingPathComponent("provision.lock.json"))), [])
+        for file in ["offline.db", "provision.lock.json", "search/places.db"] {
+            XCTAssertTrue(try Data(contentsOf: merged.appendingPathComponent(file)) == Data(contentsOf: ws.store.appendingPathComponent(file)),
+                          "\(file) equals the single apply's")
+        }
+    }
+
     /// The rows of the coverage page's search pack table, each its cells' text.
     private func packRows(_ page: String) throws -> [[String]] {
         let root = try MarkupElement.parse(Data(contentsOf: ws.root.appendingPathComponent(page)))
