@@ -42,14 +42,53 @@ public final class ShardTiles: StoredTiles {
         for row in rows.sorted(by: { $0.y < $1.y }) { try body(row.y, row.bytes) }
     }
 
-    /// The first `limit` of the shards' first `limit` rows each: the first `limit` of their union.
+    /// The next rows of one shard for the column being read, and whether the shard has more.
+    private struct Cursor {
+        var rows: ArraySlice<StoredTileRow> = []
+        var exhausted = false
+    }
+
+    /// What the cursors hold: the template, ratio and zoom, and the last row returned.
+    private var reading: (key: String, last: (x: Int, y: Int)?)?
+    private var cursors: [Cursor] = []
+
+    /// Up to `limit` rows of the union, merged from each shard's next rows; each shard is read a
+    /// page at a time as the merge uses up its rows, so every row is read once while the calls
+    /// page on from the last row returned (as `SearchPackBuild` pages), and afresh otherwise.
     public func tileRows(urlTemplate: String, pixelRatio: Int, zoom: Int, after: (x: Int, y: Int)?, limit: Int) throws
         -> [StoredTileRow] {
-        var rows: [StoredTileRow] = []
-        for database in databases {
-            rows += try database.tileRows(urlTemplate: urlTemplate, pixelRatio: pixelRatio, zoom: zoom, after: after, limit: limit)
+        let key = "\(pixelRatio) \(zoom) \(urlTemplate)"
+        if reading?.key != key || !Self.same(reading?.last, after) {
+            cursors = Array(repeating: Cursor(), count: databases.count)
         }
-        rows.sort { ($0.key.tile.x, $0.key.tile.y) < ($1.key.tile.x, $1.key.tile.y) }
-        return Array(rows.prefix(limit))
+        func position(_ row: StoredTileRow) -> (x: Int, y: Int) { (row.key.tile.x, row.key.tile.y) }
+        var out: [StoredTileRow] = []
+        while out.count < limit {
+            var best: Int?
+            for i in cursors.indices {
+                if cursors[i].rows.isEmpty && !cursors[i].exhausted {
+                    let from = out.last.map(position) ?? after
+                    let page = try databases[i].tileRows(urlTemplate: urlTemplate, pixelRatio: pixelRatio, zoom: zoom,
+                                                         after: from, limit: limit)
+                    cursors[i].rows = page[...]
+                    cursors[i].exhausted = page.count < limit
+                }
+                guard let head = cursors[i].rows.first else { continue }
+                if let b = best, let current = cursors[b].rows.first, position(current) < position(head) { continue }
+                best = i
+            }
+            guard let chosen = best, let row = cursors[chosen].rows.popFirst() else { break }
+            out.append(row)
+        }
+        reading = (key, out.last.map(position) ?? after)
+        return out
+    }
+
+    private static func same(_ a: (x: Int, y: Int)?, _ b: (x: Int, y: Int)?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case let (a?, b?): return a == b
+        default: return false
+        }
     }
 }

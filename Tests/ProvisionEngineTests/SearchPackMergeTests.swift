@@ -83,6 +83,41 @@ final class SearchPackMergeTests: XCTestCase {
         }
     }
 
+    /// The shards read as one store page by page (as a pack build reads) give the merged store's
+    /// rows in its order, whatever the page size, and again after a jump back.
+    func testTheShardsTilesReadAsTheMergedStore() throws {
+        let inputs = try shards(3)
+        let output = store("merged")
+        _ = try MergeRun(stores: inputs, output: output.path, progress: SilentProgress()).run()
+        let epoch = try lock("merged").epoch
+        let merged = try StorePath(url: output).openForReading(epoch: epoch)
+        defer { try? merged.close() }
+        let union = try ShardTiles(shards: inputs.map { StorePath(url: URL(fileURLWithPath: $0)) }, epoch: epoch)
+        defer { union.close() }
+        let sql = try SQLiteDatabase(path: StorePath(url: output).databaseURL.path, options: .init(readOnly: true, create: false))
+        defer { try? sql.close() }
+        let columns = try sql.query("SELECT DISTINCT url_template, pixel_ratio, z FROM tiles ORDER BY 1, 2, 3") {
+            ($0.text(0), Int($0.int64(1)), Int($0.int64(2)))
+        }
+        XCTAssertGreaterThan(columns.count, 4)
+        func page(_ tiles: StoredTiles, _ column: (String, Int, Int), limit: Int) throws -> [String] {
+            var out: [String] = [], after: (x: Int, y: Int)?
+            while true {
+                let rows = try tiles.tileRows(urlTemplate: column.0, pixelRatio: column.1, zoom: column.2, after: after, limit: limit)
+                out += rows.map { "\($0.key.tile) \($0.content.compressed) \($0.content.data?.count ?? -1)" }
+                guard rows.count == limit, let last = rows.last else { return out }
+                after = (last.key.tile.x, last.key.tile.y)
+            }
+        }
+        for column in columns {
+            let expected = try page(merged, column, limit: 1_000_000)
+            for limit in [1, 3, 256] {
+                XCTAssertEqual(try page(union, column, limit: limit), expected, "\(column) by \(limit)")
+            }
+        }
+        XCTAssertEqual(try page(union, columns[0], limit: 2), try page(merged, columns[0], limit: 5), "read again from the start")
+    }
+
     /// A pack that cannot be built fails the merge with its message; a new output is removed, an
     /// existing one keeps every byte.
     func testAPackThatCannotBeBuiltFailsTheMergeWritingNothing() throws {
