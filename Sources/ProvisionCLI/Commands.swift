@@ -287,7 +287,7 @@ public enum Commands {
         ] + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "exported"), (.failure, "other errors"),
                     (.usage, "usage, several sources but no --source or --out DIR, an unknown source or region"),
-                    (.invalidJob, "the store holds no tiles to export, or a tile that does not inflate"),
+                    (.invalidJob, "the store holds no tiles to export, a tile that does not inflate, or a damaged search pack"),
                     (.missingInput, "no store there"),
                     (.cannotWriteStore, "--out cannot be written (no such directory, a full disk, not a bundle)")])
 

@@ -239,6 +239,8 @@ public struct CoverageMap: Equatable, Sendable {
     public var document: JSONValue
     /// The cell budget the views were built under.
     public var cellBudget: Int
+    /// The search packs drawn on the views (`showing`); empty for none.
+    public var searchPacks: [CoverageSearchPack] = []
 
     /// A picture of `views` over `regions`.
     public init(kind: Kind, title: String, regions: [CoverageRegion], views: [CoverageView], tables: [CoverageTable],

@@ -93,6 +93,10 @@ public enum CoverageRenderer {
             out += "<li><svg width=\"26\" height=\"14\" class=\"coverage\"><path class=\"outline removed\" d=\"M1 7h24\"/></svg>"
             out += "region the job drops</li>"
         }
+        if !map.searchPacks.isEmpty {
+            out += "<li><svg width=\"14\" height=\"14\" class=\"coverage\"><path \(CoverageStyle.placeDot) d=\"M7 7h0\"/></svg>"
+            out += "search pack place</li>"
+        }
         return out + "</ul>\n"
     }
 

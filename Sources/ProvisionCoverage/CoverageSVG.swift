@@ -145,7 +145,23 @@ struct CoverageSVG {
             out += "<path data-region=\"\(attributeID(region.id))\" class=\"outline \(region.role.rawValue)\" d=\"\(d)\">"
             out += "<title>\(escape(region.name == region.id ? region.id : "\(region.name) (\(region.id))"))</title></path>\n"
         }
+        out += places(in: panel, units: units)
         out += "</g>\n"
+        return out
+    }
+
+    /// Each search pack's places the view's zoom shows, as round dots (styled by attributes: the
+    /// page's style sheet is the same with or without packs).
+    private func places(in panel: CoveragePanel, units: Double) -> String {
+        var out = ""
+        for pack in map.searchPacks {
+            let shown = pack.places.filter { $0.zooms.contains(view.zoom) }
+            guard !shown.isEmpty else { continue }
+            let d = pathData(CoverageShape(points: shown.map(\.position)), panel: panel, units: units)
+            out += "<path data-search-pack=\"\(attributeID(pack.id))\" data-places=\"\(shown.count)\" class=\"places\" "
+                + "\(CoverageStyle.placeDot) d=\"\(d)\">"
+                + "<title>\(escape("search pack \(pack.id): \(plural(shown.count, "place")) at z\(view.zoom)"))</title></path>\n"
+        }
         return out
     }
 
@@ -242,6 +258,10 @@ struct CoverageSVG {
             x += 34 + Double(state.label.count) * 7
         }
         out += "<path class=\"outline job\" d=\"M\(fmt(x)) -4h24\"/><text x=\"\(fmt(x + 30))\" y=\"0\">region</text>\n"
+        if !map.searchPacks.isEmpty {
+            x += 84
+            out += "<path \(CoverageStyle.placeDot) d=\"M\(fmt(x + 4)) -4h0\"/><text x=\"\(fmt(x + 14))\" y=\"0\">search pack place</text>\n"
+        }
         out += "<text class=\"caption\" x=\"0\" y=\"24\">\(escape(caption))</text>\n"
         return out + "</g>\n"
     }
@@ -249,6 +269,11 @@ struct CoverageSVG {
 
 /// The colours and shapes of the pictures, shared by the SVG files and the HTML page.
 enum CoverageStyle {
+    /// A search pack's place: a round dot, styled by attributes so the style sheet is the same
+    /// with or without packs (a deep magenta, apart from every state's fill).
+    static let placeDot = "fill=\"none\" stroke=\"#c2006b\" stroke-width=\"4\" stroke-linecap=\"round\" "
+        + "vector-effect=\"non-scaling-stroke\""
+
     /// The fill of each state.
     static let colours: [(CoverageState, String)] = [
         (.present, "#6fa8dc"), (.missing, "#f0a030"), (.add, "#2e9e4f"), (.remove, "#d9413a"), (.shared, "#8a5cc2"),

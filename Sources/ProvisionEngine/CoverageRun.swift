@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 import ProvisionCoverage
 import ProvisionReports
@@ -19,7 +20,12 @@ extension PlanSession {
         // Best effort: closing a read-only connection.
         defer { try? database?.close() }
         do {
+            let packs = plan.searchPacks.map { pack in
+                (id: pack.pack.id, file: pack.pack.file, regions: Optional(pack.regions),
+                 status: pack.action == .build ? "to build (\(pack.reason))" : "kept")
+            }
             return try CoverageMap.plan(plan, document: document(plan), store: database, options: options)
+                .showing(CoverageSearchPacks.read(packs, store: store.url))
         } catch {  // a CoverageError says for itself that it is usage (64)
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
@@ -35,9 +41,38 @@ extension AuditRun {
             let database = try path.openForReading(epoch: lock?.epoch ?? 0)
             // Best effort: closing a read-only connection.
             defer { try? database.close() }
+            let packs = (lock?.searchPacks ?? []).map { (id: $0.id, file: $0.file, regions: [String]?.none, status: "in the lock") }
             return try CoverageMap.audit(document, lock: lock, store: database, options: options)
+                .showing(CoverageSearchPacks.read(packs, store: path.url))
         } catch {  // a CoverageError says for itself that it is usage (64)
             throw ProvisionError(store: error, context: "cannot audit the store at \(path.display)", kind: .failure)
+        }
+    }
+}
+
+/// The search packs a coverage picture shows, each read from the store's file.
+enum CoverageSearchPacks {
+    /// Each pack's places per region (`regions`, or every region its file names when nil) and the
+    /// first places to draw; a file missing or unreadable is shown as such, with no numbers.
+    static func read(_ packs: [(id: String, file: String, regions: [String]?, status: String)], store: URL) -> [CoverageSearchPack] {
+        packs.map { pack in
+            let url = store.appendingPathComponent(pack.file)
+            let missing = { (why: String) in
+                CoverageSearchPack(id: pack.id, file: pack.file, status: "\(pack.status); \(why)",
+                                   regions: (pack.regions ?? []).map { (id: $0, places: nil) }, entries: nil, places: [])
+            }
+            guard FileManager.default.fileExists(atPath: url.path) else { return missing("no file yet") }
+            let overview: PlaceIndexOverview
+            do {
+                overview = try PlaceIndexDatabase.overview(url, limit: CoverageSearchPack.placeBudget)
+            } catch {
+                return missing("the file cannot be read (\(describe(error)))")
+            }
+            let regions = pack.regions ?? overview.regions.keys.sorted()
+            return CoverageSearchPack(id: pack.id, file: pack.file, status: pack.status,
+                                      regions: regions.map { (id: $0, places: overview.regions[$0] ?? 0) },
+                                      entries: overview.entries,
+                                      places: overview.places.map { CoverageSearchPack.Place(position: $0.position, zooms: $0.zooms) })
         }
     }
 }

@@ -99,7 +99,8 @@ extension MergeRun {
         if input.entry.totalTiles != first.entry.totalTiles {
             throw refuse("they count \(grouped(input.entry.totalTiles)) and \(grouped(first.entry.totalTiles)) tiles in the job")
         }
-        if a.stylePacks != b.stylePacks || a.regions.map(Self.planned) != b.regions.map(Self.planned) || a.jobName != b.jobName {
+        if a.stylePacks != b.stylePacks || a.regions.map(Self.planned) != b.regions.map(Self.planned) || a.jobName != b.jobName
+            || input.entry.searchPacks != first.entry.searchPacks {
             throw refuse("their plans differ (a style, TileJSON or region resolved differently)")
         }
         if a.resourceCount != b.resourceCount || Self.resourceChunks(a) != Self.resourceChunks(b) {

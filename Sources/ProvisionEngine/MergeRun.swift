@@ -10,7 +10,8 @@ import ProvisionStore
 /// Why it can: the shards share every plan-derived row (regions, resources) and their tiles are
 /// contiguous runs of the job's key order, so replaying them through the next-store writer
 /// in the whole apply's order (`ShardReplay`) writes the same file, and the shards' lock with
-/// the merged content is the whole apply's lock.
+/// the merged content is the whole apply's lock. The search packs, which no shard builds, are
+/// built once from the shards' tiles (`buildSearchPacks`), as the whole apply builds them.
 public struct MergeRun {
     /// The shard stores, as the user named them, in any order.
     public var stores: [String]
@@ -31,6 +32,7 @@ public struct MergeRun {
         public var text: String {
             "Merged \(plural(shards, "shard")) of \(lock.jobName) into \(store): \(plural(lock.tileCount, "tile")), "
                 + "\(plural(lock.resourceCount, "resource")), \(ByteFormat.string(lock.byteCount)).\n"
+                + lock.searchPacks.map { "Search pack \($0.id): \($0.file), \(plural($0.entries, "entry", "entries")).\n" }.joined()
         }
     }
 
@@ -97,6 +99,8 @@ public struct MergeRun {
         let epoch = inputs[0].lock.epoch
         let writer = try build.beginNextStore(epoch: epoch)
         try ShardReplay(shards: inputs.map(\.path), tileCounts: inputs.map(\.lock.tileCount)).run(into: writer)
+        let packs = try buildSearchPacks(inputs, into: build.path, epoch: epoch)
+        defer { packs?.discard() }
         let content = try build.finish(epoch: epoch, unchanged: nil)
         var lock = inputs[0].lock
         lock.shard = nil
@@ -106,6 +110,7 @@ public struct MergeRun {
         lock.byteCount = content.byteCount
         lock.contentDigest = "sha256:" + content.digest
         lock.chunks = content.chunks
+        lock.searchPacks = try packs?.place() ?? []
         try build.writeLock(lock.fileBytes)
         return lock
     }

@@ -174,6 +174,11 @@ public final class PlanSession {
         plan.searchPacks = try searchPackPlans(plan)
         plan.notes += try attributionNotes(plan)
         plan.notes += SearchPackPlanning.notes(plan.searchPacks)
+        if shard != nil, !plan.searchPacks.isEmpty {
+            plan.notes.append(PlanNote(subject: "search packs", message: "a shard holds only its share of the tiles, so its "
+                                       + "apply builds no search pack; 'provision merge' builds "
+                                       + listed(plan.searchPacks.map(\.pack.file)) + " once, from the merged store"))
+        }
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)

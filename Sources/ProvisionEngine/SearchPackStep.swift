@@ -36,11 +36,17 @@ struct SearchPackStep {
             return (error, [])
         }
         let previous = session.lock?.searchPacks ?? []
-        for old in previous where !packs.contains(where: { $0.pack.id == old.id }) {
+        // A shard's store holds no pack: what it held before goes too.
+        for old in previous where plan.shard != nil || !packs.contains(where: { $0.pack.id == old.id }) {
             // A file already gone is what removing it wants.
             try? FileManager.default.removeItem(at: session.store.url.appendingPathComponent(old.file))
         }
         guard !packs.isEmpty else { return (nil, []) }
+        if plan.shard != nil {
+            // A shard holds only its share of the tiles: the merge builds every pack once, from all of them.
+            lock.shard?.searchPacks = ShardSearchPacks(packs: packs, plan: plan)
+            return (nil, [])
+        }
         let database: OfflineDatabase
         do {
             database = try session.store.openForReading(epoch: buildTime)
@@ -64,17 +70,24 @@ struct SearchPackStep {
                                                       buildTime: buildTime, record: record)
                 lock.searchPacks.append(outcome.record)
                 if let found = outcome.findings { findings.append(found) }
-                let seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
-                progress.emit(.searchPack(id: pack.pack.id, file: pack.pack.file, built: outcome.built,
-                                          entries: outcome.record.entries, tiles: outcome.record.tiles,
-                                          bytes: outcome.record.bytes, seconds: seconds))
-            } catch let error as SearchPackError {
-                failure = failure ?? ProvisionError(.invalidJob, error.description)
+                progress.emit(Self.event(pack, outcome: outcome, started: started))
             } catch {
-                failure = failure ?? ProvisionError(.cannotWriteStore, "cannot build search pack '\(pack.pack.id)': \(describe(error))",
-                                                    cause: error)
+                failure = failure ?? Self.failure(error, pack: pack.pack.id)
             }
         }
         return (failure, findings)
+    }
+
+    /// The progress event of `pack`'s step, which began at `started`.
+    static func event(_ pack: SearchPackPlan, outcome: SearchPackBuild.Outcome, started: Date) -> ProvisionEvent {
+        let seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+        return .searchPack(id: pack.pack.id, file: pack.pack.file, built: outcome.built, entries: outcome.record.entries,
+                           tiles: outcome.record.tiles, bytes: outcome.record.bytes, seconds: seconds)
+    }
+
+    /// What stops the build of search pack `id`: its job's settings (65), else the store (73).
+    static func failure(_ error: any Error, pack id: String) -> ProvisionError {
+        if let error = error as? SearchPackError { return ProvisionError(.invalidJob, error.description) }
+        return ProvisionError(.cannotWriteStore, "cannot build search pack '\(id)': \(describe(error))", cause: error)
     }
 }

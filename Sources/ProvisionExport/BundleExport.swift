@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionFoundation
 import ProvisionEngine
 import ProvisionModel
@@ -12,8 +13,10 @@ import ProvisionStore
 /// `pmtiles://SOURCE.pmtiles` and its sprite and glyph URLs relative to the directory; one
 /// PMTiles archive per tileset (also a region's extra tilesets, which no style draws); the
 /// sprites (`sprites/NAME[@2x].{json,png}`); the glyph ranges stored
-/// (`fonts/FONT STACK/START-END.pbf`); `README.txt`, which says how each platform loads it; and
-/// what the data must credit (`ExportAttribution`: `ATTRIBUTION.md`, `attribution.json`).
+/// (`fonts/FONT STACK/START-END.pbf`); the search packs the lock records (`search/PACK.db`,
+/// whole: a pack spans its regions, and `place_regions` lets an app keep to one); `README.txt`,
+/// which says how each platform loads it and the query an app searches with; and what the data
+/// must credit (`ExportAttribution`: `ATTRIBUTION.md`, `attribution.json`).
 struct BundleExport {
     let exporter: Exporter
     let catalog: ExportCatalog
@@ -34,6 +37,8 @@ struct BundleExport {
             throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWriteStore)
         }
         defer { bundle.discard() }
+        // Damaged packs are refused before any tile is written.
+        let searchPacks = try writeSearchPacks(into: bundle)
         exporter.progress.emit(.bundleStarted(store: store.display, out: out.path, stylePacks: packs.count, files: sources.count,
                                               tiles: sources.map(\.set.tileCount).reduce(0, +)))
 
@@ -64,7 +69,7 @@ struct BundleExport {
             online += pack.resolved.sources.filter { pack.sourceNames[$0.name] == nil }.map { "\(pack.id): \($0.name)" }
         }
         let summary = ExportResult.Bundle(directory: out.path, styles: styles, spriteFiles: layout.spriteFiles,
-                                          glyphFiles: layout.glyphFiles, onlineSources: online)
+                                          glyphFiles: layout.glyphFiles, onlineSources: online, searchPacks: searchPacks)
         let readme = BundleReadme.text(store: store.display, packs: packs, styles: styles, files: files, bundle: summary,
                                        layout: layout)
         try writing { try bundle.write(Data(readme.utf8), to: "README.txt") }
@@ -85,6 +90,31 @@ struct BundleExport {
         var glyphFiles = 0
         /// Font stacks whose names cannot be a directory name (a `/`), left out.
         var skippedFontStacks: [String] = []
+    }
+
+    /// Copies each search pack the lock records (`search/<pack>.db`) into the bundle, its bytes
+    /// first checked against the lock's digest: a pack missing or changed since it was built is
+    /// damaged input (65), named. A store without a lock has no pack to vouch for.
+    private func writeSearchPacks(into bundle: BundleDirectory) throws(ProvisionError) -> [ExportResult.SearchPackFile] {
+        var written: [ExportResult.SearchPackFile] = []
+        for record in exporter.lock?.searchPacks ?? [] {
+            let url = store.url.appendingPathComponent(record.file)
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw ProvisionError(.invalidJob, "search pack '\(record.id)': \(record.file) cannot be read in the store at "
+                                     + "\(store.display) (\(describe(error))); run 'provision apply' to build it again", cause: error)
+            }
+            guard "sha256:" + SHA256.hex(data) == record.digest else {
+                throw ProvisionError(.invalidJob, "search pack '\(record.id)': \(record.file) in the store at \(store.display) is "
+                                     + "damaged: its bytes are not the ones the lock recorded; run 'provision apply' to build it again")
+            }
+            try writing { try bundle.write(data, to: record.file) }
+            written.append(ExportResult.SearchPackFile(path: record.file, pack: record.id, entries: record.entries,
+                                                       bytes: Int64(data.count)))
+        }
+        return written
     }
 
     /// Writes the stored files of the sprite at `base`; returns its relative base (`sprites/NAME`).

@@ -35,6 +35,10 @@ enum BundleReadme {
         if bundle.glyphFiles > 0 {
             out += "- fonts/: \(plural(bundle.glyphFiles, "glyph range")) (FONT STACK/START-END.pbf).\n"
         }
+        for pack in bundle.searchPacks {
+            out += "- \(pack.path): search pack '\(pack.pack)', \(plural(pack.entries, "place")), an SQLite file an app "
+                + "searches offline (see \"Searching places\" below).\n"
+        }
         for stack in layout.skippedFontStacks {
             out += "- Left out: the font stack \"\(stack)\", whose name cannot be a directory name.\n"
         }
@@ -93,6 +97,32 @@ enum BundleReadme {
             MLNMapView.styleURL.
 
             """
+        if !bundle.searchPacks.isEmpty { out += searching }
         return out
+    }
+
+    /// How an app searches the bundle's search packs: the query provision's own `search` runs.
+    static var searching: String {
+        let query = PlaceIndexDatabase.searchSQL.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n")
+        return """
+
+            Searching places (search/PACK.db)
+            ---------------------------------
+            Each search/PACK.db is an SQLite file the system SQLite of Android and iOS opens
+            read-only, with no network: the places of the bundle's tiles, their names in an FTS4
+            table (diacritics folded: "hameentie" finds "Hämeentie") and their
+            positions in an R*Tree. An app searches it with this query, the one
+            'provision search' runs (the section "provision search" of provision's README and
+            docs/search-packs.md describe it, and the query for an SQLite without the R*Tree module):
+
+            \(query)
+
+            :match is the words the user typed, each followed by * ("sornaisten ran" ->
+            "sornaisten* ran*"), :phrase the words in double quotes, :tokens their count;
+            :lon, :lat where the user is and :lon_scale cos(:lat); :west, :south, :east, :north
+            the box to search (-180, -90, 180, 90: everywhere); :region a region id, or NULL for
+            every region; :limit the number of answers.
+
+            """
     }
 }

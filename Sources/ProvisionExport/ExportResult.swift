@@ -6,8 +6,8 @@ import ProvisionReports
 /// What `provision export` wrote: the document `--json` prints
 /// (`Jobs/schema/export-report.schema.json`) and its text view.
 public struct ExportResult: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape.
-    public static let schemaVersion = 1
+    /// Bumped on every change to the JSON shape (2: a bundle's `searchPacks`).
+    public static let schemaVersion = 2
 
     /// One archive written.
     public struct File: Equatable, Sendable {
@@ -42,6 +42,19 @@ public struct ExportResult: Equatable, Sendable {
         public var glyphFiles: Int
         /// Style sources left pointing at the network (not tiles, or no tiles stored), as `pack: source`.
         public var onlineSources: [String]
+        /// The search packs carried, in the lock's order.
+        public var searchPacks: [SearchPackFile] = []
+    }
+
+    /// A search pack a bundle carries.
+    public struct SearchPackFile: Equatable, Sendable {
+        /// Relative to the bundle: `search/<pack>.db`.
+        public var path: String
+        /// The pack's id.
+        public var pack: String
+        /// Its places, as the lock records them.
+        public var entries: Int
+        public var bytes: Int64
     }
 
     public var store: String
@@ -85,6 +98,10 @@ public struct ExportResult: Equatable, Sendable {
                     "directory": .string(bundle.directory), "styles": .array(bundle.styles.map { .string($0) }),
                     "spriteFiles": .int(bundle.spriteFiles), "glyphFiles": .int(bundle.glyphFiles),
                     "onlineSources": .array(bundle.onlineSources.map { .string($0) }),
+                    "searchPacks": .array(bundle.searchPacks.map { pack in
+                        ["path": .string(pack.path), "pack": .string(pack.pack), "entries": .int(pack.entries),
+                         "bytes": .int(Int(pack.bytes))]
+                    }),
                 ]
             } ?? .null,
             "warnings": .array(warnings.map { .string($0) }),
@@ -107,7 +124,10 @@ public struct ExportResult: Equatable, Sendable {
         if let bundle {
             out += "Bundle \(bundle.directory): \(plural(bundle.styles.count, "style")) (\(bundle.styles.joined(separator: ", "))), "
                 + "\(plural(files.count, "PMTiles archive")), \(plural(bundle.spriteFiles, "sprite file")), "
-                + "\(plural(bundle.glyphFiles, "glyph range")); README.txt says how to open it.\n"
+                + "\(plural(bundle.glyphFiles, "glyph range"))"
+                + (bundle.searchPacks.isEmpty ? "" : ", \(plural(bundle.searchPacks.count, "search pack")) "
+                    + "(\(bundle.searchPacks.map { "\($0.path), \(plural($0.entries, "place"))" }.joined(separator: "; ")))")
+                + "; README.txt says how to open it.\n"
             for source in bundle.onlineSources {
                 out += "  note: \(source) is not in the bundle and still points at the network\n"
             }

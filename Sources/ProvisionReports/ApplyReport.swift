@@ -127,6 +127,10 @@ public struct ApplyReport: Equatable, Sendable {
             out += "Shard \(shard.shard): a partial store holding tiles \(grouped(shard.tiles.lowerBound))–"
                 + "\(grouped(max(shard.tiles.lowerBound, shard.tiles.upperBound - 1))) of the job's \(grouped(shard.totalTiles)) "
                 + "(\(plural(shard.tiles.count, "tile"))); 'provision merge' joins the \(shard.shard.count) shards' stores.\n"
+            if let packs = shard.searchPacks?.packs, !packs.isEmpty {
+                out += "Search \(packs.count == 1 ? "pack" : "packs") \(listed(packs.map(\.pack.id))): not built by a shard, which "
+                    + "holds only its share of the tiles; 'provision merge' builds \(packs.count == 1 ? "it" : "them") once.\n"
+            }
         }
         let storedTiles = Dictionary((footprint?.regions ?? []).flatMap(\.rows).map { ($0.key, $0.entry.total.tiles) },
                                      uniquingKeysWith: { a, _ in a })

@@ -7,7 +7,7 @@ import TileMath
 /// wall-clock times), so that two applies of the same job on the same upstream bytes write the
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
-    /// Bumped on every change to the lock's shape.
+    /// Bumped on every change to the lock's shape (7: `attribution`, a shard's `shard.searchPacks`).
     public static let schemaVersion = 7
 
     /// A region row as the lock records it.
@@ -88,6 +88,8 @@ public struct LockDocument: Equatable, Sendable {
         /// The key-order ordinals of its tiles, of all the job's tiles.
         public var tiles: Range<Int>
         public var totalTiles: Int
+        /// The search packs the merge builds (no shard builds one); nil when the job has none.
+        public var searchPacks: ShardSearchPacks?
 
         public init(shard: Shard, tiles: Range<Int>, totalTiles: Int) {
             self.shard = shard
@@ -184,7 +186,13 @@ public struct LockDocument: Equatable, Sendable {
             ],
         ]
         if let shard, case .object(var object) = document {
-            object["shard"] = shard.json
+            var entry = shard.json
+            // Only the lock carries what the merge builds (the audit's `shard` is the share alone).
+            if let packs = shard.searchPacks, case .object(var members) = entry {
+                members["searchPacks"] = packs.json
+                entry = .object(members)
+            }
+            object["shard"] = entry
             document = .object(object)
         }
         if !searchPacks.isEmpty, case .object(var object) = document {
@@ -289,7 +297,12 @@ public struct LockDocument: Equatable, Sendable {
         if let shard = json["shard"], let index = shard["index"]?.intValue, let count = shard["count"]?.intValue,
            let first = shard["firstTile"]?.intValue, let end = shard["endTile"]?.intValue, first <= end,
            let total = shard["totalTiles"]?.intValue {
-            self.shard = ShardEntry(shard: Shard(index: index, count: count), tiles: first..<end, totalTiles: total)
+            var entry = ShardEntry(shard: Shard(index: index, count: count), tiles: first..<end, totalTiles: total)
+            if let packs = shard["searchPacks"] {
+                guard let read = ShardSearchPacks(json: packs) else { return nil }
+                entry.searchPacks = read
+            }
+            self.shard = entry
         }
         searchPacks = (json["searchPacks"]?.arrayValue ?? []).compactMap { pack in
             guard let id = pack["id"]?.stringValue, let file = pack["file"]?.stringValue,

@@ -91,11 +91,7 @@ public struct SavedPlan: Sendable {
             "definition": .string(String(decoding: region.definition, as: UTF8.self)),
             "description": .string(region.description.base64EncodedString()),
             "area": areaJSON(region.area),
-            "tileSets": .array(region.tileSets.map {
-                ["template": .string($0.urlTemplate), "pixelRatio": .int($0.pixelRatio), "tms": .bool($0.isTMS),
-                 "minZoom": .int($0.zooms.lowerBound), "maxZoom": .int($0.zooms.upperBound), "kind": .int($0.kind.rawValue),
-                 "bounds": $0.bounds.map { b in .array([b.west, b.south, b.east, b.north].map { .double($0) }) } ?? .null]
-            }),
+            "tileSets": .array(region.tileSets.map(tileSetJSON)),
             "zoomChanges": .array(region.zoomChanges.map {
                 ["template": .string($0.urlTemplate), "zoom": .int($0.zoom), "add": .int($0.counts.add),
                  "remove": .int($0.counts.remove), "keep": .int($0.counts.keep)]
@@ -111,6 +107,13 @@ public struct SavedPlan: Sendable {
             "estimatedBytes": .int(Int(region.estimatedBytes)),
             "glyphsAtApply": .bool(region.glyphsAtApply),
         ]
+    }
+
+    /// One planned tile set (read back by `tileSet(_:at:)`).
+    static func tileSetJSON(_ set: PlannedTileSet) -> JSONValue {
+        ["template": .string(set.urlTemplate), "pixelRatio": .int(set.pixelRatio), "tms": .bool(set.isTMS),
+         "minZoom": .int(set.zooms.lowerBound), "maxZoom": .int(set.zooms.upperBound), "kind": .int(set.kind.rawValue),
+         "bounds": set.bounds.map { b in .array([b.west, b.south, b.east, b.north].map { .double($0) }) } ?? .null]
     }
 
     static func areaJSON(_ area: CoverArea) -> JSONValue {
@@ -241,7 +244,7 @@ public struct SavedPlan: Sendable {
     }
 
     /// One planned tile set at `pointer`.
-    private static func tileSet(_ t: JSONValue, at pointer: String) throws(FormatError) -> PlannedTileSet {
+    static func tileSet(_ t: JSONValue, at pointer: String) throws(FormatError) -> PlannedTileSet {
         guard let template = t["template"]?.stringValue, let ratio = t["pixelRatio"]?.intValue,
               let minZ = t["minZoom"]?.intValue, let maxZ = t["maxZoom"]?.intValue, minZ <= maxZ,
               let kind = t["kind"]?.intValue.flatMap(ResourceKind.init(rawValue:)) else {

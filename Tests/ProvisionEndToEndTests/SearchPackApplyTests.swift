@@ -148,6 +148,129 @@ final class SearchPackApplyTests: WorkspaceTestCase {
         XCTAssertEqual(digests[0], digests[1])
     }
 
+    /// `export --format bundle` carries the pack, checked against the lock first, and its README
+    /// gives the query; an archive export leaves it out; a damaged or missing pack is refused (65).
+    func testABundleCarriesThePackAndADamagedPackIsRefused() throws {
+        try ws.provision("apply", "--quiet", try writeJob(layers: mapping), environment: epoch).expect(0)
+        let record = try XCTUnwrap(try readJSON(ws.lock)["searchPacks"]?.arrayValue?.first)
+        let bundle = ws.root.appendingPathComponent("bundle")
+        let json = try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", bundle.path, "--json")
+        json.expect(0)
+        let report = try parseJSON(json.stdout)
+        XCTAssertEqual(try SchemaSubset(named: "export-report.schema.json").problems(report), [], json.stdout)
+        XCTAssertEqual(report["schemaVersion"], 2)
+        let carried = try XCTUnwrap(report["bundle"]?["searchPacks"]?.arrayValue)
+        XCTAssertEqual(carried.count, 1)
+        XCTAssertEqual(carried.first?["path"], "search/places.db")
+        XCTAssertEqual(carried.first?["pack"], "places")
+        XCTAssertEqual(carried.first?["entries"], record["entries"])
+        XCTAssertEqual(carried.first?["bytes"], record["bytes"])
+        XCTAssertTrue(try Data(contentsOf: bundle.appendingPathComponent("search/places.db")) == Data(contentsOf: pack))
+        let readme = try String(contentsOf: bundle.appendingPathComponent("README.txt"), encoding: .utf8)
+        for phrase in ["- search/places.db: search pack 'places', ", "Searching places (search/PACK.db)",
+                       "    WHERE names_fts MATCH :match\n", "the section \"provision search\" of provision's README"] {
+            XCTAssertTrue(readme.contains(phrase), "README.txt lacks \(phrase)")
+        }
+        let text = try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", bundle.path)
+        text.expect(0)
+        XCTAssertTrue(text.stdout.contains(", 1 search pack (search/places.db, "), text.stdout)
+
+        let archive = ws.root.appendingPathComponent("archives")
+        let pmtiles = try ws.provision("export", "--store", ws.store.path, "--format", "pmtiles", "--out", archive.path + "/", "--json")
+        pmtiles.expect(0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: archive.path), ["streets.pmtiles"], "no pack in archives")
+
+        // A pack changed since it was built, or gone: refused naming it, nothing written.
+        let refused = ws.root.appendingPathComponent("refused")
+        try Data("not a search pack".utf8).write(to: pack)
+        let damaged = try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", refused.path)
+        damaged.expect(65, "a damaged pack")
+        XCTAssertTrue(damaged.stderr.contains("search pack 'places': search/places.db in the store at ")
+                      && damaged.stderr.contains("is damaged"), damaged.stderr)
+        try FileManager.default.removeItem(at: pack)
+        let missing = try ws.provision("export", "--store", ws.store.path, "--format", "bundle", "--out", refused.path)
+        missing.expect(65, "a missing pack")
+        XCTAssertTrue(missing.stderr.contains("search pack 'places': search/places.db cannot be read"), missing.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: refused.path), "nothing written")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ws.root.path).filter { $0.hasPrefix(".") }, [])
+    }
+
+    /// A shard's apply says it builds no pack and its lock records what the merge builds (valid
+    /// against lock.schema.json); the merge builds the pack the single apply builds, byte for byte.
+    func testShardsLeaveThePackToTheMerge() throws {
+        let job = try writeJob(layers: mapping)
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+        let planned = try ws.provision("plan", job, "--shard", "0/2", "--store", "shard0", environment: epoch)
+        planned.expect(0)
+        XCTAssertTrue(planned.stdout.contains("note: search packs: a shard holds only its share of the tiles, so its apply builds "
+                                              + "no search pack; 'provision merge' builds search/places.db once"), planned.stdout)
+        let schema = try SchemaSubset(named: "lock.schema.json")
+        for index in 0..<2 {
+            let store = ws.root.appendingPathComponent("shard\(index)")
+            let applied = try ws.provision("apply", job, "--shard", "\(index)/2", "--store", store.path, environment: epoch)
+            applied.expect(0)
+            XCTAssertTrue(applied.stdout.contains("Search pack places: not built by a shard, which holds only its share of the "
+                                                  + "tiles; 'provision merge' builds it once."), applied.stdout)
+            let lock = try readJSON(store.appendingPathComponent("provision.lock.json"))
+            XCTAssertEqual(schema.problems(lock), [], "shard \(index)'s lock")
+            XCTAssertNil(lock["searchPacks"])
+            XCTAssertEqual(lock["shard"]?["searchPacks"]?["packs"]?.arrayValue?.first?["id"], "places")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: store.appendingPathComponent("search/places.db").path))
+        }
+        let merged = ws.root.appendingPathComponent("merged")
+        let result = try ws.provision("merge", "shard1", "shard0", "--store", merged.path)
+        result.expect(0)
+        XCTAssertTrue(result.stdout.contains("Search pack places: search/places.db, "), result.stdout)
+        XCTAssertEqual(schema.problems(try readJSON(merged.appendingPathComponent("provision.lock.json"))), [])
+        for file in ["offline.db", "provision.lock.json", "search/places.db"] {
+            XCTAssertTrue(try Data(contentsOf: merged.appendingPathComponent(file)) == Data(contentsOf: ws.store.appendingPathComponent(file)),
+                          "\(file) equals the single apply's")
+        }
+    }
+
+    /// The rows of the coverage page's search pack table, each its cells' text.
+    private func packRows(_ page: String) throws -> [[String]] {
+        let root = try MarkupElement.parse(Data(contentsOf: ws.root.appendingPathComponent(page)))
+        let table = try XCTUnwrap(root.elements("table").first { $0.elements("caption").first?.allText.hasPrefix("Search packs") == true },
+                                  "\(page) has a search pack table")
+        return table.elements("tr").map { $0.elements("td").map(\.allText) }.filter { !$0.isEmpty }
+    }
+
+    /// The coverage pages of plan and audit count each pack's places per region and draw them as
+    /// dots on the views of the zooms that show them.
+    func testTheCoveragePagesShowThePacksPlaces() throws {
+        let job = try writeJob(layers: mapping)
+        try ws.provision("plan", job, "--html", "before.html", "--quiet", environment: epoch).expect(0)
+        XCTAssertEqual(try packRows("before.html").first, ["places", "search/places.db", "to build (new); no file yet", "all", "—", "—"])
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+
+        let shell = SQLiteShell(database: pack)
+        let entries = try shell.int("SELECT count(*) FROM places")
+        var expected = [["places", "search/places.db", "kept", "all", grouped(entries), grouped(entries)]]
+        for region in ["london", "paris"] {
+            let places = try shell.int("SELECT count(*) FROM place_regions WHERE region = '\(region)'")
+            XCTAssertGreaterThan(places, 0, region)
+            expected.append(["places", "search/places.db", "kept", region, grouped(places), ""])
+        }
+        try ws.provision("plan", job, "--html", "plan.html", "--quiet", environment: epoch).expect(0)
+        XCTAssertEqual(try packRows("plan.html"), expected)
+        try ws.provision("audit", "--store", ws.store.path, "--html", "audit.html", "--quiet").expect(0)
+        XCTAssertEqual(try packRows("audit.html"), expected.map { row in row.enumerated().map { $0 == 2 ? "in the lock" : $1 } })
+
+        // Each view draws the places its zoom shows, once (insets reuse the overview's drawing).
+        let root = try MarkupElement.parse(Data(contentsOf: ws.root.appendingPathComponent("plan.html")))
+        var drawn = 0
+        for svg in root.elements("svg") {
+            guard let zoom = svg.attributes["data-zoom"].flatMap(Int.init) else { continue }
+            let dots = svg.elements("path").filter { $0.attributes["data-search-pack"] == "places" }
+            let shown = try shell.int("SELECT count(*) FROM places WHERE minzoom <= \(zoom) AND maxzoom >= \(zoom)")
+            XCTAssertEqual(dots.count, shown > 0 ? 1 : 0, "z\(zoom)")
+            XCTAssertEqual(dots.first?.attributes["data-places"].flatMap(Int.init) ?? 0, shown, "z\(zoom)")
+            drawn += shown
+        }
+        XCTAssertGreaterThan(drawn, 0)
+    }
+
     func testAnUnknownSchemaWithoutAMappingFailsThePlanNamingTheSource() throws {
         let job = try writeJob()
         for command in ["plan", "apply"] {

@@ -101,10 +101,38 @@ final class LockDocumentTests: XCTestCase {
         XCTAssertEqual(read.json, lock.json)
     }
 
+    /// What a merge builds a shard's search packs from round-trips, and only the lock carries it.
+    func testAShardsSearchPacksRoundTrip() throws {
+        var lock = Samples.lock()
+        let digest = "sha256:" + String(repeating: "b", count: 64)
+        let template = "https://tiles.example.com/{z}/{x}/{y}.pbf"
+        let pack = SearchPackPlan(
+            pack: SearchPack(id: "places", sources: ["streets"], names: ["name", "name:en"],
+                             layers: ["places": SearchLayerMapping(kind: "place", subclassKey: "type", rankKeys: ["rank"])]),
+            sources: [SearchPackSource(name: "streets/streets", urlTemplate: template, pixelRatio: 2, isTMS: true,
+                                       vectorLayers: ["places", "roads"], attribution: "© Test")],
+            regions: ["london", "paris"], settingsDigest: digest, action: .build, reason: "")
+        let paris = CoverArea.polygons([Polygon(rings: [[LngLat(lng: 2.35, lat: 48.83), LngLat(lng: 2.38, lat: 48.84),
+                                                         LngLat(lng: 2.37, lat: 48.86), LngLat(lng: 2.35, lat: 48.83)]])])
+        let packs = ShardSearchPacks(packs: [pack], regions: [
+            .init(regionID: "london", area: .bbox(BoundingBox(west: -0.13, south: 51.49, east: -0.1, north: 51.52)),
+                  tileSets: [PlannedTileSet(urlTemplate: template, pixelRatio: 2, isTMS: true, zooms: 10...14)]),
+            .init(regionID: "paris", area: paris, tileSets: []),
+        ])
+        lock.shard = .init(shard: Shard(index: 0, count: 2), tiles: 0..<10, totalTiles: 20)
+        lock.shard?.searchPacks = packs
+        let read = try XCTUnwrap(LockDocument(json: try JSONValue.parse(lock.fileBytes)))
+        XCTAssertEqual(read.shard?.searchPacks, packs)
+        XCTAssertEqual(read.json, lock.json)
+        XCTAssertNil(lock.shard?.json["searchPacks"], "the audit's shard object is the share alone")
+        XCTAssertNil(LockDocument(json: lock.json.setting("/shard/searchPacks/packs/0/id", to: nil)),
+                     "a record the merge cannot read is no lock")
+    }
+
     func testUnknownVersionOrMissingJobIsNotALock() {
         let json = Samples.lock().json
         XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 8)))
-        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 6)), "version 6 locks (no attribution) are read")
+        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 6)), "version 6 locks (no attribution, no shard.searchPacks) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 5)), "version 5 locks (no search packs) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 1)), "version 1 locks (no chunks) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 3)), "version 3 locks (no glyphs) are read")
