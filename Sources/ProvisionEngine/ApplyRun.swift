@@ -121,6 +121,8 @@ public struct ApplyRun {
             var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             lock.shard = share
             searchFailure = SearchPackStep(session: session, progress: progress).run(plan, lock: &lock, buildTime: plan.epoch)
+            // A routing pack that cannot be written fails the apply the same way, its previous extract kept.
+            searchFailure = RoutingPackStep(session: session, progress: progress).run(plan, lock: &lock) ?? searchFailure
             try build.writeLock(lock.fileBytes)
             result = (outcome, lock, plan, writes)
         } catch {

@@ -22,6 +22,8 @@ public struct Job: Equatable, Sendable {
     public var download: DownloadSettings
     /// The search packs, in file order.
     public var searchPacks: [SearchPack] = []
+    /// The routing packs, in file order.
+    public var routingPacks: [RoutingPack] = []
 
     public init(version: Int = 1, name: String, store: URL? = nil, stylePacks: [StylePack], regions: [Region],
                 origins: [Origin] = [], limits: Limits = Limits(), download: DownloadSettings = DownloadSettings(),
@@ -103,6 +105,8 @@ public struct Region: Equatable, Sendable {
     public var limits: Limits
     /// Ids of the search packs this region's places feed.
     public var searchPacks: [String] = []
+    /// Ids of the routing packs that hold the graph tiles this region's geometry meets.
+    public var routingPacks: [String] = []
 
     public init(id: String, name: String, area: RegionArea, minZoom: Int, maxZoom: Int,
                 stylePacks: [String], tilesets: [String] = [], metadata: JSONObject = JSONObject(),

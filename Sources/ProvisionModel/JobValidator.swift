@@ -51,14 +51,19 @@ struct JobValidator {
             self.searchPacks($0, stylePackIDs: packIDs, tilesets: tilesets)
         } ?? []
         checkSearchPackReferences(object, searchPackIDs: Self.declaredIDs(object["searchPacks"]))
+        let routingPacks = object["routingPacks"].flatMap { self.routingPacks($0) } ?? []
+        checkRoutingPackReferences(object, routingPackIDs: Self.declaredIDs(object["routingPacks"]))
 
         guard collector.diagnostics.isEmpty, var regions, let name else { return nil }
         // Checked above (`checkSearchPackReferences`): a region's search pack ids as written.
         for (i, item) in (object["regions"]?.arrayValue ?? []).enumerated() where regions.indices.contains(i) {
             regions[i].searchPacks = item["searchPacks"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            regions[i].routingPacks = item["routingPacks"]?.arrayValue?.compactMap(\.stringValue) ?? []
         }
-        return Job(version: 1, name: name, store: store, stylePacks: stylePacks, regions: regions,
-                   origins: origins, limits: limits, download: download, searchPacks: searchPacks)
+        var job = Job(version: 1, name: name, store: store, stylePacks: stylePacks, regions: regions,
+                      origins: origins, limits: limits, download: download, searchPacks: searchPacks)
+        job.routingPacks = routingPacks
+        return job
     }
 
     /// The string ids of a `stylePacks` array, valid or not, so that references to a style pack

@@ -8,7 +8,7 @@ import TileMath
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
     /// Bumped on every change to the lock's shape.
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
 
     /// A region row as the lock records it.
     public struct RegionEntry: Equatable, Sendable {
@@ -78,6 +78,9 @@ public struct LockDocument: Equatable, Sendable {
     public var shard: ShardEntry?
     /// The search packs' files as the apply left them (version 6; absent when the job has none).
     public var searchPacks: [SearchPackRecord] = []
+    /// The routing packs' extracts as the apply left them, each tile with its digest (version 7;
+    /// absent when the job has none).
+    public var routingPacks: [RoutingPackRecord] = []
 
     /// The share of a job a partial store holds.
     public struct ShardEntry: Equatable, Sendable {
@@ -192,6 +195,10 @@ public struct LockDocument: Equatable, Sendable {
             })
             document = .object(object)
         }
+        if !routingPacks.isEmpty, case .object(var object) = document {
+            object["routingPacks"] = .array(routingPacks.map(Self.routingPackJSON))
+            document = .object(object)
+        }
         return document
     }
 
@@ -292,5 +299,6 @@ public struct LockDocument: Equatable, Sendable {
                                     entries: pack["entries"]?.intValue ?? 0, bytes: Int64(pack["bytes"]?.intValue ?? 0),
                                     tiles: pack["tiles"]?.intValue ?? 0)
         }
+        routingPacks = (json["routingPacks"]?.arrayValue ?? []).compactMap(Self.routingPackRecord)
     }
 }

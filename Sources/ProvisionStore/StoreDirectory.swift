@@ -9,6 +9,8 @@ public struct StoreDirectory: Equatable, Sendable {
     public static let lockName = "provision.lock.json"
     /// The directory of the search packs' files (`search/<pack>.db`).
     public static let searchDirectoryName = "search"
+    /// The directory of the routing packs' tile extracts (`routing/<pack>.tar`).
+    public static let routingDirectoryName = "routing"
 
     /// The directory.
     public let url: URL
@@ -53,7 +55,8 @@ public struct StoreDirectory: Equatable, Sendable {
         } catch {
             throw StoreError(.io, "cannot list store directory: \(error.localizedDescription)", path: url.path)
         }
-        let expected: Set = [StoreDirectory.databaseName, StoreDirectory.lockName, StoreDirectory.searchDirectoryName]
+        let expected: Set = [StoreDirectory.databaseName, StoreDirectory.lockName, StoreDirectory.searchDirectoryName,
+                              StoreDirectory.routingDirectoryName]
         return names.filter { !expected.contains($0) }.sorted()
     }
 }

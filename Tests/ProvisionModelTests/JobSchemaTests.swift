@@ -28,6 +28,7 @@ final class JobSchemaTests: XCTestCase {
             ("download", schema["properties"]?["download"], JobFileKeys.download, []),
             ("searchPack", schema["$defs"]?["searchPack"], JobFileKeys.searchPack, JobFileKeys.requiredSearchPack),
             ("searchLayer", schema["$defs"]?["searchLayer"], JobFileKeys.searchLayer, JobFileKeys.requiredSearchLayer),
+            ("routingPack", schema["$defs"]?["routingPack"], JobFileKeys.routingPack, JobFileKeys.requiredRoutingPack),
         ]
         for (name, object, allowed, required) in objects {
             XCTAssertEqual(keys(object?["properties"]), Set(allowed), name)
@@ -59,6 +60,10 @@ final class JobSchemaTests: XCTestCase {
                        SearchPack.kinds)
         XCTAssertEqual(schema["$defs"]?["searchPack"]?["properties"]?["names"]?["default"]?.arrayValue?.compactMap(\.stringValue),
                        SearchPack.defaultNames)
+        let routing = schema["$defs"]?["routingPack"]?["properties"]
+        XCTAssertEqual(routing?["levels"]?["default"]?.arrayValue?.compactMap(\.intValue), RoutingPack.defaultLevels)
+        XCTAssertEqual(routing?["levels"]?["items"]?["enum"]?.arrayValue?.compactMap(\.intValue), RoutingPack.knownLevels)
+        XCTAssertEqual(routing?["gzip"]?["default"], .bool(false))
     }
 
     func testEveryJobFileInJobsValidates() throws {

@@ -1,0 +1,122 @@
+import Foundation
+import ProvisionFoundation
+import ProvisionModel
+import ProvisionReports
+import ProvisionStore
+import RoutingGraph
+
+extension PlanSession {
+    /// The job's routing packs planned against the store: the graph tiles each region's geometry
+    /// meets on each level, and what the apply adds, keeps and removes (judged by the lock's
+    /// records and the extracts in the store).
+    public func routingPackPlans() -> [RoutingPackPlan] {
+        guard !input.job.routingPacks.isEmpty else { return [] }
+        return RoutingPackPlanning.plan(input.job, records: lock?.routingPacks ?? [], directory: store.url)
+    }
+}
+
+/// The apply's routing step, after the database and search packs: each pack's new graph tiles
+/// fetched through the session's fetcher (origins, HTTP, retries, per-host caps), each body's
+/// header checked against the tile asked for, and the pack's extract written from the tiles kept
+/// and fetched, then recorded in the lock.
+struct RoutingPackStep {
+    let session: PlanSession
+    let progress: ProgressSink
+
+    /// Brings every routing pack of `plan` (or, for a saved plan, of the job) up to date and records
+    /// it in `lock`; extracts of packs the job no longer has are removed. Returns the error that
+    /// stopped a pack (its previous record, if any, is kept, as is its file), after the others were done.
+    func run(_ plan: Plan, lock: inout LockDocument) -> ProvisionError? {
+        let packs = plan.routingPacks.isEmpty ? session.routingPackPlans() : plan.routingPacks
+        let previous = session.lock?.routingPacks ?? []
+        for old in previous where !packs.contains(where: { $0.pack.id == old.id }) {
+            // A file already gone is what removing it wants.
+            try? FileManager.default.removeItem(at: session.store.url.appendingPathComponent(old.file))
+        }
+        var failure: ProvisionError?
+        for pack in packs {
+            let record = previous.first { $0.id == pack.pack.id }
+            if pack.action == .keep, var record {
+                record.absent = pack.absent
+                lock.routingPacks.append(record)
+                emit(pack, record: record, built: false, fetched: 0, seconds: 0)
+                continue
+            }
+            let started = Date()
+            do {
+                let (absent, fetched, failed) = fetch(pack)
+                if failed > 0 {
+                    if let record { lock.routingPacks.append(record) }
+                    failure = failure ?? ProvisionError(.partial, "routing pack '\(pack.pack.id)': \(plural(failed, "graph tile"))"
+                                                        + " failed to download; \(pack.pack.file) is left as it was and the next "
+                                                        + "apply fetches only what is missing")
+                    continue
+                }
+                let staging = RoutingPackStaging(store: session.store.url, pack: pack.pack)
+                let written = try RoutingPackBuild.write(pack, absent: absent, staging: staging, directory: session.store.url)
+                try staging.remove()
+                lock.routingPacks.append(written)
+                emit(pack, record: written, built: true, fetched: fetched, seconds: Date().timeIntervalSince(started))
+            } catch let error as RoutingPackError {
+                if let record { lock.routingPacks.append(record) }
+                failure = failure ?? ProvisionError(.invalidJob, error.description)
+            } catch {
+                if let record { lock.routingPacks.append(record) }
+                failure = failure ?? ProvisionError(.cannotWriteStore, "cannot write routing pack '\(pack.pack.id)': \(describe(error))",
+                                                    cause: error)
+            }
+        }
+        return failure
+    }
+
+    private func emit(_ pack: RoutingPackPlan, record: RoutingPackRecord, built: Bool, fetched: Int, seconds: Double) {
+        progress.emit(.routingPack(id: pack.pack.id, file: pack.pack.file, built: built, tiles: record.tiles.count,
+                                   fetched: fetched, absent: record.absent.count, bytes: record.bytes,
+                                   seconds: (seconds * 1000).rounded() / 1000))
+    }
+
+    /// Fetches the tiles `pack` adds that are not staged yet; each verified body is staged, each 404
+    /// recorded as absent (a grid cell without roads), any other answer a failure of its URL.
+    /// Returns the absent tiles (known before and found now), how many were fetched, how many failed.
+    func fetch(_ pack: RoutingPackPlan) -> (absent: [RoutingTile], fetched: Int, failed: Int) {
+        let staging = RoutingPackStaging(store: session.store.url, pack: pack.pack)
+        var absent = pack.absent
+        var requests: [FetchRequest] = []
+        var tiles: [String: GraphTileID] = [:]
+        for tile in pack.add {
+            guard let id = GraphTileID(tile) else { continue }
+            if staging.isAbsent(id) {
+                absent.append(tile)
+            } else if staging.staged(id) == nil {
+                let url = pack.pack.url(path: id.path)
+                tiles[url] = id
+                requests.append(FetchRequest(url: url, kind: .unknown))
+            }
+        }
+        guard !requests.isEmpty else { return (absent.sorted(), 0, 0) }
+        progress.emit(.phase("routing"))
+        var fetched = 0, failed = 0
+        var iterator = requests.makeIterator()
+        session.fetcher.fetchAll(&iterator) { request, result in
+            guard let tile = tiles[request.url] else { return }
+            do {
+                switch result {
+                case .success(let body):
+                    let bytes = [UInt8](body.data)
+                    _ = try GraphTileHeader.check(bytes, expected: tile)
+                    try staging.stage(tile, bytes: bytes)
+                    fetched += 1
+                case .failure(.notFound):
+                    try staging.stageAbsent(tile)
+                    absent.append(tile.routingTile)
+                case .failure(let reason):
+                    throw reason
+                }
+            } catch {
+                failed += 1
+                progress.emit(.failure(url: session.credentials.secrets.redact(request.url), reason: "graph tile \(tile.path): \(error)"))
+            }
+        }
+        return (absent.sorted(), fetched, failed)
+    }
+}
