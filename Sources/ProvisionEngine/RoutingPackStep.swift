@@ -45,11 +45,13 @@ struct RoutingPackStep {
             let started = Date()
             do {
                 let (absent, fetched, failed) = fetch(pack)
-                if failed > 0 {
+                if !failed.isEmpty {
                     if let record { lock.routingPacks.append(record) }
-                    failure = failure ?? ProvisionError(.partial, "routing pack '\(pack.pack.id)': \(plural(failed, "graph tile"))"
-                                                        + " failed to download; \(pack.pack.file) is left as it was and the next "
-                                                        + "apply fetches only what is missing")
+                    let named = failed.prefix(Self.namedFailures).joined(separator: "; ")
+                        + (failed.count > Self.namedFailures ? "; and \(failed.count - Self.namedFailures) more" : "")
+                    failure = failure ?? ProvisionError(.partial, "routing pack '\(pack.pack.id)': \(plural(failed.count, "graph tile"))"
+                                                        + " failed to download (\(named)); \(pack.pack.file) is left as it was and "
+                                                        + "the next apply fetches only what is missing")
                     continue
                 }
                 let staging = RoutingPackStaging(store: session.store.url, pack: pack.pack)
@@ -69,6 +71,9 @@ struct RoutingPackStep {
         return failure
     }
 
+    /// The failed URLs an error names; the rest are counted.
+    static let namedFailures = 10
+
     private func emit(_ pack: RoutingPackPlan, record: RoutingPackRecord, built: Bool, fetched: Int, seconds: Double) {
         progress.emit(.routingPack(id: pack.pack.id, file: pack.pack.file, built: built, tiles: record.tiles.count,
                                    fetched: fetched, absent: record.absent.count, bytes: record.bytes,
@@ -77,8 +82,9 @@ struct RoutingPackStep {
 
     /// Fetches the tiles `pack` adds that are not staged yet; each verified body is staged, each 404
     /// recorded as absent (a grid cell without roads), any other answer a failure of its URL.
-    /// Returns the absent tiles (known before and found now), how many were fetched, how many failed.
-    func fetch(_ pack: RoutingPackPlan) -> (absent: [RoutingTile], fetched: Int, failed: Int) {
+    /// Returns the absent tiles (known before and found now), how many were fetched, and each
+    /// failure as `<url>: <reason>` in completion order.
+    func fetch(_ pack: RoutingPackPlan) -> (absent: [RoutingTile], fetched: Int, failed: [String]) {
         let staging = RoutingPackStaging(store: session.store.url, pack: pack.pack)
         var absent = pack.absent
         var requests: [FetchRequest] = []
@@ -93,9 +99,9 @@ struct RoutingPackStep {
                 requests.append(FetchRequest(url: url, kind: .unknown))
             }
         }
-        guard !requests.isEmpty else { return (absent.sorted(), 0, 0) }
+        guard !requests.isEmpty else { return (absent.sorted(), 0, []) }
         progress.emit(.phase("routing"))
-        var fetched = 0, failed = 0
+        var fetched = 0, failed: [String] = []
         var iterator = requests.makeIterator()
         session.fetcher.fetchAll(&iterator) { request, result in
             guard let tile = tiles[request.url] else { return }
@@ -113,8 +119,9 @@ struct RoutingPackStep {
                     throw reason
                 }
             } catch {
-                failed += 1
-                progress.emit(.failure(url: session.credentials.secrets.redact(request.url), reason: "graph tile \(tile.path): \(error)"))
+                let url = session.credentials.secrets.redact(request.url), reason = "graph tile \(tile.path): \(error)"
+                failed.append("\(url): \(reason)")
+                progress.emit(.failure(url: url, reason: reason))
             }
         }
         return (absent.sorted(), fetched, failed)
