@@ -178,6 +178,33 @@ final class RoutingPackApplyTests: WorkspaceTestCase {
         XCTAssertEqual(try members().count, 6)
     }
 
+    /// An apply killed with SIGKILL while one tile is still on its way: the next apply fetches that
+    /// tile only (neither the tiles staged before the kill nor the cells that answered 404).
+    func testTilesFetchedBeforeAKillAreNotFetchedAgain() throws {
+        let town = try serveTown()
+        let job = try writeJob([Self.west, Self.east], graph: .string(ws.server.baseURL + "/graph/"))
+        let slow = "/graph/2/000/807/142.gph"
+        let body = try Data(contentsOf: town.tileDirectory.appendingPathComponent("2/000/807/142.gph"))
+        ws.server.setRoute(slow, .delay(60, then: .respond(status: 200, headers: [], body: body)))
+        let staging = ws.store.appendingPathComponent("routing/.drive.partial")
+        func staged() -> [String] { (try? FileManager.default.contentsOfDirectory(atPath: staging.path)) ?? [] }
+        let apply = try ws.start("apply", "--quiet", job, environment: epoch)
+        let reached = apply.waitUntil(timeout: 60, watching: ws.server) {
+            staged().filter { $0.hasSuffix(".gph") }.count == 4 && staged().filter { $0.hasSuffix(".absent") }.count == 3
+        }
+        XCTAssertTrue(reached, "four tiles and three absent cells staged: \(staged()) \(apply.stderrSoFar)")
+        apply.send(SIGKILL)
+        apply.wait()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: tar.path))
+
+        let served = ws.requests(under: "/graph/").count
+        ws.server.setRoute(slow, .respond(status: 200, headers: [], body: body))
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+        XCTAssertEqual(ws.requests(under: "/graph/").dropFirst(served).map(\.path), [slow])
+        XCTAssertEqual(try members().count, 6)
+        XCTAssertEqual(try record()["absent"]?.arrayValue?.count, 3)
+    }
+
     /// Tiles from a directory the job's origins map the template's prefix to; a later apply that
     /// would add tiles of another build of the town to those kept is refused naming both builds.
     func testADirectoryOriginWorksAndTwoBuildsAreRefused() throws {
