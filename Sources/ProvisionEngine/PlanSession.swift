@@ -172,7 +172,7 @@ public final class PlanSession {
             throw ProvisionError(store: error, context: "cannot read the store at \(store.display)", kind: .failure)
         }
         plan.searchPacks = try searchPackPlans(plan)
-        plan.routingPacks = routingPackPlans()
+        plan.routingPacks = try routingPackPlans()
         plan.notes += RoutingPackPlanning.notes(plan.routingPacks)
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))

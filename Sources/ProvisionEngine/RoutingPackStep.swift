@@ -8,10 +8,15 @@ import RoutingGraph
 extension PlanSession {
     /// The job's routing packs planned against the store: the graph tiles each region's geometry
     /// meets on each level, and what the apply adds, keeps and removes (judged by the lock's
-    /// records and the extracts in the store).
-    public func routingPackPlans() -> [RoutingPackPlan] {
+    /// records and the extracts in the store); a source extract that cannot be read is missing
+    /// input (66), naming the file and what is wrong with it.
+    public func routingPackPlans() throws(ProvisionError) -> [RoutingPackPlan] {
         guard !input.job.routingPacks.isEmpty else { return [] }
-        return RoutingPackPlanning.plan(input.job, records: lock?.routingPacks ?? [], directory: store.url)
+        do {
+            return try RoutingPackPlanning.plan(input.job, records: lock?.routingPacks ?? [], directory: store.url)
+        } catch {
+            throw ProvisionError(.missingInput, "\(error)")
+        }
     }
 }
 
@@ -27,7 +32,12 @@ struct RoutingPackStep {
     /// it in `lock`; extracts of packs the job no longer has are removed. Returns the error that
     /// stopped a pack (its previous record, if any, is kept, as is its file), after the others were done.
     func run(_ plan: Plan, lock: inout LockDocument) -> ProvisionError? {
-        let packs = plan.routingPacks.isEmpty ? session.routingPackPlans() : plan.routingPacks
+        let packs: [RoutingPackPlan]
+        do {
+            packs = plan.routingPacks.isEmpty ? try session.routingPackPlans() : plan.routingPacks
+        } catch {
+            return error
+        }
         let previous = session.lock?.routingPacks ?? []
         for old in previous where !packs.contains(where: { $0.pack.id == old.id }) {
             // A file already gone is what removing it wants.
@@ -71,6 +81,35 @@ struct RoutingPackStep {
         return failure
     }
 
+    /// A fetch that reads each request's tile from the local tile extract at `url` (the request's
+    /// URL is its path there), as the fetcher would deliver it: the bytes, or `.notFound`.
+    static func reading(_ url: URL) -> (inout IndexingIterator<[FetchRequest]>, (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) -> Void {
+        { requests, onResult in
+            let reader: TileExtractReader
+            do {
+                reader = try TileExtractReader(url: url)
+            } catch {
+                while let request = requests.next() { onResult(request, .failure(.unsupported("\(error)"))) }
+                return
+            }
+            while let request = requests.next() {
+                guard let tile = try? GraphTileID.parse(path: request.url) else {  // not a path: no tile of the extract
+                    onResult(request, .failure(.notFound))
+                    continue
+                }
+                guard reader.entries[tile] != nil else {
+                    onResult(request, .failure(.notFound))
+                    continue
+                }
+                do {
+                    onResult(request, .success(FetchedBody(data: Data(try reader.read(tile)))))
+                } catch {
+                    onResult(request, .failure(.invalidBody("\(error)")))
+                }
+            }
+        }
+    }
+
     /// The failed URLs an error names; the rest are counted.
     static let namedFailures = 10
 
@@ -103,7 +142,8 @@ struct RoutingPackStep {
         progress.emit(.phase("routing"))
         var fetched = 0, failed: [String] = []
         var iterator = requests.makeIterator()
-        session.fetcher.fetchAll(&iterator) { request, result in
+        let fetchAll = pack.pack.extract.map(Self.reading) ?? session.fetcher.fetchAll
+        fetchAll(&iterator) { request, result in
             guard let tile = tiles[request.url] else { return }
             do {
                 switch result {

@@ -29,9 +29,11 @@ public enum JobFileKeys {
     /// Keys an entry of `searchPacks` must have.
     public static let requiredSearchPack = ["id", "sources"]
     /// Keys of an entry of `routingPacks`.
-    public static let routingPack = ["id", "tiles", "gzip", "levels", "attribution", "licence"]
-    /// Keys an entry of `routingPacks` must have.
-    public static let requiredRoutingPack = ["id", "tiles"]
+    public static let routingPack = ["id", "tiles", "extract", "gzip", "levels", "attribution", "licence"]
+    /// Keys an entry of `routingPacks` must have (besides exactly one of `routingSourceKeys`).
+    public static let requiredRoutingPack = ["id"]
+    /// The routing pack keys of which exactly one says where its tiles come from.
+    public static let routingSourceKeys = ["tiles", "extract"]
     /// Keys of a layer of a search pack's `layers`.
     public static let searchLayer = ["kind", "class", "subclass", "rank"]
     /// Keys a layer of a search pack's `layers` must have.

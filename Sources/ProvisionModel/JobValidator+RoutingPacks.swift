@@ -17,7 +17,7 @@ extension JobValidator {
         guard let object = collector.object(value, at: pointer, expected: "a routing pack object") else { return nil }
         collector.checkKeys(object, at: pointer, allowed: JobFileKeys.routingPack, required: JobFileKeys.requiredRoutingPack)
         let id = object["id"].flatMap { identifier($0, at: JSONPointer.appending(pointer, "id"), kind: "routing pack", seen: &seen) }
-        let tiles = object["tiles"].flatMap { graphTileTemplate($0, at: JSONPointer.appending(pointer, "tiles")) }
+        let source = routingSource(object, at: pointer)
         var gzip: Bool? = false
         if let value = object["gzip"] {
             if case .bool(let flag) = value {
@@ -32,10 +32,34 @@ extension JobValidator {
             collector.string($0, at: JSONPointer.appending(pointer, "attribution"), nonEmpty: true)
         }
         let licence = object["licence"].map { collector.string($0, at: JSONPointer.appending(pointer, "licence"), nonEmpty: true) }
-        guard let id, let tiles, let gzip, let levels else { return nil }
+        guard let id, let source, let gzip, let levels else { return nil }
         if case .some(.none) = attribution { return nil }
         if case .some(.none) = licence { return nil }
-        return RoutingPack(id: id, tiles: tiles, gzip: gzip, levels: levels, attribution: attribution ?? nil, licence: licence ?? nil)
+        return RoutingPack(id: id, tiles: source.tiles, extract: source.extract, gzip: gzip, levels: levels,
+                           attribution: attribution ?? nil, licence: licence ?? nil)
+    }
+
+    /// The one of `tiles` (a template) or `extract` (a local tile extract) a pack has, or nil after reporting.
+    private mutating func routingSource(_ object: JSONObject, at pointer: String) -> (tiles: String, extract: URL?)? {
+        let present = JobFileKeys.routingSourceKeys.filter { object[$0] != nil }
+        guard present.count == 1, let key = present.first, let value = object[key] else {
+            let found = present.isEmpty ? "none" : "both"
+            collector.report(pointer, "expected exactly one of \"tiles\" (a {tilePath} URL template) or \"extract\" "
+                             + "(a tile extract file), found \(found)")
+            return nil
+        }
+        let keyPointer = JSONPointer.appending(pointer, key)
+        if key == "tiles" { return graphTileTemplate(value, at: keyPointer).map { ($0, nil) } }
+        guard let path = collector.string(value, at: keyPointer, nonEmpty: true, expected: "the path of a tile extract (.tar)") else {
+            return nil
+        }
+        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+            collector.report(keyPointer, "expected the path of a local tile extract, found the URL \(DiagnosticCollector.quoted(path)): "
+                             + "extracts over HTTP are not read yet; serve its tile tree and use \"tiles\"")
+            return nil
+        }
+        let url = resolve(path)
+        return checkExists(url, directory: false, what: "tile extract", at: keyPointer, isOrigin: true) ? ("", url) : nil
     }
 
     /// An http(s) URL template with `{tilePath}` once, or nil after reporting.

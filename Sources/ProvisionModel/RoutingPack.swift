@@ -7,8 +7,12 @@ public struct RoutingPack: Equatable, Sendable {
     /// The id regions name it by; the file is `routing/<id>.tar`.
     public var id: String
     /// The tile URL template with `{tilePath}` (Valhalla's own `mjolnir.tile_url` form): the
-    /// token is replaced by a tile's path, `2/000/864/819.gph` (`.gph.gz` with ``gzip``).
+    /// token is replaced by a tile's path, `2/000/864/819.gph` (`.gph.gz` with ``gzip``); empty
+    /// when the tiles come from ``extract``.
     public var tiles: String
+    /// A local tile extract (a tar with `index.bin`, as `valhalla_build_extract` writes) the tiles
+    /// are read from instead of fetched; nil when they come from ``tiles``.
+    public var extract: URL?
     /// Whether the server holds gzipped tiles (`.gph.gz`, Valhalla's `mjolnir.tile_url_gz`).
     public var gzip: Bool
     /// The hierarchy levels fetched, ascending (default 0, 1 and 2: every road level).
@@ -25,15 +29,19 @@ public struct RoutingPack: Equatable, Sendable {
     /// The token of `tiles` a tile's path replaces.
     public static let pathToken = "{tilePath}"
 
-    public init(id: String, tiles: String, gzip: Bool = false, levels: [Int] = RoutingPack.defaultLevels,
+    public init(id: String, tiles: String, extract: URL? = nil, gzip: Bool = false, levels: [Int] = RoutingPack.defaultLevels,
                 attribution: String? = nil, licence: String? = nil) {
         self.id = id
         self.tiles = tiles
+        self.extract = extract
         self.gzip = gzip
         self.levels = levels
         self.attribution = attribution
         self.licence = licence
     }
+
+    /// Where the tiles come from, as the lock records it: the URL template, or `extract:<path>`.
+    public var source: String { extract.map { "extract:" + $0.path } ?? tiles }
 
     /// The extract's path inside the store directory.
     public var file: String { "routing/\(id).tar" }
@@ -42,9 +50,11 @@ public struct RoutingPack: Equatable, Sendable {
     /// is written, so an apply killed midway does not fetch them again.
     public var stagingDirectory: String { "routing/.\(id).partial" }
 
-    /// The canonical URL of the tile at `path` (`2/000/864/819.gph`).
+    /// The canonical URL of the tile at `path` (`2/000/864/819.gph`); the path itself for a pack
+    /// read from an extract.
     public func url(path: String) -> String {
-        tiles.replacingOccurrences(of: Self.pathToken, with: gzip ? path + ".gz" : path)
+        guard extract == nil else { return path }
+        return tiles.replacingOccurrences(of: Self.pathToken, with: gzip ? path + ".gz" : path)
     }
 }
 

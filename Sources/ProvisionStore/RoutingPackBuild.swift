@@ -109,7 +109,7 @@ public enum RoutingPackBuild {
         do {
             build = try GraphBuildIdentity.single(identities)
         } catch {
-            throw RoutingPackError("routing pack '\(plan.pack.id)' (\(plan.pack.tiles)): \(error)")
+            throw RoutingPackError("routing pack '\(plan.pack.id)' (\(plan.pack.source)): \(error)")
         }
         var tiles: [RoutingPackRecord.Tile] = []
         try TileExtractWriter.write(to: target, sizes: sizes) { id in
@@ -119,7 +119,7 @@ public enum RoutingPackBuild {
             return bytes
         }
         let (digest, byteCount) = try fileDigest(target)
-        return RoutingPackRecord(id: plan.pack.id, file: plan.pack.file, source: plan.pack.tiles, gzip: plan.pack.gzip,
+        return RoutingPackRecord(id: plan.pack.id, file: plan.pack.file, source: plan.pack.source, gzip: plan.pack.gzip,
                                  digest: digest, bytes: byteCount,
                                  datasetID: build?.datasetID, version: build?.version, tiles: tiles, absent: absent.sorted())
     }

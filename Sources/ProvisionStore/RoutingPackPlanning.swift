@@ -13,28 +13,47 @@ import RoutingGraph
 public enum RoutingPackPlanning {
     /// The plan of every routing pack of `job`, in job order, judged by the lock's `records`
     /// and the extracts in the store at `directory`.
-    public static func plan(_ job: Job, records: [RoutingPackRecord], directory: URL) -> [RoutingPackPlan] {
-        job.routingPacks.map { pack in
+    ///
+    /// - Throws: `RoutingPackError` when a pack's source extract cannot be read or its index is
+    ///   damaged (its reader's error, naming the file and the entry).
+    public static func plan(_ job: Job, records: [RoutingPackRecord], directory: URL) throws -> [RoutingPackPlan] {
+        try job.routingPacks.map { pack in
             let regions = job.regions.filter { $0.routingPacks.contains(pack.id) }
             let record = records.first { $0.id == pack.id }
-            return plan(pack, regions: regions, record: record, directory: directory)
+            return plan(pack, regions: regions, record: record, directory: directory, available: try sourceTiles(pack))
         }
     }
 
-    static func plan(_ pack: RoutingPack, regions: [Region], record: RoutingPackRecord?, directory: URL) -> RoutingPackPlan {
-        let sameSource = record.map { $0.source == pack.tiles && $0.gzip == pack.gzip } ?? false
-        let knownAbsent = Set(sameSource ? record?.absent ?? [] : [])
+    /// The tiles a pack's source extract holds (every other cell has no roads); nil for a URL template.
+    static func sourceTiles(_ pack: RoutingPack) throws -> Set<RoutingTile>? {
+        guard let extract = pack.extract else { return nil }
+        do {
+            return Set(try TileExtractReader(url: extract).tiles.map(\.routingTile))
+        } catch {
+            throw RoutingPackError("routing pack '\(pack.id)': \(error)")
+        }
+    }
+
+    static func plan(_ pack: RoutingPack, regions: [Region], record: RoutingPackRecord?, directory: URL,
+                     available: Set<RoutingTile>? = nil) -> RoutingPackPlan {
+        let sameSource = record.map { $0.source == pack.source && $0.gzip == pack.gzip } ?? false
+        var knownAbsent = Set(sameSource ? record?.absent ?? [] : [])
         let fileProblem = record.flatMap { extractProblem($0, directory: directory) }
         let stored = Set(sameSource && fileProblem == nil ? record?.tiles.map(\.tile) ?? [] : [])
         var wanted = Set<RoutingTile>()
-        var regionTiles: [RoutingPackPlan.RegionLevelTiles] = []
+        var covers: [(region: String, level: Int, tiles: [RoutingTile])] = []
         for region in regions {
             for level in pack.levels {
                 let tiles = cover(region.area, level: level)
-                regionTiles.append(.init(region: region.id, level: level, tiles: tiles.count,
-                                         absent: tiles.filter { knownAbsent.contains($0) }.count))
+                covers.append((region.id, level, tiles))
                 wanted.formUnion(tiles)
             }
+        }
+        // An extract's index says which cells have no tile: nothing to ask for there.
+        if let available { knownAbsent.formUnion(wanted.subtracting(available)) }
+        let regionTiles = covers.map { cover in
+            RoutingPackPlan.RegionLevelTiles(region: cover.region, level: cover.level, tiles: cover.tiles.count,
+                                             absent: cover.tiles.filter { knownAbsent.contains($0) }.count)
         }
         let keep = wanted.intersection(stored).sorted()
         let absent = wanted.subtracting(stored).intersection(knownAbsent).sorted()

@@ -20,14 +20,15 @@ final class RoutingPackApplyTests: WorkspaceTestCase {
 
     /// A job over `cities` drawn at z10 with the demo style (the demo archive has no tiles there:
     /// `missingTiles: skip`) whose regions all need the routing pack `drive` from `graph`.
-    private func writeJob(_ cities: [Demo.City], graph: JSONValue, name: String = "job.json") throws -> String {
+    private func writeJob(_ cities: [Demo.City], graph: JSONValue, name: String = "job.json",
+                          pack: JSONValue = ["id": "drive", "tiles": .string(graphBase + "{tilePath}"),
+                                             "attribution": "© the test town's mappers"]) throws -> String {
         let regions = cities.map { $0.region(zoom: 10...10, extra: [("routingPacks", ["drive"])]) }
         guard case .object(var job) = Demo.job(regions: regions, origins: ws.origins(tiles: .mbtiles) + [(Self.graphBase, graph)]) else {
             throw CocoaError(.coderInvalidValue)
         }
         job["download"] = ["concurrency": 8, "retries": 1, "timeoutSeconds": 10, "missingTiles": "skip"]
-        job["routingPacks"] = [["id": "drive", "tiles": .string(Self.graphBase + "{tilePath}"),
-                                "attribution": "© the test town's mappers"]]
+        job["routingPacks"] = [pack]
         return try ws.write(.object(job), to: name).path
     }
 
@@ -222,5 +223,38 @@ final class RoutingPackApplyTests: WorkspaceTestCase {
         XCTAssertTrue(refused.stderr.contains("dataset 4242, Valhalla 3.9.1") && refused.stderr.contains("dataset 5151, Valhalla 3.9.1"),
                       refused.stderr)
         XCTAssertEqual(try Data(contentsOf: tar), before, "the extract is left as it was")
+    }
+
+    /// Tiles read from `valhalla_build_extract`'s tar of the whole town: its index says which cells
+    /// have no tile (known at plan time, nothing asked for), the pack holds the build's own bytes and
+    /// routes as the build does; an extract cut short is missing input (66), named.
+    func testTilesAreReadFromALocalTileExtract() throws {
+        let town = try ValhallaFixture.town()
+        let theirs = ws.root.appendingPathComponent("town.tar")
+        try ValhallaFixture.buildExtract(town: town, output: theirs)
+        let job = try writeJob([Self.west, Self.east], graph: .string(ws.server.baseURL + "/graph/"),
+                               pack: ["id": "drive", "extract": "town.tar"])
+        let planned = try plannedPack(job)
+        XCTAssertEqual(levelCounts(planned), [[0, 1, 0, 0], [1, 1, 0, 1], [2, 3, 0, 2]], "absent cells known from the index")
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+        let record = try record()
+        XCTAssertEqual(record["source"]?.stringValue, "extract:" + theirs.standardizedFileURL.path)
+        for line in (record["tiles"]?.arrayValue ?? []).compactMap(\.stringValue) {
+            let parts = line.split(separator: " ").map(String.init)
+            let built = try Data(contentsOf: town.tileDirectory.appendingPathComponent(parts[0]))
+            XCTAssertEqual(parts[2], SHA256.hex(built), "\(parts[0]) holds the build's bytes")
+        }
+        XCTAssertEqual(record["tiles"]?.arrayValue?.count, 5)
+        let onBuild = try ValhallaFixture.route([Self.trips[0]], tileDirectory: town.tileDirectory)
+        let onPack = try ValhallaFixture.route([Self.trips[0]], tileExtract: tar)
+        let summary = { (answer: [String: Any]) in (answer["trip"] as? [String: Any])?["summary"] as? [String: Any] }
+        XCTAssertEqual(summary(onPack[0])?["length"] as? Double, try XCTUnwrap(summary(onBuild[0])?["length"] as? Double))
+        XCTAssertEqual(ws.requests(under: "/graph/").count, 0, "nothing fetched")
+
+        let bytes = try Data(contentsOf: theirs)
+        try bytes.prefix(bytes.count / 2).write(to: theirs)
+        let damaged = try ws.provision("plan", job, environment: epoch)
+        damaged.expect(66, "a damaged source extract")
+        XCTAssertTrue(damaged.stderr.contains("routing pack 'drive'") && damaged.stderr.contains(theirs.lastPathComponent), damaged.stderr)
     }
 }

@@ -20,7 +20,13 @@ private let routingCases: [(String, [(String, JSONValue?)], (String, String))] =
      ("/routingPacks/0/tiles", "~expected a graph tile URL template (http:// or https://, with {tilePath})")),
     ("template with a space", [("/routingPacks/0/tiles", "https://graph.example.com/my tiles/{tilePath}")],
      ("/routingPacks/0/tiles", "~expected a URL without spaces")),
-    ("template missing", [("/routingPacks/0/tiles", nil)], ("/routingPacks/0", "missing required key \"tiles\"")),
+    ("neither tiles nor extract", [("/routingPacks/0/tiles", nil)],
+     ("/routingPacks/0", "expected exactly one of \"tiles\" (a {tilePath} URL template) or \"extract\" (a tile extract file), found none")),
+    ("both tiles and extract", [("/routingPacks/0/extract", "graph.tar")], ("/routingPacks/0", "~found both")),
+    ("extract over HTTP", [("/routingPacks/0/tiles", nil), ("/routingPacks/0/extract", "https://graph.example.com/drive.tar")],
+     ("/routingPacks/0/extract", "~extracts over HTTP are not read yet")),
+    ("extract missing", [("/routingPacks/0/tiles", nil), ("/routingPacks/0/extract", "nowhere/graph.tar")],
+     ("/routingPacks/0/extract", "~tile extract not found: ")),
     ("unknown level", [("/routingPacks/0/levels", [0, 4])],
      ("/routingPacks/0/levels/1", "~unknown graph level 4; expected one of 0, 1, 2, 3")),
     ("level not a number", [("/routingPacks/0/levels", ["2"])],
@@ -75,6 +81,18 @@ final class RoutingPackValidationTests: XCTestCase {
         XCTAssertEqual(pack, RoutingPack(id: "drive", tiles: "https://graph.example.com/v1/{tilePath}", gzip: true, levels: [0, 2],
                                          attribution: "© OpenStreetMap contributors", licence: "ODbL-1.0"))
         XCTAssertEqual(pack.url(path: "0/003/196.gph"), "https://graph.example.com/v1/0/003/196.gph.gz")
+    }
+
+    func testAnExtractIsResolvedAgainstTheJobFilesDirectory() throws {
+        let base = try makeTemporaryDirectory(self)
+        try Data("not checked here".utf8).write(to: base.appendingPathComponent("town.tar"))
+        let result = validate(routingJob.setting("/routingPacks/0/tiles", to: nil).setting("/routingPacks/0/extract", to: "town.tar"),
+                              base: base)
+        XCTAssertEqual(result.diagnostics, [])
+        let pack = try XCTUnwrap(result.job?.routingPacks.first)
+        XCTAssertEqual(pack.extract?.path, base.appendingPathComponent("town.tar").standardizedFileURL.path)
+        XCTAssertEqual(pack.source, "extract:" + (pack.extract?.path ?? ""))
+        XCTAssertEqual(pack.url(path: "2/000/807/140.gph"), "2/000/807/140.gph")
     }
 
     func testEachInvalidRoutingPackCaseReportsExactlyItsDiagnostic() throws {
