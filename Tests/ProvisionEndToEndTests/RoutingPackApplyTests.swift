@@ -257,4 +257,34 @@ final class RoutingPackApplyTests: WorkspaceTestCase {
         damaged.expect(66, "a damaged source extract")
         XCTAssertTrue(damaged.stderr.contains("routing pack 'drive'") && damaged.stderr.contains(theirs.lastPathComponent), damaged.stderr)
     }
+
+    /// A region with no roads anywhere in its cells is a plan note, never a silent empty pack: known
+    /// at once from a source extract's index, after the first apply (every cell 404) from a tile tree.
+    func testARegionWithoutAnyGraphTileIsAPlanNote() throws {
+        let town = try ValhallaFixture.town()
+        let sea = Demo.City(id: "sea", name: "Sea", bbox: [2.05, 50.05, 2.20, 50.20])
+        let note = "note: region 'sea': routing pack 'drive' holds nothing for it"
+        try ValhallaFixture.buildExtract(town: town, output: ws.root.appendingPathComponent("town.tar"))
+        let fromExtract = try writeJob([Self.west, sea], graph: .string(town.tileDirectory.path), name: "extract.json",
+                                       pack: ["id": "drive", "extract": "town.tar"])
+        let planned = try ws.provision("plan", fromExtract, environment: epoch)
+        planned.expect(0)
+        XCTAssertTrue(planned.stdout.contains(note), planned.stdout)
+
+        let fromTree = try writeJob([Self.west, sea], graph: .string(town.tileDirectory.path))
+        XCTAssertFalse(try ws.provision("plan", fromTree, environment: epoch).stdout.contains(note), "not known before a fetch")
+        try ws.provision("apply", "--quiet", fromTree, environment: epoch).expect(0)
+        let after = try ws.provision("plan", fromTree, environment: epoch)
+        XCTAssertTrue(after.stdout.contains(note + ": the source has none of the 3 graph tiles its geometry meets"), after.stdout)
+    }
+
+    /// A plan saved with `plan --out` applies its routing packs (planned again from the job).
+    func testASavedPlanWritesThePack() throws {
+        let town = try ValhallaFixture.town()
+        let job = try writeJob([Self.east], graph: .string(town.tileDirectory.path))
+        let saved = ws.root.appendingPathComponent("saved.plan.json").path
+        try ws.provision("plan", "--out", saved, job, environment: epoch).expect(0)
+        try ws.provision("apply", "--quiet", saved, environment: epoch).expect(0)
+        XCTAssertEqual(try members(), ["index.bin", "0/003/196.gph", "1/050/585.gph", "2/000/807/142.gph"])
+    }
 }
