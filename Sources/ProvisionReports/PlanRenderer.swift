@@ -118,6 +118,11 @@ public enum PlanRenderer {
             let used = tiles.add + tiles.keep
             out += "Limits: \(grouped(used)) of \(plural(maxTiles, "tile")) (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
         }
+        for pack in doc.routingPacks {
+            let levels = pack.levelChanges.map { "level \($0.level) \(countsText($0.counts))" }.joined(separator: ", ")
+            out += "Routing pack `\(pack.pack.id)`: \(pack.action == .build ? "build (\(pack.reason))" : "keep"), "
+                + "\(plural(pack.add.count, "graph tile")) to download (\(levels)).\n"
+        }
         if let coverage { out += coverage + "\n" }
         if let footprint = doc.footprint {
             out += "\n" + FootprintRenderer.markdown(footprint, title: "Bytes in offline.db after the apply")

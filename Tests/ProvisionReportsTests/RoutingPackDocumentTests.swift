@@ -47,5 +47,9 @@ final class RoutingPackDocumentTests: XCTestCase {
         XCTAssertEqual(PlanRenderer.routingPacksText([plan]),
                        "\n~ routing pack drive: build (tiles change), routing/drive.tar over 2 regions, 1 graph tile to download\n"
                        + "      level 0 +0 -0 =1\n      level 1 +0 -1 =0\n      level 2 +1 -0 =2\n")
+        var document = PlanDocument(plan: Samples.plan(), store: "/s", limits: Limits())
+        document.routingPacks = [plan]
+        XCTAssertTrue(PlanRenderer.markdown(document).contains(
+            "Routing pack `drive`: build (tiles change), 1 graph tile to download (level 0 +0 -0 =1, level 1 +0 -1 =0, level 2 +1 -0 =2).\n"))
     }
 }
