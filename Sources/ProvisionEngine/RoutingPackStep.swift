@@ -43,6 +43,7 @@ struct RoutingPackStep {
             // A file already gone is what removing it wants.
             try? FileManager.default.removeItem(at: session.store.url.appendingPathComponent(old.file))
         }
+        removeStaleStaging(keeping: packs.map(\.pack))
         var failure: ProvisionError?
         for pack in packs {
             let record = previous.first { $0.id == pack.pack.id }
@@ -107,6 +108,22 @@ struct RoutingPackStep {
                     onResult(request, .failure(.invalidBody("\(error)")))
                 }
             }
+        }
+    }
+
+    /// Removes the staging directories (`routing/.<id>.partial`) of packs the job no longer has:
+    /// tiles an unfinished apply fetched for a pack that is gone.
+    func removeStaleStaging(keeping packs: [RoutingPack]) {
+        let directory = session.store.url.appendingPathComponent(StoreDirectory.routingDirectoryName)
+        let wanted = Set(packs.map { URL(fileURLWithPath: $0.stagingDirectory).lastPathComponent })
+        // No routing directory (or one that cannot be listed): nothing staged to remove.
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".partial") && !wanted.contains(name) {
+            let staged = directory.appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: staged.path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
+            // Best effort: a staging directory left behind costs space, not correctness.
+            try? FileManager.default.removeItem(at: staged)
         }
     }
 

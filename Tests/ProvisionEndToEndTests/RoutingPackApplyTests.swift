@@ -282,9 +282,36 @@ final class RoutingPackApplyTests: WorkspaceTestCase {
     func testASavedPlanWritesThePack() throws {
         let town = try ValhallaFixture.town()
         let job = try writeJob([Self.east], graph: .string(town.tileDirectory.path))
+        // Tiles an unfinished apply staged for a pack the job no longer has go with this apply.
+        let stale = ws.store.appendingPathComponent("routing/.bike.partial")
+        try FileManager.default.createDirectory(at: stale, withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: stale.appendingPathComponent("2-807142.gph"))
         let saved = ws.root.appendingPathComponent("saved.plan.json").path
         try ws.provision("plan", "--out", saved, job, environment: epoch).expect(0)
         try ws.provision("apply", "--quiet", saved, environment: epoch).expect(0)
         XCTAssertEqual(try members(), ["index.bin", "0/003/196.gph", "1/050/585.gph", "2/000/807/142.gph"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale.path))
+    }
+
+    /// `"gzip": true`: the source's `.gph.gz` tiles are asked for and stored inflated, the same
+    /// extract as from the plain tiles.
+    func testGzippedTilesAreStoredInflated() throws {
+        let town = try ValhallaFixture.town()
+        let plain = try writeJob([Self.east], graph: .string(town.tileDirectory.path), name: "plain.json")
+        try ws.provision("apply", "--quiet", plain, environment: epoch).expect(0)
+        let expected = try Data(contentsOf: tar)
+
+        let gzipped = ws.root.appendingPathComponent("gzipped")
+        for path in ["0/003/196.gph", "1/050/585.gph", "2/000/807/142.gph"] {
+            let target = gzipped.appendingPathComponent(path + ".gz")
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Gzip.compress(try Data(contentsOf: town.tileDirectory.appendingPathComponent(path))).write(to: target)
+        }
+        try FileManager.default.removeItem(at: ws.store)
+        let job = try writeJob([Self.east], graph: .string(gzipped.path), name: "gzip.json",
+                               pack: ["id": "drive", "tiles": .string(Self.graphBase + "{tilePath}"), "gzip": true])
+        try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
+        XCTAssertEqual(try Data(contentsOf: tar), expected)
+        XCTAssertEqual(try record()["gzip"], .bool(true))
     }
 }
