@@ -53,31 +53,9 @@ struct RoutingPackStep {
                 emit(pack, record: record, built: false, fetched: 0, seconds: 0)
                 continue
             }
-            let started = Date()
-            do {
-                let (absent, fetched, failed) = fetch(pack)
-                if !failed.isEmpty {
-                    if let record { lock.routingPacks.append(record) }
-                    let named = failed.prefix(Self.namedFailures).joined(separator: "; ")
-                        + (failed.count > Self.namedFailures ? "; and \(failed.count - Self.namedFailures) more" : "")
-                    failure = failure ?? ProvisionError(.partial, "routing pack '\(pack.pack.id)': \(plural(failed.count, "graph tile"))"
-                                                        + " failed to download (\(named)); \(pack.pack.file) is left as it was and "
-                                                        + "the next apply fetches only what is missing")
-                    continue
-                }
-                let staging = RoutingPackStaging(store: session.store.url, pack: pack.pack)
-                let written = try RoutingPackBuild.write(pack, absent: absent, staging: staging, directory: session.store.url)
-                try staging.remove()
-                lock.routingPacks.append(written)
-                emit(pack, record: written, built: true, fetched: fetched, seconds: Date().timeIntervalSince(started))
-            } catch let error as RoutingPackError {
-                if let record { lock.routingPacks.append(record) }
-                failure = failure ?? ProvisionError(.invalidJob, error.description)
-            } catch {
-                if let record { lock.routingPacks.append(record) }
-                failure = failure ?? ProvisionError(.cannotWriteStore, "cannot write routing pack '\(pack.pack.id)': \(describe(error))",
-                                                    cause: error)
-            }
+            let (kept, error) = update(pack, previous: record)
+            if let kept { lock.routingPacks.append(kept) }
+            failure = failure ?? error
         }
         return failure
     }
@@ -124,6 +102,33 @@ struct RoutingPackStep {
             guard FileManager.default.fileExists(atPath: staged.path, isDirectory: &isDirectory), isDirectory.boolValue else { continue }
             // Best effort: a staging directory left behind costs space, not correctness.
             try? FileManager.default.removeItem(at: staged)
+        }
+    }
+
+    /// Fetches what `pack` adds and writes its extract: the new record, or the previous one (and
+    /// its file, left as it was) with the error that stopped the pack.
+    func update(_ pack: RoutingPackPlan, previous: RoutingPackRecord?) -> (RoutingPackRecord?, ProvisionError?) {
+        let started = Date()
+        do {
+            let (absent, fetched, failed) = fetch(pack)
+            guard failed.isEmpty else {
+                let named = failed.prefix(Self.namedFailures).joined(separator: "; ")
+                    + (failed.count > Self.namedFailures ? "; and \(failed.count - Self.namedFailures) more" : "")
+                return (previous, ProvisionError(.partial, "routing pack '\(pack.pack.id)': \(plural(failed.count, "graph tile"))"
+                                                 + " failed to download (\(named)); \(pack.pack.file) is left as it was and "
+                                                 + "the next apply fetches only what is missing"))
+            }
+            let staging = RoutingPackStaging(store: session.store.url, pack: pack.pack)
+            let written = try RoutingPackBuild.write(pack, absent: absent, staging: staging, directory: session.store.url)
+            // The extract is written: staged tiles left behind cost space, and the next apply removes them.
+            try? staging.remove()
+            emit(pack, record: written, built: true, fetched: fetched, seconds: Date().timeIntervalSince(started))
+            return (written, nil)
+        } catch let error as RoutingPackError {
+            return (previous, ProvisionError(.invalidJob, error.description))
+        } catch {
+            return (previous, ProvisionError(.cannotWriteStore, "cannot write routing pack '\(pack.pack.id)': \(describe(error))",
+                                             cause: error))
         }
     }
 
