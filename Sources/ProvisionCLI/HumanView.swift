@@ -26,6 +26,11 @@ enum HumanView {
         case .searchPack(let id, let file, let built, let entries, let tiles, let bytes, _):
             return built ? "Search pack \(id): \(plural(entries, "place")) from \(plural(tiles, "tile")), \(ByteFormat.string(bytes)) in \(file)"
                 : "Search pack \(id): its tiles are unchanged; \(file) kept"
+        case .routingPack(let id, let file, let built, let tiles, let fetched, let absent, let bytes, _):
+            let cells = absent > 0 ? " (\(plural(absent, "cell")) without roads)" : ""
+            return built ? "Routing pack \(id): \(plural(tiles, "graph tile"))\(cells), \(grouped(fetched)) fetched, "
+                + "\(ByteFormat.string(bytes)) in \(file)"
+                : "Routing pack \(id): its graph tiles are unchanged; \(file) kept"
         case .stopping: return "\nStopping: finishing the downloads in flight and committing them (signal again to quit now)"
         case .coverageWritten(let path, let kind, _, let zooms, let cells, let bytes):
             let range = zooms.first.map { first in first == zooms.last ? "z\(first)" : "z\(first)–\(zooms.last ?? 0)" }

@@ -42,6 +42,9 @@ enum JSONView {
         case .searchPack(let id, _, let built, let entries, let tiles, let bytes, let seconds):
             return ("search-pack", ["id": .string(id), "built": .bool(built), "entries": .int(entries), "bytes": .int(Int(bytes)),
                                     "tiles": .int(tiles), "seconds": .double(seconds)])
+        case .routingPack(let id, _, let built, let tiles, let fetched, let absent, let bytes, let seconds):
+            return ("routing-pack", ["id": .string(id), "built": .bool(built), "tiles": .int(tiles), "fetched": .int(fetched),
+                                     "absent": .int(absent), "bytes": .int(Int(bytes)), "seconds": .double(seconds)])
         case .stopping(let signal): return ("stopping", ["signal": .int(Int(signal))])
         case .applyFinished(let status, let downloaded, let failed):
             return ("apply-finished", ["status": .string(status), "downloaded": .int(downloaded), "failed": .int(failed)])

@@ -127,6 +127,8 @@ public struct ApplyRun {
             lock.attribution = plan.attribution(job: session.input.job).entries
             (searchFailure, outcome.searchPacks) = SearchPackStep(session: session, progress: progress).run(plan, lock: &lock,
                                                                                                            buildTime: plan.epoch)
+            // A routing pack that cannot be written fails the apply the same way, its previous extract kept.
+            searchFailure = RoutingPackStep(session: session, progress: progress).run(plan, lock: &lock) ?? searchFailure
             try build.writeLock(lock.fileBytes)
             result = (outcome, lock, plan, writes)
         } catch {

@@ -44,6 +44,9 @@ public enum ProvisionEvent: Sendable, Equatable {
     case stopping(signal: Int32)
     /// A search pack's file was built from the stored tiles (`built`) or kept as its tiles are unchanged.
     case searchPack(id: String, file: String, built: Bool, entries: Int, tiles: Int, bytes: Int64, seconds: Double)
+    /// A routing pack's extract was written from the graph tiles kept and `fetched` (`built`), or
+    /// kept as it was; `tiles` it holds, `absent` cells the source has no tile of (404).
+    case routingPack(id: String, file: String, built: Bool, tiles: Int, fetched: Int, absent: Int, bytes: Int64, seconds: Double)
     /// The apply ended with the report's `status`.
     case applyFinished(status: String, downloaded: Int, failed: Int)
 

@@ -25,6 +25,8 @@ public struct Job: Equatable, Sendable {
     /// The job's own `attribution` (kind `job`, named after the job), carried with the
     /// sources' into the lock and every export; nil when the job declares none.
     public var attribution: Attribution?
+    /// The routing packs, in file order.
+    public var routingPacks: [RoutingPack] = []
 
     public init(version: Int = 1, name: String, store: URL? = nil, stylePacks: [StylePack], regions: [Region],
                 origins: [Origin] = [], limits: Limits = Limits(), download: DownloadSettings = DownloadSettings(),
@@ -106,6 +108,8 @@ public struct Region: Equatable, Sendable {
     public var limits: Limits
     /// Ids of the search packs this region's places feed.
     public var searchPacks: [String] = []
+    /// Ids of the routing packs that hold the graph tiles this region's geometry meets.
+    public var routingPacks: [String] = []
 
     public init(id: String, name: String, area: RegionArea, minZoom: Int, maxZoom: Int,
                 stylePacks: [String], tilesets: [String] = [], metadata: JSONObject = JSONObject(),

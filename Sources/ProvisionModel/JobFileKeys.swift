@@ -6,7 +6,7 @@ public enum JobFileKeys {
     /// Keys of the top-level object. `$schema` (a string) is accepted and ignored so that editors
     /// can find the JSON Schema.
     public static let job = ["$schema", "version", "name", "store", "stylePacks", "regions", "origins", "limits",
-                             "download", "searchPacks", "attribution"]
+                             "download", "searchPacks", "routingPacks", "attribution"]
     /// Top-level keys that must be present.
     public static let requiredJob = ["version", "name", "regions"]
     /// Keys of an entry of `stylePacks`.
@@ -15,7 +15,7 @@ public enum JobFileKeys {
     public static let requiredStylePack = ["id", "style"]
     /// Keys of an entry of `regions`.
     public static let region = ["id", "name", "bbox", "geometry", "geojson", "buffer", "zoom", "stylePacks", "tilesets",
-                                "searchPacks", "metadata", "limits"]
+                                "searchPacks", "routingPacks", "metadata", "limits"]
     /// Keys an entry of `regions` must have (besides exactly one of `areaKeys`).
     public static let requiredRegion = ["id", "name", "zoom"]
     /// The region keys of which exactly one gives the region's area.
@@ -32,6 +32,12 @@ public enum JobFileKeys {
     public static let searchPack = ["id", "sources", "names", "layers"]
     /// Keys an entry of `searchPacks` must have.
     public static let requiredSearchPack = ["id", "sources"]
+    /// Keys of an entry of `routingPacks`.
+    public static let routingPack = ["id", "tiles", "extract", "gzip", "levels", "attribution", "licence"]
+    /// Keys an entry of `routingPacks` must have (besides exactly one of `routingSourceKeys`).
+    public static let requiredRoutingPack = ["id"]
+    /// The routing pack keys of which exactly one says where its tiles come from.
+    public static let routingSourceKeys = ["tiles", "extract"]
     /// Keys of a layer of a search pack's `layers`.
     public static let searchLayer = ["kind", "class", "subclass", "rank"]
     /// Keys a layer of a search pack's `layers` must have.

@@ -52,15 +52,19 @@ struct JobValidator {
         } ?? []
         checkSearchPackReferences(object, searchPackIDs: Self.declaredIDs(object["searchPacks"]))
         let attribution = object["attribution"].map { self.attribution($0, name: name ?? "") }
+        let routingPacks = object["routingPacks"].flatMap { self.routingPacks($0) } ?? []
+        checkRoutingPackReferences(object, routingPackIDs: Self.declaredIDs(object["routingPacks"]))
 
         guard collector.diagnostics.isEmpty, var regions, let name else { return nil }
         // Checked above (`checkSearchPackReferences`): a region's search pack ids as written.
         for (i, item) in (object["regions"]?.arrayValue ?? []).enumerated() where regions.indices.contains(i) {
             regions[i].searchPacks = item["searchPacks"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            regions[i].routingPacks = item["routingPacks"]?.arrayValue?.compactMap(\.stringValue) ?? []
         }
         var job = Job(version: 1, name: name, store: store, stylePacks: stylePacks, regions: regions,
                       origins: origins, limits: limits, download: download, searchPacks: searchPacks)
         job.attribution = attribution ?? nil
+        job.routingPacks = routingPacks
         return job
     }
 

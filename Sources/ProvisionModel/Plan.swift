@@ -77,9 +77,14 @@ public struct Plan: Sendable {
     /// The job's search packs, resolved, each with what the apply does with its file.
     public var searchPacks: [SearchPackPlan] = []
 
-    /// Whether applying the plan would change the store: its database, or a search pack's file.
+    /// The job's routing packs, each with its graph tiles per region and level and what the apply
+    /// does with its extract.
+    public var routingPacks: [RoutingPackPlan] = []
+
+    /// Whether applying the plan would change the store: its database, a search pack's file or a
+    /// routing pack's extract.
     public var hasChanges: Bool {
-        hasDatabaseChanges || searchPacks.contains { $0.action != .keep }
+        hasDatabaseChanges || searchPacks.contains { $0.action != .keep } || routingPacks.contains { $0.action != .keep }
     }
 
     /// Whether applying the plan would change the offline database.

@@ -7,7 +7,7 @@ import TileMath
 /// wall-clock times), so that two applies of the same job on the same upstream bytes write the
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
-    /// Bumped on every change to the lock's shape (7: `attribution`, a shard's `shard.searchPacks`).
+    /// Bumped on every change to the lock's shape (7: `attribution`, `routingPacks`, a shard's `shard.searchPacks`).
     public static let schemaVersion = 7
 
     /// A region row as the lock records it.
@@ -81,6 +81,9 @@ public struct LockDocument: Equatable, Sendable {
     /// What the store's data must credit (`Plan.attribution(job:)`; version 7; absent when nothing
     /// declares any).
     public var attribution: [Attribution] = []
+    /// The routing packs' extracts as the apply left them, each tile with its digest (version 7;
+    /// absent when the job has none).
+    public var routingPacks: [RoutingPackRecord] = []
 
     /// The share of a job a partial store holds.
     public struct ShardEntry: Equatable, Sendable {
@@ -207,6 +210,10 @@ public struct LockDocument: Equatable, Sendable {
             object["attribution"] = .array(attribution.map(\.json))
             document = .object(object)
         }
+        if !routingPacks.isEmpty, case .object(var object) = document {
+            object["routingPacks"] = .array(routingPacks.map(Self.routingPackJSON))
+            document = .object(object)
+        }
         return document
     }
 
@@ -313,5 +320,6 @@ public struct LockDocument: Equatable, Sendable {
                                     tiles: pack["tiles"]?.intValue ?? 0)
         }
         attribution = (json["attribution"]?.arrayValue ?? []).compactMap(Attribution.init(json:))
+        routingPacks = (json["routingPacks"]?.arrayValue ?? []).compactMap(Self.routingPackRecord)
     }
 }

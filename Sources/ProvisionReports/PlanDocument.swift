@@ -5,8 +5,9 @@ import ProvisionModel
 /// The JSON wire form of a plan (`plan --json`, Jobs/schema/plan.schema.json), and the model the
 /// text and Markdown views are rendered from, so the three cannot drift.
 public struct PlanDocument: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape (3: glyph policy; 4: `footprint`; 5: `searchPacks`).
-    public static let schemaVersion = 5
+    /// Bumped on every change to the JSON shape (3: glyph policy; 4: `footprint`; 5: `searchPacks`;
+    /// 6: `routingPacks`).
+    public static let schemaVersion = 6
 
     public struct Region: Equatable, Sendable {
         public var key: String
@@ -50,6 +51,9 @@ public struct PlanDocument: Equatable, Sendable {
     public var shard: Shard?
     /// The job's search packs and whether the apply builds or keeps each file.
     public var searchPacks: [SearchPackPlan] = []
+    /// The job's routing packs: per level the graph tiles added, removed and kept, per region the
+    /// tiles its geometry meets.
+    public var routingPacks: [RoutingPackPlan] = []
 
     /// The share of the job a shard's plan counts.
     public struct Shard: Equatable, Sendable {
@@ -97,6 +101,7 @@ public struct PlanDocument: Equatable, Sendable {
         // The footprint is the whole job's store; a shard's store holds only its share.
         footprint = plan.shard == nil ? Footprint(plan: plan) : nil
         searchPacks = plan.searchPacks
+        routingPacks = plan.routingPacks
     }
 
     /// Tile links added, removed and kept over all regions.
@@ -196,7 +201,30 @@ public struct PlanDocument: Equatable, Sendable {
                                "jobBytesToDownload": .int(Int(shard.jobBytesToDownload))]
             document = .object(object)
         }
+        // Only a job with routing packs has them (the plan of any other job is as it was).
+        if !routingPacks.isEmpty, case .object(var object) = document {
+            object["routingPacks"] = .array(routingPacks.map(Self.routingPackJSON))
+            document = .object(object)
+        }
         return document
+    }
+
+    /// A routing pack's entry of the plan: what happens to its extract, and its tiles per level and
+    /// per region and level.
+    static func routingPackJSON(_ pack: RoutingPackPlan) -> JSONValue {
+        [
+            "id": .string(pack.pack.id), "file": .string(pack.pack.file), "tiles": .string(pack.pack.tiles),
+            "action": .string(pack.action.rawValue), "reason": pack.reason.isEmpty ? .null : .string(pack.reason),
+            "regions": .array(pack.regions.map { .string($0) }),
+            "tilesToDownload": .int(pack.add.count),
+            "levels": .array(pack.levelChanges.map { level in
+                ["level": .int(level.level), "add": .int(level.counts.add), "remove": .int(level.counts.remove),
+                 "keep": .int(level.counts.keep)]
+            }),
+            "regionTiles": .array(pack.regionTiles.map {
+                ["region": .string($0.region), "level": .int($0.level), "tiles": .int($0.tiles), "absent": .int($0.absent)]
+            }),
+        ]
     }
 
     /// Whether a region row of pack `id` has its glyph ranges determined at apply.

@@ -60,6 +60,7 @@ public enum PlanRenderer {
             out += "search pack \(pack.pack.id): \(what), \(pack.pack.file) from \(listed(pack.sources.map(\.name))) over "
                 + "\(plural(pack.regions.count, "region"))\n"
         }
+        out += routingPacksText(doc.routingPacks)
         let tiles = doc.tileTotals, resources = doc.resourceTotals
         let scope = doc.shard.map { " (shard \($0.shard), this shard's apply)" } ?? ""
         out += "\nPlan\(scope): \(plural(tiles.add, "tile")) to add, \(grouped(tiles.remove)) to remove, \(grouped(tiles.keep)) to keep; "
@@ -70,6 +71,23 @@ public enum PlanRenderer {
             : doc.shard.map { ". No changes: the store holds shard \($0.shard)'s share of the job.\n" }
             ?? ". No changes: the store matches the job.\n"
         if !doc.driftChecked { out += Self.driftNotChecked + "\n" }
+        return out
+    }
+
+    /// A block per routing pack: what happens to its extract, then per level the graph tiles added,
+    /// removed and kept (absent cells counted as kept), and what must be downloaded.
+    static func routingPacksText(_ packs: [RoutingPackPlan]) -> String {
+        guard !packs.isEmpty else { return "" }
+        var out = "\n"
+        for pack in packs {
+            let symbol = pack.action == .build ? "~" : " "
+            let what = pack.action == .build ? "build (\(pack.reason))" : "keep"
+            out += "\(symbol) routing pack \(pack.pack.id): \(what), \(pack.pack.file) over \(plural(pack.regions.count, "region")), "
+                + "\(plural(pack.add.count, "graph tile")) to download\n"
+            for level in pack.levelChanges {
+                out += "      level \(level.level) \(countsText(level.counts))\n"
+            }
+        }
         return out
     }
 
@@ -99,6 +117,11 @@ public enum PlanRenderer {
         if let maxTiles = doc.limits.maxTiles {
             let used = tiles.add + tiles.keep
             out += "Limits: \(grouped(used)) of \(plural(maxTiles, "tile")) (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
+        }
+        for pack in doc.routingPacks {
+            let levels = pack.levelChanges.map { "level \($0.level) \(countsText($0.counts))" }.joined(separator: ", ")
+            out += "Routing pack `\(pack.pack.id)`: \(pack.action == .build ? "build (\(pack.reason))" : "keep"), "
+                + "\(plural(pack.add.count, "graph tile")) to download (\(levels)).\n"
         }
         if let coverage { out += coverage + "\n" }
         if let footprint = doc.footprint {

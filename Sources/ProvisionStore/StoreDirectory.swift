@@ -11,6 +11,8 @@ public struct StoreDirectory: Equatable, Sendable {
     public static let signatureName = "provision.lock.json.sig"
     /// The directory of the search packs' files (`search/<pack>.db`).
     public static let searchDirectoryName = "search"
+    /// The directory of the routing packs' tile extracts (`routing/<pack>.tar`).
+    public static let routingDirectoryName = "routing"
 
     /// The directory.
     public let url: URL
@@ -56,7 +58,7 @@ public struct StoreDirectory: Equatable, Sendable {
             throw StoreError(.io, "cannot list store directory: \(error.localizedDescription)", path: url.path)
         }
         let expected: Set = [StoreDirectory.databaseName, StoreDirectory.lockName, StoreDirectory.signatureName,
-                             StoreDirectory.searchDirectoryName]
+                             StoreDirectory.searchDirectoryName, StoreDirectory.routingDirectoryName]
         return names.filter { !expected.contains($0) }.sorted()
     }
 }

@@ -20,7 +20,7 @@ final class PlanApplyFlowTests: WorkspaceTestCase {
         let planJSONRun = try ws.provision("plan", "--json", jobFile)
         planJSONRun.expect(0)
         let planJSON = try parseJSON(planJSONRun.stdout)
-        XCTAssertEqual(planJSON["schemaVersion"], .int(5))
+        XCTAssertEqual(planJSON["schemaVersion"], .int(6))
         XCTAssertEqual(planJSON["kind"], "plan")
         XCTAssertEqual(planJSON["hasChanges"], .bool(true))
         let regions = planJSON["regions"]?.arrayValue ?? []

@@ -29,6 +29,7 @@ final class JobSchemaTests: XCTestCase {
             ("searchPack", schema["$defs"]?["searchPack"], JobFileKeys.searchPack, JobFileKeys.requiredSearchPack),
             ("searchLayer", schema["$defs"]?["searchLayer"], JobFileKeys.searchLayer, JobFileKeys.requiredSearchLayer),
             ("attribution", schema["$defs"]?["attribution"], JobFileKeys.attribution, JobFileKeys.requiredAttribution),
+            ("routingPack", schema["$defs"]?["routingPack"], JobFileKeys.routingPack, JobFileKeys.requiredRoutingPack),
         ]
         for (name, object, allowed, required) in objects {
             XCTAssertEqual(keys(object?["properties"]), Set(allowed), name)
@@ -60,12 +61,16 @@ final class JobSchemaTests: XCTestCase {
                        SearchPack.kinds)
         XCTAssertEqual(schema["$defs"]?["searchPack"]?["properties"]?["names"]?["default"]?.arrayValue?.compactMap(\.stringValue),
                        SearchPack.defaultNames)
+        let routing = schema["$defs"]?["routingPack"]?["properties"]
+        XCTAssertEqual(routing?["levels"]?["default"]?.arrayValue?.compactMap(\.intValue), RoutingPack.defaultLevels)
+        XCTAssertEqual(routing?["levels"]?["items"]?["enum"]?.arrayValue?.compactMap(\.intValue), RoutingPack.knownLevels)
+        XCTAssertEqual(routing?["gzip"]?["default"], .bool(false))
     }
 
     func testEveryJobFileInJobsValidates() throws {
         let directory = repositoryRoot.appendingPathComponent("Jobs")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
-        XCTAssertEqual(files, ["cities.json", "mapbox-streets.json", "maptiler-streets.json", "openfreemap-liberty.json",
+        XCTAssertEqual(files, ["cities-search.json", "cities.json", "mapbox-streets.json", "maptiler-streets.json", "openfreemap-liberty.json",
                                "osm-raster.json", "terrain.json"])
         for name in files {
             let result = JobLoader.load(from: directory.appendingPathComponent(name), displayName: "Jobs/" + name)
