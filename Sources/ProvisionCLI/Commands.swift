@@ -251,11 +251,8 @@ public enum Commands {
                        whenMissing: "export needs --out FILE or DIR: where to write"), \.out),
         ] + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "exported"), (.failure, "other errors"),
-                    (.usage, "usage, several sources but no --source or --out DIR, an unknown source or region, "
-                        + "--since without --format patch or the reverse, --out inside a store it reads"),
-                    (.invalidJob, "the store holds no tiles to export, or a tile that does not inflate; for a patch, "
-                        + "--since is another job's store, a later build, damaged (as audit finds), or a changed row "
-                        + "would not be newer"),
+                    (.usage, "usage, several sources but no --source or --out DIR, an unknown source or region"),
+                    (.invalidJob, "nothing to export or a damaged tile; --since another job's, newer or damaged; a row not newer"),
                     (.missingInput, "no store there, or --since names no store"),
                     (.cannotWriteStore, "--out cannot be written (no such directory, a full disk, not a bundle)")])
 
