@@ -20,12 +20,7 @@ final class PatchExportTests: WorkspaceTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        let fm = FileManager.default
-        try fm.createDirectory(at: upstream, withIntermediateDirectories: true)
-        for item in ["styles", "tilesets", "sprites", "fonts"] {
-            try fm.copyItem(at: Demo.directory.appendingPathComponent(item), to: upstream.appendingPathComponent(item))
-        }
-        try fm.copyItem(at: ws.root.appendingPathComponent("tile-tree"), to: upstream.appendingPathComponent("tiles"))
+        try ws.copyUpstream()
     }
 
     private func url(_ name: String) -> URL { ws.root.appendingPathComponent(name) }
