@@ -78,25 +78,27 @@ final class PatchExportTests: WorkspaceTestCase {
     }
 
     /// Merges `side` into a copy of the store `old` with the Python oracle and with `provision
-    /// merge`; returns both results, which must be equal.
-    private func merged(_ side: URL, into old: String, as name: String, file: StaticString = #filePath, line: UInt = #line) throws -> JSONValue {
+    /// merge`; returns the rows both hold, which must be equal, and what the oracle's merge counted
+    /// (regions added, tiles and resources written).
+    private func merged(_ side: URL, into old: String, as name: String,
+                        file: StaticString = #filePath, line: UInt = #line) throws -> (rows: JSONValue, counts: JSONValue) {
         let fm = FileManager.default
         let device = url("\(name).db")
         try fm.copyItem(at: url(old).appendingPathComponent("offline.db"), to: device)
-        _ = try Oracles.run(Self.oracle, ["merge", device.path, side.path])
+        let counts = try JSONValue.parse(Oracles.run(Self.oracle, ["merge", device.path, side.path]))
         let ours = url("\(name)-store")
         try fm.copyItem(at: url(old), to: ours)
         try ws.provision("merge", side.path, "--store", ours.path, "--quiet", file: file, line: line).expect(0, file: file, line: line)
         let oracle = try dump(device)
         XCTAssertEqual(oracle, try dump(ours.appendingPathComponent("offline.db")),
                        "MapLibre's merge rules and provision merge agree", file: file, line: line)
-        return oracle
+        return (oracle, counts)
     }
 
     /// Asserts OLD + PATCH and OLD + NEW hold the same rows and links under both merges.
     private func assertPatchMergesLikeTheStore(file: StaticString = #filePath, line: UInt = #line) throws {
-        let viaPatch = try merged(url("patch.db"), into: "v1", as: "device-patch", file: file, line: line)
-        let viaStore = try merged(url("v2/offline.db"), into: "v1", as: "device-store", file: file, line: line)
+        let viaPatch = try merged(url("patch.db"), into: "v1", as: "device-patch", file: file, line: line).rows
+        let viaStore = try merged(url("v2/offline.db"), into: "v1", as: "device-store", file: file, line: line).rows
         XCTAssertEqual(viaPatch, viaStore, "the patch brings what the whole store brings", file: file, line: line)
         XCTAssertFalse(viaPatch["tiles"]?.arrayValue?.isEmpty ?? true, file: file, line: line)
     }
@@ -140,8 +142,10 @@ final class PatchExportTests: WorkspaceTestCase {
             "SELECT modified FROM tiles WHERE z = \(tile.z) AND x = \(tile.x) AND y = \(tile.y)"))
 
         try assertPatchMergesLikeTheStore()
-        XCTAssertEqual(try merged(url("patch.db"), into: "v1", as: "device-again").serialized(), try dump(url("v2/offline.db")).serialized(),
+        let again = try merged(url("patch.db"), into: "v1", as: "device-again")
+        XCTAssertEqual(again.rows.serialized(), try dump(url("v2/offline.db")).serialized(),
                        "nothing dropped: the device holds the new store's rows and links")
+        XCTAssertEqual(again.counts, ["regions": 0, "tiles": 1, "resources": 1], "the regions merge into the device's; one tile and the style replaced")
 
         // Byte-reproducible: the same stores give the same file.
         try exportPatch(out: "again.db")
@@ -230,6 +234,11 @@ final class PatchExportTests: WorkspaceTestCase {
         audit.expect(1)
         let damaged = try exportPatch(since: "damaged", status: 65)
         XCTAssertTrue(damaged.stderr.contains("is damaged, as 'provision audit' finds"), damaged.stderr)
+        try assertNothingWritten()
+        try FileManager.default.copyItem(at: url("v1"), to: url("garbage"))
+        try Data("not a database".utf8).write(to: url("garbage/offline.db"))
+        let garbage = try exportPatch(since: "garbage", status: 65)
+        XCTAssertTrue(garbage.stderr.contains("is damaged: cannot audit the store at"), garbage.stderr)
         try assertNothingWritten()
 
         for input in ["v1/offline.db", "v2/offline.db", "v1/provision.lock.json", "v2"] {
