@@ -64,11 +64,20 @@ public struct PatchRowNotNewer: Error, Equatable, Sendable {
 /// merge, so the rows the current store dropped are only reported. Row and region ids are the
 /// current store's, and every write runs in key order, so one pair of stores gives one file.
 extension OfflineDatabase {
+    /// The page size of a patch file.
+    ///
+    /// Why not SQLite's 4096: a patch is mostly small, and each of its tables and indexes (SQLite's
+    /// own included, sixteen) takes a page however empty it is (64 KiB at 4096 for a patch of one
+    /// tile); 1024 cuts that to 19 KiB and, with rows of a few hundred bytes, makes the patch of one
+    /// tile in six of the demo job 14% smaller than 4096 does (512 pays more in overflow pages than
+    /// it saves).
+    static let patchPageSize = 1024
+
     /// Writes the patch from the store at `old` to the store at `current` into a new database at
     /// `destination` (which must not exist), stamping changed rows not newer than the old ones
     /// with `buildTime`. Throws `PatchRowNotNewer` for a row even that does not make newer.
     public static func writePatch(current: URL, since old: URL, to destination: URL, buildTime: Int64) throws -> PatchContents {
-        let patch = try OfflineDatabase(url: destination, epoch: buildTime)
+        let patch = try OfflineDatabase(url: destination, epoch: buildTime, options: .init(pageSize: patchPageSize))
         // Best effort: a failure closes the file the caller removes; success closed it in finish().
         defer { try? patch.close() }
         let contents = try patch.fillPatch(current: current, old: old, buildTime: buildTime)
