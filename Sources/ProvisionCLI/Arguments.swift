@@ -264,11 +264,13 @@ public struct MergeArguments: Equatable, Sendable, CommandArguments {
 /// `provision export --format F --out PATH`.
 public struct ExportArguments: Equatable, Sendable, CommandArguments {
     public var store: String?
-    /// `mbtiles`, `pmtiles` or `bundle`.
+    /// `mbtiles`, `pmtiles`, `bundle` or `patch`.
     public var format: ExportRun.Format
     public var region: String?
     public var source: String?
     public var out: String
+    /// `--since OLD` of `--format patch`.
+    public var since: String?
     public var options = CommonOptions()
 
     static let blank = ExportArguments(format: .mbtiles, out: "")

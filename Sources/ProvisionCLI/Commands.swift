@@ -251,10 +251,10 @@ public enum Commands {
                     (.missingInput, "an input does not exist, or (merging database files) --store holds no offline.db"),
                     (.cannotWriteStore, "--store cannot be written, or another run holds it")])
 
-    /// `provision export --format mbtiles|pmtiles|bundle --out FILE|DIR`.
+    /// `provision export --format mbtiles|pmtiles|bundle|patch --out FILE|DIR`.
     public static let export = CommandSpec(
         name: "export", positionals: .none,
-        summary: "Write the store's tiles as MBTiles or PMTiles, or a bundle apps and web pages open offline.",
+        summary: "Write the store's tiles as MBTiles or PMTiles, a bundle apps and web pages open offline, or a patch for devices.",
         discussion: """
         Reads the store (never changes it) and writes, under a temporary name renamed into place:
         an MBTiles 1.3 archive ('tiles' a view over deduplicated 'map' and 'images' tables, TMS
@@ -267,14 +267,27 @@ public enum Commands {
         same store gives the same bytes. A store with several sources needs --source NAME, or
         --out DIR for one archive a source; 'provision audit' lists the names. Bounds and center
         are the exported regions' extent clamped to the stored tiles.
+
+        With --format patch --since OLD, writes a MapLibre offline database (schema 6) that a
+        device holding the bundle of the store OLD side-loads (MapLibre's merge) to hold this
+        store: every tile and resource that is new or whose bytes changed, with a 'modified'
+        newer than OLD's; every region, unchanged ones with OLD's definition and description so
+        devices merge into them, and a region whose definition or description changed with all
+        its rows, as devices add it anew. A merge deletes nothing: the rows this store dropped
+        stay on devices, and the result lists them with their bytes.
         """,
         options: [
             Option(OptionSpec(name: "--store", value: .text(placeholder: "DIR"),
                               help: "The store directory (default: ./store); a path to its offline.db names it too."),
                    \ExportArguments.store),
             Option(OptionSpec(name: "--format", value: .choice(placeholder: "FORMAT", choices: ExportRun.Format.allCases.map(\.rawValue)),
-                       help: "What to write: mbtiles, pmtiles or bundle (a directory). Required.",
-                       whenMissing: "export needs --format mbtiles, pmtiles or bundle"), \.format),
+                       help: "What to write: mbtiles, pmtiles, bundle (a directory) or patch (an offline database "
+                           + "updating the store --since names). Required.",
+                       whenMissing: "export needs --format mbtiles, pmtiles, bundle or patch"), \.format),
+            Option(OptionSpec(name: "--since", value: .text(placeholder: "DIR"),
+                       help: "With --format patch (required there): the store devices have (its offline.db and lock), "
+                           + "an older build of the same job; the patch holds what changed since.",
+                       example: "releases/v1"), \.since),
             Option(OptionSpec(name: "--region", value: .text(placeholder: "ID"),
                        help: "Only the tiles of this job region (its id in the lock), and in a bundle only its style packs."), \.region),
             Option(OptionSpec(name: "--source", value: .text(placeholder: "NAME"),
@@ -282,13 +295,15 @@ public enum Commands {
                            + "Not with --format bundle.", example: "streets"), \.source),
             Option(OptionSpec(name: "--out", value: .text(placeholder: "FILE|DIR"),
                        help: "Where to write (required): a file, or a directory that gets one archive a source "
-                           + "(NAME.mbtiles, NAME.pmtiles); the bundle's directory, replaced when it holds an earlier bundle.",
+                           + "(NAME.mbtiles, NAME.pmtiles); the bundle's directory, replaced when it holds an earlier bundle; "
+                           + "the patch file (not an input's).",
                        whenMissing: "export needs --out FILE or DIR: where to write"), \.out),
         ] + Option<CommonOptions>.common().map { $0.within(\.options) },
         exitCodes: [(.success, "exported"), (.failure, "other errors"),
                     (.usage, "usage, several sources but no --source or --out DIR, an unknown source or region"),
-                    (.invalidJob, "the store holds no tiles to export, a tile that does not inflate, or a damaged search pack"),
-                    (.missingInput, "no store there"),
+                    (.invalidJob, "nothing to export, a damaged tile or search pack; --since of another job, newer or "
+                                  + "damaged; a patch row not newer"),
+                    (.missingInput, "no store there, or --since names no store"),
                     (.cannotWriteStore, "--out cannot be written (no such directory, a full disk, not a bundle)")])
 
     /// `provision search QUERY`.

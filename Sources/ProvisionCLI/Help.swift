@@ -81,7 +81,12 @@ public enum Help {
     }
 
     static func exitCodeLines(_ codes: [(code: ExitCode, meaning: String)]) -> String {
-        codes.map { "  " + pad(String($0.code.rawValue), 4) + " " + $0.meaning }.joined(separator: "\n")
+        // A meaning longer than the line goes on below, under its own first word.
+        codes.map { code in
+            wrap(code.meaning, width: 100 - 7).enumerated().map { index, line in
+                (index == 0 ? "  " + pad(String(code.code.rawValue), 4) + " " : String(repeating: " ", count: 7)) + line
+            }.joined(separator: "\n")
+        }.joined(separator: "\n")
     }
 
     static func pad(_ text: String, _ width: Int) -> String {

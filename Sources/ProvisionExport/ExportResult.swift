@@ -2,11 +2,12 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 import ProvisionReports
+import ProvisionStore
 
 /// What `provision export` wrote: the document `--json` prints
 /// (`Jobs/schema/export-report.schema.json`) and its text view.
 public struct ExportResult: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape (2: a bundle's `searchPacks`).
+    /// Bumped on every change to the JSON shape (2: a bundle's `searchPacks`, a patch's `patch`).
     public static let schemaVersion = 2
 
     /// One archive written.
@@ -57,11 +58,37 @@ public struct ExportResult: Equatable, Sendable {
         public var bytes: Int64
     }
 
+    /// What a patch (`--format patch`) holds against the store devices have.
+    public struct Patch: Equatable, Sendable {
+        /// The patch file.
+        public var path: String
+        /// `--since`: the store devices have, as named.
+        public var since: String
+        /// The patch file's bytes.
+        public var byteCount: UInt64
+        /// The current store's `offline.db` bytes: what shipping it whole costs.
+        public var fullByteCount: UInt64
+        /// Tile and resource rows in the patch.
+        public var tiles: Int
+        public var resources: Int
+        /// Region rows in the patch: every region of the store.
+        public var regions: Int
+        /// Regions a device adds as new (their definition or description changed), by lock key
+        /// (row id when the lock does not name it); the patch holds every row they link.
+        public var newRegions: [String]
+        /// Regions of the old store no region of the current one equals: a device keeps them.
+        public var droppedRegions: [String]
+        /// Rows of the old store the current store lacks: a merge cannot delete them.
+        public var dropped: [PatchDroppedRow]
+    }
+
     public var store: String
-    /// `mbtiles`, `pmtiles` or `bundle`.
+    /// `mbtiles`, `pmtiles`, `bundle` or `patch`.
     public var format: String
     public var files: [File]
     public var bundle: Bundle?
+    /// The patch; nil for other formats.
+    public var patch: Patch?
     /// What the store's documents could not tell, and what that left out or guessed
     /// (`ExportCatalog.warnings`), one sentence each.
     public var warnings: [String]
@@ -110,6 +137,10 @@ public struct ExportResult: Equatable, Sendable {
             object["partial"] = .string(partial)
             document = .object(object)
         }
+        if let patch, case .object(var object) = document {
+            object["patch"] = patch.json
+            document = .object(object)
+        }
         return document
     }
 
@@ -132,6 +163,7 @@ public struct ExportResult: Equatable, Sendable {
                 out += "  note: \(source) is not in the bundle and still points at the network\n"
             }
         }
+        if let patch { out += patch.text }
         for warning in warnings { out += "warning: \(warning)\n" }
         if let partial { out += "warning: the export is partial: \(partial)\n" }
         return out
@@ -152,5 +184,44 @@ public struct ExportResult: Equatable, Sendable {
         return "the store is incomplete: \(incomplete.count == 1 ? "region" : "regions") \(incomplete.joined(separator: ", ")) "
             + "\(incomplete.count == 1 ? "lacks" : "lack") tiles or resources (the last apply did not finish); run "
             + "'provision apply' to complete it"
+    }
+}
+
+
+extension ExportResult.Patch {
+    /// The bytes of the dropped rows.
+    public var droppedByteCount: Int { dropped.map(\.byteCount).reduce(0, +) }
+
+    /// The `patch` member of the JSON document.
+    var json: JSONValue {
+        [
+            "path": .string(path), "since": .string(since), "bytes": .int(Int(byteCount)), "fullBytes": .int(Int(fullByteCount)),
+            "tiles": .int(tiles), "resources": .int(resources), "regions": .int(regions),
+            "newRegions": .array(newRegions.map { .string($0) }), "droppedRegions": .array(droppedRegions.map { .string($0) }),
+            "droppedBytes": .int(droppedByteCount),
+            "dropped": .array(dropped.map { ["url": .string($0.url), "tile": .bool($0.isTile), "bytes": .int($0.byteCount)] }),
+        ]
+    }
+
+    /// The text view: sizes, then what a merge of the patch cannot do.
+    var text: String {
+        let share = fullByteCount == 0 ? "" : String(format: " (%.1f%%)", Double(byteCount) * 100 / Double(fullByteCount))
+        var out = "\(path): patch since \(since), \(plural(tiles, "tile")) and \(plural(resources, "resource")) in "
+            + "\(plural(regions, "region")), \(ByteFormat.string(Int64(byteCount))) against \(ByteFormat.string(Int64(fullByteCount)))"
+            + " for the whole offline.db\(share)\n"
+        if !newRegions.isEmpty {
+            out += "  \(plural(newRegions.count, "region")) changed and \(newRegions.count == 1 ? "comes" : "come") whole, "
+                + "added as new on devices: \(newRegions.joined(separator: ", "))\n"
+        }
+        if !droppedRegions.isEmpty {
+            out += "  note: devices keep \(plural(droppedRegions.count, "region")) the store no longer has (a merge deletes "
+                + "nothing): \(droppedRegions.joined(separator: ", "))\n"
+        }
+        if !dropped.isEmpty {
+            let named = dropped.prefix(3).map(\.url).joined(separator: ", ")
+            out += "  note: \(plural(dropped.count, "row")) (\(ByteFormat.string(Int64(droppedByteCount)))) the store dropped stay on "
+                + "devices, as a merge deletes nothing: \(named)\(dropped.count > 3 ? " and \(grouped(dropped.count - 3)) more" : "")\n"
+        }
+        return out
     }
 }

@@ -8,14 +8,14 @@ import ProvisionReports
 import ProvisionStore
 import TileMath
 
-/// `provision export`: the store's tiles as MBTiles or PMTiles archives, or a directory a
+/// `provision export`: the store's tiles as MBTiles or PMTiles archives, a directory a
 /// MapLibre app or web page opens offline (styles, sprites, glyphs, one PMTiles archive a
-/// source). Reads the store only; every output is written under a temporary name and renamed
-/// into place.
+/// source), or a patch devices side-load to update an older bundle (`PatchExport`). Reads the
+/// store only; every output is written under a temporary name and renamed into place.
 public struct ExportRun {
     /// What to write.
     public enum Format: String, CaseIterable, Sendable {
-        case mbtiles, pmtiles, bundle
+        case mbtiles, pmtiles, bundle, patch
 
         /// The file extension of an archive of this format.
         var fileExtension: String { rawValue }
@@ -30,14 +30,18 @@ public struct ExportRun {
     public var source: String?
     /// `--out`: a file, or a directory (one archive a source; the bundle).
     public var out: String
+    /// `--since`: the store devices have, which a patch updates (`--format patch` only).
+    public var since: String?
     public var progress: ProgressSink
 
-    public init(store: String?, format: Format, region: String?, source: String?, out: String, progress: ProgressSink) {
+    public init(store: String?, format: Format, region: String?, source: String?, out: String, since: String? = nil,
+                progress: ProgressSink) {
         self.store = store
         self.format = format
         self.region = region
         self.source = source
         self.out = out
+        self.since = since
         self.progress = progress
     }
 
@@ -52,7 +56,18 @@ public struct ExportRun {
         guard path.hasDatabase else {
             throw ProvisionError(.missingInput, "no store at \(path.display): \(StoreDirectory.databaseName) is missing")
         }
-        try checkOutput(against: path)
+        try Self.checkOutput(out, against: path)
+        if format == .patch {
+            guard let since, region == nil, source == nil else {
+                throw ProvisionError(.usage, "--format patch needs --since OLD (the store devices have), and takes no "
+                                     + "--region or --source: a patch updates the whole bundle")
+            }
+            try Self.checkOutput(out, against: StorePath(option: since, job: nil))
+            return try PatchExport(store: path, since: since, out: out, progress: progress).run()
+        }
+        if since != nil {
+            throw ProvisionError(.usage, "--since goes with --format patch only; --format \(format.rawValue) exports the whole store")
+        }
         let (lock, _) = PlanSession.readLock(path)
         let database: OfflineDatabase
         do {
@@ -149,7 +164,7 @@ public struct ExportRun {
 
     /// Refuses an `--out` that is the store or lies inside it (64): a store holds exactly its
     /// database and its lock.
-    private func checkOutput(against store: StorePath) throws(ProvisionError) {
+    static func checkOutput(_ out: String, against store: StorePath) throws(ProvisionError) {
         func resolved(_ url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
         let storePath = resolved(store.url)
         var target = URL(fileURLWithPath: out).standardizedFileURL

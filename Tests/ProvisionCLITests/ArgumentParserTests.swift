@@ -138,7 +138,7 @@ final class ArgumentParserTests: XCTestCase {
             Self.usage("an output option the command lacks", ["apply", "--format", "json", "j"], "unknown option '--format' for 'apply'",
                        command: "apply", options: Self.json),
             Self.usage("export's own format", ["export", "--format", "json", "--out", "x"],
-                       "--format must be mbtiles, pmtiles or bundle, not 'json'", command: "export"),
+                       "--format must be mbtiles, pmtiles, bundle or patch, not 'json'", command: "export"),
         ]
         check(cases)
     }
@@ -147,7 +147,9 @@ final class ArgumentParserTests: XCTestCase {
         let cases: [Case] = [
             Self.ok("archive", ["export", "--format", "pmtiles", "--out", "x.pmtiles", "--source", "streets"],
                     .export(ExportArguments(format: .pmtiles, source: "streets", out: "x.pmtiles"))),
-            Self.usage("no format", ["export", "--out", "x"], "export needs --format mbtiles, pmtiles or bundle", command: "export"),
+            Self.ok("patch", ["export", "--format", "patch", "--since", "v1", "--out", "p.db"],
+                    .export(ExportArguments(format: .patch, out: "p.db", since: "v1"))),
+            Self.usage("no format", ["export", "--out", "x"], "export needs --format mbtiles, pmtiles, bundle or patch", command: "export"),
             Self.usage("no out", ["export", "--format", "bundle"], "export needs --out FILE or DIR: where to write", command: "export"),
             Self.usage("bundle of one source", ["export", "--format", "bundle", "--source", "s", "--out", "b"],
                        "--source goes with --format mbtiles or pmtiles; a bundle holds every source of its styles", command: "export"),

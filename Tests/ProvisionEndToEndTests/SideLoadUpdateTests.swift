@@ -22,12 +22,7 @@ final class SideLoadUpdateTests: WorkspaceTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        let fm = FileManager.default
-        try fm.createDirectory(at: upstream, withIntermediateDirectories: true)
-        for item in ["styles", "tilesets", "sprites", "fonts"] {
-            try fm.copyItem(at: Demo.directory.appendingPathComponent(item), to: upstream.appendingPathComponent(item))
-        }
-        try fm.copyItem(at: ws.root.appendingPathComponent("tile-tree"), to: upstream.appendingPathComponent("tiles"))
+        try ws.copyUpstream()
         let root = upstream, table = lastModified
         ws.server.setHandler(prefix: "/lm/") { request in
             let relative = String(request.path.dropFirst("/lm/".count))

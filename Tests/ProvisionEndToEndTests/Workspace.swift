@@ -53,6 +53,20 @@ final class Workspace {
         tileTree = tree
     }
 
+    /// Copies the demo documents and the tile tree (`serveTiles()` first) to `upstream/` for a
+    /// test to change, and returns it: `tiles/` holds the tree, the rest as in Examples/demo.
+    @discardableResult
+    func copyUpstream() throws -> URL {
+        let upstream = root.appendingPathComponent("upstream")
+        let fm = FileManager.default
+        try fm.createDirectory(at: upstream, withIntermediateDirectories: true)
+        for item in ["styles", "tilesets", "sprites", "fonts"] {
+            try fm.copyItem(at: Demo.directory.appendingPathComponent(item), to: upstream.appendingPathComponent(item))
+        }
+        try fm.copyItem(at: root.appendingPathComponent("tile-tree"), to: upstream.appendingPathComponent("tiles"))
+        return upstream
+    }
+
     /// The served path of a tile.
     func tilePath(_ tile: TileAddress) -> String { "/tiles/\(tile.z)/\(tile.x)/\(tile.y).pbf" }
 
