@@ -107,6 +107,7 @@ public struct ApplyRun {
         applier.resolveGlyphs = { plan, store, all in try GlyphResolution.resolve(plan, store: store, all: all) }
         // A search pack that cannot be built fails the apply once the store and its lock are written.
         var searchFailure: ProvisionError?
+        var rewroteLock = false
         var result: (ApplyOutcome, LockDocument, Plan, wrote: Bool)
         do {
             // A plan that changes nothing leaves every byte of the store as it is (a shard's store
@@ -123,8 +124,9 @@ public struct ApplyRun {
             let epoch = writes ? plan.epoch : (session.lock?.epoch ?? plan.epoch)
             var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             lock.shard = share
+            lock.files = try BundleFiles.entries(in: build.path, recorded: writes ? nil : session.lock)
             searchFailure = SearchPackStep(session: session, progress: progress).run(plan, lock: &lock, buildTime: plan.epoch)
-            try build.writeLock(lock.fileBytes)
+            rewroteLock = try build.writeLock(lock.fileBytes)
             result = (outcome, lock, plan, writes)
         } catch {
             progress.finish()
@@ -138,6 +140,8 @@ public struct ApplyRun {
         if let signingKey {
             try LockSignature.write(signing: result.1.fileBytes, with: signingKey, in: build.path)
             progress.emit(.lockSigned(lock: build.path.lockURL.path, signature: LockSignature.url(in: build.path).path))
+        } else {
+            LockSignature.removeOutdated(in: build.path, rewritten: rewroteLock, progress: progress)
         }
         if let searchFailure { throw searchFailure }
         return result

@@ -106,7 +106,8 @@ public struct MergeRun {
         lock.byteCount = content.byteCount
         lock.contentDigest = "sha256:" + content.digest
         lock.chunks = content.chunks
-        try build.writeLock(lock.fileBytes)
+        lock.files = try BundleFiles.entries(in: build.path, recorded: nil)
+        LockSignature.removeOutdated(in: build.path, rewritten: try build.writeLock(lock.fileBytes), progress: progress)
         return lock
     }
 

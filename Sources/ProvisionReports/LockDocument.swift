@@ -8,7 +8,7 @@ import TileMath
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
     /// Bumped on every change to the lock's shape.
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
 
     /// A region row as the lock records it.
     public struct RegionEntry: Equatable, Sendable {
@@ -78,6 +78,8 @@ public struct LockDocument: Equatable, Sendable {
     public var shard: ShardEntry?
     /// The search packs' files as the apply left them (version 6; absent when the job has none).
     public var searchPacks: [SearchPackRecord] = []
+    /// The bundle's files an app ships, with their sizes and SHA-256 (version 7; `FileEntry`).
+    public var files: [FileEntry] = []
 
     /// The share of a job a partial store holds.
     public struct ShardEntry: Equatable, Sendable {
@@ -192,6 +194,10 @@ public struct LockDocument: Equatable, Sendable {
             })
             document = .object(object)
         }
+        if !files.isEmpty, case .object(var object) = document {
+            object["files"] = .array(files.map(\.json))
+            document = .object(object)
+        }
         return document
     }
 
@@ -292,5 +298,6 @@ public struct LockDocument: Equatable, Sendable {
                                     entries: pack["entries"]?.intValue ?? 0, bytes: Int64(pack["bytes"]?.intValue ?? 0),
                                     tiles: pack["tiles"]?.intValue ?? 0)
         }
+        files = (json["files"]?.arrayValue ?? []).compactMap(FileEntry.init(json:))
     }
 }
