@@ -89,7 +89,7 @@ final class SearchPackApplyTests: WorkspaceTestCase {
         XCTAssertEqual(try shell.int("SELECT count(*) FROM places WHERE name = 'Brooklyn'"), 0)
         XCTAssertEqual(try shell.scalar("SELECT value FROM metadata WHERE name = 'build_time'"), "2023-11-14T22:13:20Z")
         let record = try XCTUnwrap(try readJSON(ws.lock)["searchPacks"]?.arrayValue?.first)
-        XCTAssertEqual(try readJSON(ws.lock)["schemaVersion"], 6)
+        XCTAssertEqual(try readJSON(ws.lock)["schemaVersion"], 7)
         XCTAssertEqual(record["file"], "search/places.db")
         XCTAssertEqual(record["digest"]?.stringValue, "sha256:" + ws.sha256(pack))
         XCTAssertEqual(record["entries"]?.intValue, try shell.int("SELECT count(*) FROM places"))
