@@ -6,27 +6,13 @@ import XCTest
 /// lock before side-loading) as every writer of a lock records it, `audit --verify` checking it,
 /// and a signature that no longer matches the lock a writer rewrote being removed. Digests are
 /// checked against `openssl dgst`, signatures with `openssl pkeyutl`.
-final class SignedFilesTests: XCTestCase {
-    private var ws: Workspace!
-    private var openssl: URL!
+final class SignedFilesTests: SigningTestCase {
     private var job = ""
 
     override func setUpWithError() throws {
-        guard let tool = ProvisionProcess.onPath("openssl") else {
-            XCTFail("openssl is not installed (.ci/setup installs it: apt-get install openssl)")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        openssl = tool
-        ws = try Workspace()
+        try super.setUpWithError()
         job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .mbtiles)).path
         try ws.provision("apply", "--quiet", job).expect(0)
-        try run(openssl, "genpkey", "-algorithm", "ed25519", "-out", "key.pem").expect(0)
-        try run(openssl, "pkey", "-in", "key.pem", "-pubout", "-out", "pub.pem").expect(0)
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
     }
 
     private func signature(of store: URL) -> URL { store.appendingPathComponent("provision.lock.json.sig") }
@@ -164,10 +150,5 @@ final class SignedFilesTests: XCTestCase {
     private func opensslVerify(_ store: URL) throws -> ProcessResult {
         try run(openssl, "pkeyutl", "-verify", "-pubin", "-inkey", "pub.pem", "-rawin",
                 "-in", store.appendingPathComponent("provision.lock.json").path, "-sigfile", signature(of: store).path)
-    }
-
-    /// `tool arguments…` in the workspace.
-    private func run(_ tool: URL, _ arguments: String...) throws -> ProcessResult {
-        try ProvisionProcess.run(tool, arguments, in: ws.root, environment: ProcessInfo.processInfo.environment, timeout: 60)
     }
 }
