@@ -163,9 +163,10 @@ public enum Commands {
             Option(OptionSpec(name: "--verify", value: .flag,
                        help: "Re-read every tile and resource: inflate it, check it is plausible for its kind (MVT, "
                            + "PNG/JPEG/WebP, JSON, glyph PBF), count expired rows, and compare the content digest "
-                           + "with the lock's; for style packs with glyphs \"used\", also check that every label of "
-                           + "every tile has its glyph ranges stored; with --manifest, also rebuild each search pack from "
-                           + "the stored tiles (in a temporary directory) and compare it with the lock's."), \.verify),
+                           + "with the lock's, and offline.db's size and SHA-256 with the lock's files; for style packs "
+                           + "with glyphs \"used\", also check that every label of every tile has its glyph ranges stored; "
+                           + "with --manifest, also rebuild each search pack from the stored tiles (in a temporary "
+                           + "directory) and compare it with the lock's."), \.verify),
             Option(OptionSpec(name: "--trusted-key", value: .text(placeholder: "PUB.pem"),
                        help: "With --verify, first check that \(StoreDirectory.signatureName) is this Ed25519 public key's "
                            + "signature of the lock's exact bytes (\(publicKeyFile)); a signature missing, or not the "

@@ -45,6 +45,8 @@ enum HumanView {
             return "  \(source): \(plural(tiles, "tile")) (\(grouped(distinct)) distinct) → \(path), \(ByteFormat.string(Int64(bytes)))"
         case .partialExport(let reason): return "warning: the export is partial: \(reason)"
         case .lockSigned(let lock, let signature): return "Signed \(lock): \(signature)"
+        case .signatureRemoved(let lock, let signature):
+            return "The lock changed: its signature was removed (\(signature) no longer matched \(lock)); run 'provision sign --key KEY.pem' to sign it again"
         case .signatureVerified(let lock, let signature): return "The signature \(signature) of \(lock) is the trusted key's."
         // Said by the bar, the result, or (failures) the list printed when the apply ends.
         case .planFinished, .phase, .failure, .notMerged, .region, .applyFinished, .auditFinished, .validateFinished,

@@ -69,6 +69,8 @@ enum JSONView {
             return ("export-finished", ["files": .int(files), "tiles": .int(tiles), "bytes": .int(Int(bytes))])
         case .partialExport(let reason): return ("warning", ["message": .string("the export is partial: " + reason)])
         case .lockSigned(let lock, let signature): return ("lock-signed", ["lock": .string(lock), "signature": .string(signature)])
+        case .signatureRemoved(let lock, let signature):
+            return ("signature-removed", ["lock": .string(lock), "signature": .string(signature)])
         case .signatureVerified(let lock, let signature):
             return ("signature-verified", ["lock": .string(lock), "signature": .string(signature)])
         }

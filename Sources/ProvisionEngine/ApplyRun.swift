@@ -108,6 +108,7 @@ public struct ApplyRun {
         applier.resolveGlyphs = { plan, store, all in try GlyphResolution.resolve(plan, store: store, all: all) }
         // A search pack that cannot be built fails the apply once the store and its lock are written.
         var searchFailure: ProvisionError?
+        var rewroteLock = false
         var result: (ApplyOutcome, LockDocument, Plan, wrote: Bool)
         do {
             // A plan that changes nothing leaves every byte of the store as it is (a shard's store
@@ -124,12 +125,13 @@ public struct ApplyRun {
             let epoch = writes ? plan.epoch : (session.lock?.epoch ?? plan.epoch)
             var lock = LockDocument(plan: plan, outcome: outcome, content: content, epoch: epoch)
             lock.shard = share
+            lock.files = try BundleFiles.entries(in: build.path, recorded: writes ? nil : session.lock)
             lock.attribution = plan.attribution(job: session.input.job).entries
             (searchFailure, outcome.searchPacks) = SearchPackStep(session: session, progress: progress).run(plan, lock: &lock,
                                                                                                            buildTime: plan.epoch)
             // A routing pack that cannot be written fails the apply the same way, its previous extract kept.
             searchFailure = RoutingPackStep(session: session, progress: progress).run(plan, lock: &lock) ?? searchFailure
-            try build.writeLock(lock.fileBytes)
+            rewroteLock = try build.writeLock(lock.fileBytes)
             result = (outcome, lock, plan, writes)
         } catch {
             progress.finish()
@@ -143,6 +145,8 @@ public struct ApplyRun {
         if let signingKey {
             try LockSignature.write(signing: result.1.fileBytes, with: signingKey, in: build.path)
             progress.emit(.lockSigned(lock: build.path.lockURL.path, signature: LockSignature.url(in: build.path).path))
+        } else {
+            LockSignature.removeOutdated(in: build.path, rewritten: rewroteLock, progress: progress)
         }
         if let searchFailure { throw searchFailure }
         return result

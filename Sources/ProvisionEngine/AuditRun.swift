@@ -79,6 +79,7 @@ public struct AuditRun {
             if verify {
                 let (verification, byRegion) = try Self.verify(database, lock: lock, now: context.now)
                 doc.verification = verification
+                doc.verification?.files = lock.map { BundleFiles.mismatches(in: path, lock: $0) } ?? []
                 for i in doc.regions.indices {
                     doc.regions[i].verification = byRegion[doc.regions[i].rowID] ?? AuditDocument.RegionVerification()
                 }

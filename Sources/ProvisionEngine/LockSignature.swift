@@ -53,6 +53,22 @@ public enum LockSignature {
         }
     }
 
+    /// Removes the signature beside a lock whose bytes a writer (apply without `--sign-key`, merge)
+    /// just replaced: it was made over the old bytes, so it no longer holds, and a stale signature
+    /// left beside the lock would only fail an app's check. Returns the signature's path when one
+    /// was removed; unlink(2) removes a file only, never a directory someone put in its place.
+    public static func removeOutdated(in store: StorePath) -> String? {
+        let url = url(in: store)
+        return unlink(url.path) == 0 ? url.path : nil
+    }
+
+    /// Emits `signatureRemoved` when a writer that rewrote the lock (`rewritten`) removed its
+    /// outdated signature.
+    static func removeOutdated(in store: StorePath, rewritten: Bool, progress: ProgressSink) {
+        guard rewritten, let removed = removeOutdated(in: store) else { return }
+        progress.emit(.signatureRemoved(lock: store.lockURL.path, signature: removed))
+    }
+
     /// Checks the signature beside the store's lock against `key`: exit 1 naming the files when
     /// the lock or the signature is missing, or the signature is not `key`'s over the lock's bytes.
     public static func verify(_ store: StorePath, key: Ed25519.PublicKey) throws(ProvisionError) {

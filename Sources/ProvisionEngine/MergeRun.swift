@@ -111,7 +111,8 @@ public struct MergeRun {
         lock.contentDigest = "sha256:" + content.digest
         lock.chunks = content.chunks
         lock.searchPacks = try packs?.place() ?? []
-        try build.writeLock(lock.fileBytes)
+        lock.files = try BundleFiles.entries(in: build.path, recorded: nil)
+        LockSignature.removeOutdated(in: build.path, rewritten: try build.writeLock(lock.fileBytes), progress: progress)
         return lock
     }
 

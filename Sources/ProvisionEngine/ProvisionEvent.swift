@@ -53,6 +53,9 @@ public enum ProvisionEvent: Sendable, Equatable {
     // Audit, validation, pictures.
     /// The lock was signed: `signature` written beside `lock` (`provision sign`, `apply --sign-key`).
     case lockSigned(lock: String, signature: String)
+    /// A writer rewrote the lock (apply without `--sign-key`, merge), so the signature of its old
+    /// bytes beside it was removed: `provision sign` signs the new lock.
+    case signatureRemoved(lock: String, signature: String)
     /// The signature beside the lock is the trusted key's (`audit --trusted-key`), checked before the digests.
     case signatureVerified(lock: String, signature: String)
     /// The audit ended.

@@ -111,7 +111,8 @@ public struct SideLoadRun {
             lock.contentDigest = "sha256:" + content.digest
             lock.chunks = content.chunks
             do {
-                try build.writeLock(lock.fileBytes)
+                lock.files = try BundleFiles.entries(in: out, recorded: lock)
+                LockSignature.removeOutdated(in: out, rewritten: try build.writeLock(lock.fileBytes), progress: progress)
             } catch {
                 throw ProvisionError(store: error, context: "merged, but cannot write the lock of the store at \(out.display)")
             }

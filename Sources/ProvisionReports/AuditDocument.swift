@@ -138,6 +138,8 @@ public struct AuditDocument: Equatable, Sendable {
         /// For `"glyphs": "used"` packs: whether every label's glyph ranges are stored; nil
         /// when the lock records no such pack.
         public var glyphs: GlyphCheck?
+        /// The files whose bytes are not the ones the lock's `files` records.
+        public var files: [FileMismatch] = []
 
         public init(checked: Int, corrupt: [String], corruptCount: Int, expired: Int, digestMatchesLock: Bool?) {
             self.checked = checked
@@ -234,6 +236,7 @@ public struct AuditDocument: Equatable, Sendable {
                            + "'apply --repair' fetches them again")
             }
             if v.digestMatchesLock == false { out.append("the content digest differs from the one the lock recorded") }
+            out += v.files.map(\.problem)
             if let g = v.glyphs {
                 out += g.problems.map { "glyphs: \($0)" }
                 if g.problemCount > g.problems.count {

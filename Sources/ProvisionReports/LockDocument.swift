@@ -7,7 +7,7 @@ import TileMath
 /// wall-clock times), so that two applies of the same job on the same upstream bytes write the
 /// same lock byte for byte.
 public struct LockDocument: Equatable, Sendable {
-    /// Bumped on every change to the lock's shape (7: `attribution`, `routingPacks`, a shard's `shard.searchPacks`).
+    /// Bumped on every change to the lock's shape (7: `attribution`, `routingPacks`, `files`, a shard's `shard.searchPacks`).
     public static let schemaVersion = 7
 
     /// A region row as the lock records it.
@@ -84,6 +84,8 @@ public struct LockDocument: Equatable, Sendable {
     /// The routing packs' extracts as the apply left them, each tile with its digest (version 7;
     /// absent when the job has none).
     public var routingPacks: [RoutingPackRecord] = []
+    /// The bundle's files an app ships, with their sizes and SHA-256 (version 7; `FileEntry`).
+    public var files: [FileEntry] = []
 
     /// The share of a job a partial store holds.
     public struct ShardEntry: Equatable, Sendable {
@@ -214,6 +216,10 @@ public struct LockDocument: Equatable, Sendable {
             object["routingPacks"] = .array(routingPacks.map(Self.routingPackJSON))
             document = .object(object)
         }
+        if !files.isEmpty, case .object(var object) = document {
+            object["files"] = .array(files.map(\.json))
+            document = .object(object)
+        }
         return document
     }
 
@@ -321,5 +327,6 @@ public struct LockDocument: Equatable, Sendable {
         }
         attribution = (json["attribution"]?.arrayValue ?? []).compactMap(Attribution.init(json:))
         routingPacks = (json["routingPacks"]?.arrayValue ?? []).compactMap(Self.routingPackRecord)
+        files = (json["files"]?.arrayValue ?? []).compactMap(FileEntry.init(json:))
     }
 }

@@ -86,11 +86,13 @@ public final class StoreBuild {
         staging = nil
     }
 
-    /// Writes the lock document, atomically, unless the file already holds these bytes.
-    public func writeLock(_ bytes: Data) throws {
-        if (try? Data(contentsOf: path.lockURL)) != bytes {  // an unreadable lock is rewritten
-            try AtomicFile.write(bytes, to: path.lockURL)
-        }
+    /// Writes the lock document, atomically, unless the file already holds these bytes; returns
+    /// whether it wrote (a signature of the earlier bytes then no longer holds).
+    @discardableResult
+    public func writeLock(_ bytes: Data) throws -> Bool {
+        guard (try? Data(contentsOf: path.lockURL)) != bytes else { return false }  // an unreadable lock is rewritten
+        try AtomicFile.write(bytes, to: path.lockURL)
+        return true
     }
 
     /// Releases the writer lock (once; later calls do nothing).

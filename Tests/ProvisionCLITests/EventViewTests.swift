@@ -90,6 +90,10 @@ final class EventViewTests: XCTestCase {
         (.lockSigned(lock: "/s/provision.lock.json", signature: "/s/provision.lock.json.sig"),
          "Signed /s/provision.lock.json: /s/provision.lock.json.sig",
          #""lock-signed","elapsed":2.0,"lock":"/s/provision.lock.json","signature":"/s/provision.lock.json.sig"}"#),
+        (.signatureRemoved(lock: "/s/provision.lock.json", signature: "/s/provision.lock.json.sig"),
+         "The lock changed: its signature was removed (/s/provision.lock.json.sig no longer matched /s/provision.lock.json); "
+             + "run 'provision sign --key KEY.pem' to sign it again",
+         #""signature-removed","elapsed":2.0,"lock":"/s/provision.lock.json","signature":"/s/provision.lock.json.sig"}"#),
         (.signatureVerified(lock: "/s/provision.lock.json", signature: "/s/provision.lock.json.sig"),
          "The signature /s/provision.lock.json.sig of /s/provision.lock.json is the trusted key's.",
          #""signature-verified","elapsed":2.0,"lock":"/s/provision.lock.json","signature":"/s/provision.lock.json.sig"}"#),

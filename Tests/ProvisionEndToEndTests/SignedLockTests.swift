@@ -6,26 +6,11 @@ import XCTest
 /// Issue 24 #3 and #5: `provision sign`, `apply --sign-key` and `audit --verify --trusted-key`.
 /// Keys come from Debian's `openssl`, and `openssl pkeyutl -rawin` is the independent check of
 /// every signature both ways.
-final class SignedLockTests: XCTestCase {
-    private var ws: Workspace!
-    private var openssl: URL!
-
+final class SignedLockTests: SigningTestCase {
     override func setUpWithError() throws {
-        guard let tool = ProvisionProcess.onPath("openssl") else {
-            XCTFail("openssl is not installed (.ci/setup installs it: apt-get install openssl)")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        openssl = tool
-        ws = try Workspace()
+        try super.setUpWithError()
         let job = try ws.write(ws.job([Demo.london, Demo.paris], tiles: .mbtiles)).path
         try ws.provision("apply", "--quiet", job).expect(0)
-        try run(openssl, "genpkey", "-algorithm", "ed25519", "-out", "key.pem").expect(0)
-        try run(openssl, "pkey", "-in", "key.pem", "-pubout", "-out", "pub.pem").expect(0)
-    }
-
-    override func tearDown() {
-        ws?.tearDown()
-        ws = nil
     }
 
     private var signature: URL { ws.store.appendingPathComponent("provision.lock.json.sig") }
@@ -209,11 +194,6 @@ final class SignedLockTests: XCTestCase {
                 XCTAssertFalse(text.lowercased().contains(secret.lowercased()), "the key's bytes were printed:\n\(text.prefix(2000))")
             }
         }
-    }
-
-    /// `tool arguments…` in the workspace.
-    private func run(_ tool: URL, _ arguments: String...) throws -> ProcessResult {
-        try ProvisionProcess.run(tool, arguments, in: ws.root, environment: ProcessInfo.processInfo.environment, timeout: 60)
     }
 
     /// `script` run by bash in the workspace, with `$0` the provision binary (descriptors and `$$`).

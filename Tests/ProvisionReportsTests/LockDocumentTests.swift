@@ -129,10 +129,22 @@ final class LockDocumentTests: XCTestCase {
                      "a record the merge cannot read is no lock")
     }
 
+    func testFileEntriesRoundTripAndAreAbsentWithoutFiles() throws {
+        var lock = Samples.lock()
+        XCTAssertNil(lock.json["files"], "a lock that records no file writes no files member")
+        lock.files = [LockDocument.FileEntry(path: "offline.db", bytes: 1_048_576, sha256: String(repeating: "b", count: 64))]
+        XCTAssertEqual(lock.json["files"], [["path": "offline.db", "bytes": 1_048_576, "sha256": .string(String(repeating: "b", count: 64))]])
+        let read = try XCTUnwrap(LockDocument(json: try JSONValue.parse(lock.fileBytes)))
+        XCTAssertEqual(read.files, lock.files)
+        XCTAssertEqual(read.file("offline.db")?.bytes, 1_048_576)
+        XCTAssertNil(read.file("search/places.db"))
+        XCTAssertEqual(read.json, lock.json)
+    }
+
     func testUnknownVersionOrMissingJobIsNotALock() {
         let json = Samples.lock().json
         XCTAssertNil(LockDocument(json: json.setting("/schemaVersion", to: 8)))
-        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 6)), "version 6 locks (no attribution, no shard.searchPacks) are read")
+        XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 6)), "version 6 locks (no attribution, files or shard.searchPacks) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 5)), "version 5 locks (no search packs) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 1)), "version 1 locks (no chunks) are read")
         XCTAssertNotNil(LockDocument(json: json.setting("/schemaVersion", to: 3)), "version 3 locks (no glyphs) are read")
