@@ -194,17 +194,25 @@ class World:
         return layers
 
 
+_VARINTS = [varint(i) for i in range(1 << 16)]
+
+
+def small_varint(v):
+    """varint(v), from a table below 65,536 (most of a tile's numbers: the fixture is made in Python)."""
+    return _VARINTS[v] if v < 65536 else varint(v)
+
+
 def encode_geometry(shape, points):
     x, y = points[0]
-    out = [varint(9), varint(zigzag(x)), varint(zigzag(y))]
+    out = [b"\x09", small_varint(zigzag(x)), small_varint(zigzag(y))]
     if shape == "point":
         return b"".join(out)
-    out.append(varint(((len(points) - 1) << 3) | 2))
+    out.append(small_varint(((len(points) - 1) << 3) | 2))
     for px, py in points[1:]:
-        out += [varint(zigzag(px - x)), varint(zigzag(py - y))]
+        out += [small_varint(zigzag(px - x)), small_varint(zigzag(py - y))]
         x, y = px, py
     if shape == "polygon":
-        out.append(varint(15))
+        out.append(b"\x0f")
     return b"".join(out)
 
 
@@ -221,9 +229,12 @@ def encode_layer(name, features):
 
     kinds = {"point": 1, "line": 2, "polygon": 3}
     for fid, (cls, rank, label, shape, points) in enumerate(features, 1):
-        tags = varint(0) + varint(value(label)) + varint(1) + varint(value(cls)) + varint(2) + varint(value(rank))
-        body.append(field_bytes(2, field_varint(1, fid) + field_bytes(2, tags) + field_varint(3, kinds[shape]) +
-                                field_bytes(4, encode_geometry(shape, points))))
+        tags = b"".join((b"\x00", small_varint(value(label)), b"\x01", small_varint(value(cls)), b"\x02",
+                         small_varint(value(rank))))
+        geometry = encode_geometry(shape, points)
+        feature = b"".join((b"\x08", small_varint(fid), b"\x12", small_varint(len(tags)), tags, b"\x18",
+                            bytes((kinds[shape],)), b"\x22", small_varint(len(geometry)), geometry))
+        body.append(b"\x12" + small_varint(len(feature)) + feature)
     layer = field_varint(15, 2) + field_bytes(1, name.encode()) + b"".join(body) + \
         b"".join(field_bytes(3, k) for k in keys) + b"".join(field_bytes(4, v) for v in values) + field_varint(5, EXTENT)
     return field_bytes(3, layer)
