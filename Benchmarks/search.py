@@ -39,7 +39,7 @@ import zlib
 from bench import log, run_measured, tail
 from make_fixture import cover, lat_of, lng_of
 from pbwire import field_bytes, field_varint, int_value, string_value, varint, zigzag
-from scale import EPOCH, GZIP_HEADER, count_rows, median_entry, small_tile
+from scale import EPOCH, GZIP_HEADER, cached_fixture, count_rows, median_entry, new_mbtiles, small_tile
 
 FIXTURE_VERSION = 1
 SEED = 20261205
@@ -272,12 +272,9 @@ def build_mbtiles(path, size, seed=SEED):
     width = WIDTHS[size]
     key = {"version": FIXTURE_VERSION, "seed": seed, "width": width, "height": HEIGHT, "x0": X0, "y0": Y0,
            "zooms": [MINZOOM, MAXZOOM]}
-    if os.path.exists(path) and os.path.exists(stamp):
-        with open(stamp) as f:
-            meta = json.load(f)
-        if all(meta.get(k) == v for k, v in key.items()):
-            meta["buildSeconds"] = 0.0
-            return meta
+    meta = cached_fixture(path, key)
+    if meta:
+        return meta
     started = time.monotonic()
     tiles = fixture_tiles(width)
     log(f"search fixture: generating {len(tiles):,} tiles into {path} (once; cached)")
@@ -285,18 +282,8 @@ def build_mbtiles(path, size, seed=SEED):
     bases = filler_bases(seed)
     rng = random.Random(seed + 1)
     tmp = path + ".tmp"
-    for p in (tmp, tmp + "-journal"):
-        if os.path.exists(p):
-            os.remove(p)
-    db = sqlite3.connect(tmp)
-    db.executescript("""
-        PRAGMA page_size = 4096; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
-        CREATE TABLE metadata (name TEXT, value TEXT);
-        CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
-    """)
-    db.executemany("INSERT INTO metadata VALUES (?, ?)", [
-        ("name", "search benchmark"), ("format", "pbf"), ("minzoom", str(MINZOOM)), ("maxzoom", str(MAXZOOM)),
-        ("compression", "gzip")])
+    db = new_mbtiles(tmp, [("name", "search benchmark"), ("format", "pbf"), ("minzoom", str(MINZOOM)),
+                           ("maxzoom", str(MAXZOOM)), ("compression", "gzip")])
     batch, stored, named = [], 0, 0
     per_layer = {}
     last = time.monotonic()
