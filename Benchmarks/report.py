@@ -297,7 +297,8 @@ def search_table(search):
     if flat:
         lines += ["", f"Index build alone, 200k against 100k tiles: peak RSS ×{flat['rss']:.2f} "
                       f"({flat['rss100']:.0f} → {flat['rss200']:.0f} MB), entries ×{flat['entries']:.2f}, "
-                      f"build seconds ×{flat['seconds']:.2f}"]
+                      f"build seconds ×{flat['seconds']:.2f}; peak RSS per entry {flat['perEntry100']:.0f} → "
+                      f"{flat['perEntry200']:.0f} bytes"]
     return lines
 
 
@@ -308,6 +309,8 @@ def search_flatness(search):
     if not (a.get("rc") == 0 and b.get("rc") == 0 and a.get("peakRSSMB") and a.get("entries") and a.get("buildSeconds")):
         return None
     return {"rss100": a["peakRSSMB"], "rss200": b["peakRSSMB"], "rss": b["peakRSSMB"] / a["peakRSSMB"],
+            "perEntry100": a["peakRSSMB"] * 1048576 / a["entries"],
+            "perEntry200": b["peakRSSMB"] * 1048576 / max(b.get("entries") or 0, 1),
             "entries": (b.get("entries") or 0) / a["entries"], "seconds": (b.get("buildSeconds") or 0) / a["buildSeconds"]}
 
 
