@@ -252,7 +252,7 @@ def search_table(search):
         f"from an MBTiles origin into {search.get('filesystem', 'one file system')}; one search pack over the three. "
         f"Index build s: the `search-pack` event's; peak RSS: the whole process's (GNU time)",
         "",
-        "| case | tiles read | seconds | index build s | peak RSS MB | entries | pack bytes | per 100,000 tiles |",
+        "| case | tiles read | process s | index build s | peak RSS MB | entries | pack bytes | per 100,000 tiles read |",
         "|---|---|---|---|---|---|---|---|",
     ] if first else ["search: no fixture was built", ""]
 
@@ -271,7 +271,7 @@ def search_table(search):
                    f"{(e.get('bytes') or 0) * k / 1e6:.1f} MB")
         runs = e.get("runs") or []
         label += f" (median of {len(runs)}: {', '.join(f'{r:.1f}' for r in runs)} s)" if len(runs) > 1 else ""
-        lines.append(f"| {label} | {tiles:,} | {e['seconds']:.1f} | {build if build is not None else '—'} "
+        lines.append(f"| {label} | {tiles:,} | {e['seconds']:.1f} | {f'{build:.1f}' if build is not None else '—'} "
                      f"| {e['peakRSSMB']:.0f} | {e.get('entries') or 0:,} | {(e.get('bytes') or 0) / 1e6:.1f} MB | {per} |")
 
     for size, v in sizes.items():
