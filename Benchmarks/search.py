@@ -129,6 +129,7 @@ class World:
         col, row = cx * span, cy * span
         if col + span <= X0 or col >= X0 + self.columns or row + span <= Y0 or row >= Y0 + HEIGHT:
             return ()
+        # a tuple of ints hashes the same in every process (PYTHONHASHSEED only salts str and bytes)
         rng = random.Random(hash((self.seed, kind, cz, cx, cy)) & 0xFFFFFFFF)
         mean = means[self.density(col)]
         n = int(mean) + (rng.random() < mean - int(mean))
@@ -320,17 +321,14 @@ def build_mbtiles(path, size, seed=SEED):
     return meta
 
 
-def write_job(path, width, mbtiles, docs, pack_regions=None, names=None):
+def write_job(path, width, mbtiles, docs, pack_regions=None):
     """The job: the three regions (each naming the pack unless `pack_regions` picks some), one pack."""
     regions = []
     for k, density in enumerate(DENSITIES):
         regions.append({"id": density, "name": density.capitalize(), "bbox": region_box(k, width),
                         "zoom": [MINZOOM, MAXZOOM], "tilesets": [TILEJSON],
                         "searchPacks": [PACK] if pack_regions is None or density in pack_regions else []})
-    pack = {"id": PACK, "sources": [TILEJSON]}
-    if names:
-        pack["names"] = names
-    job = {"version": 1, "name": "search bench", "regions": regions, "searchPacks": [pack],
+    job = {"version": 1, "name": "search bench", "regions": regions, "searchPacks": [{"id": PACK, "sources": [TILEJSON]}],
            "origins": {"https://tiles.search.invalid/t/": "mbtiles:" + mbtiles, "https://tiles.search.invalid/": docs},
            "limits": {"maxTiles": 2_000_000}}
     with open(path, "w") as f:
