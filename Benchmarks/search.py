@@ -328,7 +328,8 @@ def write_job(path, width, mbtiles, docs, pack_regions=None):
         regions.append({"id": density, "name": density.capitalize(), "bbox": region_box(k, width),
                         "zoom": [MINZOOM, MAXZOOM], "tilesets": [TILEJSON],
                         "searchPacks": [PACK] if pack_regions is None or density in pack_regions else []})
-    job = {"version": 1, "name": "search bench", "regions": regions, "searchPacks": [{"id": PACK, "sources": [TILEJSON]}],
+    job = {"version": 1, "name": "search bench", "regions": regions,
+           "searchPacks": [{"id": PACK, "sources": [TILEJSON]}],
            "origins": {"https://tiles.search.invalid/t/": "mbtiles:" + mbtiles, "https://tiles.search.invalid/": docs},
            "limits": {"maxTiles": 2_000_000}}
     with open(path, "w") as f:
@@ -337,6 +338,7 @@ def write_job(path, width, mbtiles, docs, pack_regions=None):
 
 
 def write_docs(docs):
+    """The directory origin's TileJSON: its `vector_layers` are what the pack tells the schema from."""
     os.makedirs(docs, exist_ok=True)
     with open(os.path.join(docs, "tiles.json"), "w") as f:
         json.dump({"tilejson": "3.0.0", "name": "search benchmark", "tiles": [TEMPLATE], "minzoom": MINZOOM,
