@@ -6,6 +6,7 @@
   bench.py plans  --work DIR --fs DIR --cache DIR --provision BIN [--quick] --json FILE
   bench.py scale  --work DIR --fs DIR --cache DIR --provision BIN --fixture DIR [--h2-port P --h2-ca PEM]
                   [--quick] [--https-only] --json FILE
+  bench.py search --work DIR --fs DIR --cache DIR --provision BIN [--quick] --json FILE
   bench.py report PART.json... --json FILE   (prints the tables, writes the merged JSON)
 
 Every tool runs as a child whose user+sys CPU time and peak RSS come from wait4(2); every tool
@@ -470,6 +471,14 @@ def main():
     x.add_argument("--fs-kind", default="one file system")
     x.add_argument("--quick", action="store_true")
     x.add_argument("--json", required=True)
+    g = sub.add_parser("search")
+    g.add_argument("--work", required=True)
+    g.add_argument("--fs", required=True)
+    g.add_argument("--cache", required=True)
+    g.add_argument("--provision", required=True)
+    g.add_argument("--fs-kind", default="one file system")
+    g.add_argument("--quick", action="store_true")
+    g.add_argument("--json", required=True)
     r = sub.add_parser("report")
     r.add_argument("parts", nargs="+")
     r.add_argument("--json", required=True)
@@ -485,6 +494,9 @@ def main():
     elif args.command == "export":
         from export import run_export
         result = run_export(args)
+    elif args.command == "search":
+        from search import run_search
+        result = run_search(args)
     else:
         from report import merge_and_print
         merge_and_print(args.parts, args.json)

@@ -238,7 +238,83 @@ def export_table(export):
     return lines
 
 
-def targets(peers, plans, scale=None, export=None):
+def search_table(search):
+    """The search part: a search pack built from 100k and 200k tiles, alone and per region, and sqlite3."""
+    sizes = search.get("sizes", {})
+    first = next(iter(sizes.values()), {}).get("fixture", {})
+    made = []
+    for size, v in sizes.items():
+        fx = v.get("fixture", {})
+        made.append(f"{size}: {fx.get('count', 0):,} tiles, {fx.get('bytes', 0) / 1e6:,.0f} MB, "
+                    f"{fx.get('namedFeatures', 0):,} named features")
+    lines = [
+        f"OpenMapTiles vector tiles z6–14 of three regions side by side (urban, suburban, rural; {'; '.join(made)}) "
+        f"from an MBTiles origin into {search.get('filesystem', 'one file system')}; one search pack over the three. "
+        f"Index build s: the `search-pack` event's; peak RSS: the whole process's (GNU time)",
+        "",
+        "| case | tiles read | process s | index build s | peak RSS MB | entries | pack bytes | per 100,000 tiles read |",
+        "|---|---|---|---|---|---|---|---|",
+    ] if first else ["search: no fixture was built", ""]
+
+    def row(label, e):
+        if not e:
+            return
+        if e.get("rc", 0) != 0 or e.get("timedOut") or ("error" in e and "seconds" not in e):
+            lines.append(f"| {label} | failed: {str(e.get('error', ''))[:120]} | | | | | | |")
+            return
+        tiles = e.get("packTiles") or 0
+        build = e.get("buildSeconds")
+        per = ""
+        if tiles and build is not None:
+            k = 100_000 / tiles
+            per = (f"{build * k:.1f} s, {(e.get('entries') or 0) * k:,.0f} entries, "
+                   f"{(e.get('bytes') or 0) * k / 1e6:.1f} MB")
+        runs = e.get("runs") or []
+        label += f" (median of {len(runs)}: {', '.join(f'{r:.1f}' for r in runs)} s)" if len(runs) > 1 else ""
+        lines.append(f"| {label} | {tiles:,} | {e['seconds']:.1f} | {f'{build:.1f}' if build is not None else '—'} "
+                     f"| {e['peakRSSMB']:.0f} | {e.get('entries') or 0:,} | {(e.get('bytes') or 0) / 1e6:.1f} MB | {per} |")
+
+    for size, v in sizes.items():
+        if "error" in v and "apply" not in v:
+            lines.append(f"| {size}: failed: {str(v['error'])[:120]} | | | | | | | |")
+            continue
+        row(f"**{size}**: provision apply into a new store (tiles, then the pack)", v.get("apply"))
+        row("↳ the index build alone (search/places.db deleted, the job applied again)", v.get("rebuild"))
+        counts = v.get("regionEntries") or {}
+        for region, e in (v.get("regions") or {}).items():
+            row(f"↳ region {region} alone (the pack on it only; {counts.get(region, 0):,} of the whole pack's "
+                f"entries lie in it)", e)
+        peer = v.get("sqlite3")
+        if peer and peer.get("rc", 1) == 0 and "error" not in peer:
+            mine = (v.get("rebuild") or {}).get("buildSeconds")
+            ratio = f"; provision's index build ×{mine / peer['seconds']:.2f} its time" if mine else ""
+            lines.append(f"| sqlite3 shell: the same entries from CSV into the same schema, FTS4 and R*Tree filled, "
+                         f"optimized, vacuumed (the limit{ratio}) | — | {peer['seconds']:.1f} | — | "
+                         f"{peer['peakRSSMB']:.0f} | {peer['entries']:,} | {peer['fileBytes'] / 1e6:.1f} MB | |")
+        elif peer:
+            lines.append(f"| sqlite3 shell peer: failed: {str(peer.get('error', ''))[:120]} | | | | | | | |")
+    flat = search_flatness(search)
+    if flat:
+        lines += ["", f"Index build alone, 200k against 100k tiles: peak RSS ×{flat['rss']:.2f} "
+                      f"({flat['rss100']:.0f} → {flat['rss200']:.0f} MB), entries ×{flat['entries']:.2f}, "
+                      f"build seconds ×{flat['seconds']:.2f}; peak RSS per entry {flat['perEntry100']:.0f} → "
+                      f"{flat['perEntry200']:.0f} bytes"]
+    return lines
+
+
+def search_flatness(search):
+    """How the index build alone grows from the 100k to the 200k fixture, or None."""
+    a = ((search or {}).get("sizes", {}).get("100k") or {}).get("rebuild") or {}
+    b = ((search or {}).get("sizes", {}).get("200k") or {}).get("rebuild") or {}
+    if not (a.get("rc") == 0 and b.get("rc") == 0 and a.get("peakRSSMB") and a.get("entries") and a.get("buildSeconds")):
+        return None
+    return {"rss100": a["peakRSSMB"], "rss200": b["peakRSSMB"], "rss": b["peakRSSMB"] / a["peakRSSMB"],
+            "perEntry100": a["peakRSSMB"] * 1048576 / a["entries"],
+            "perEntry200": b["peakRSSMB"] * 1048576 / max(b.get("entries") or 0, 1),
+            "entries": (b.get("entries") or 0) / a["entries"], "seconds": (b.get("buildSeconds") or 0) / a["buildSeconds"]}
+
+
+def targets(peers, plans, scale=None, export=None, search=None):
     """The targets of issue 5, each with what was measured."""
     rows = []
 
@@ -304,6 +380,10 @@ def targets(peers, plans, scale=None, export=None):
         if e.get("rc") == 0 and e.get("peakRSSMB"):
             add(f"{name} export of {e['tiles']:,} tiles: peak RSS ≤ 150 MB", e["peakRSSMB"], e["peakRSSMB"] <= 150,
                 f"{e['peakRSSMB']:.0f} MB")
+    flat = search_flatness(search)
+    if flat:
+        add("search pack build: peak RSS flat with the tile count (200k ≤ 1.25× 100k) (issue 23)", flat["rss"],
+            flat["rss"] <= 1.25, f"×{flat['rss']:.2f} ({flat['rss100']:.0f} → {flat['rss200']:.0f} MB)")
     mg = scale.get("merge", {})
     if "byteIdentical" in mg:
         add("merge of 4 shards byte-identical to one apply (issue 12)", mg["byteIdentical"], mg["byteIdentical"],
@@ -315,7 +395,7 @@ def merge_and_print(parts, out_path):
     doc = {"schemaVersion": 1, "kind": "benchmark", "machine": {
         "cpus": os.cpu_count(), "system": platform.platform(), "python": platform.python_version()},
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    peers = plans = scale = export = None
+    peers = plans = scale = export = search = None
     for path in parts:
         if not os.path.exists(path):
             continue
@@ -324,6 +404,9 @@ def merge_and_print(parts, out_path):
         if part.get("part") == "scale":
             scale = part
             doc["scale"] = part
+        elif part.get("part") == "search":
+            search = part
+            doc["search"] = part
         elif part.get("part") == "export":
             export = part
             doc["export"] = part
@@ -333,7 +416,7 @@ def merge_and_print(parts, out_path):
         else:
             plans = part
             doc["plans"] = part
-    doc["targets"] = targets(peers, plans, scale, export)
+    doc["targets"] = targets(peers, plans, scale, export, search)
     lines = []
     if peers:
         lines += ["## Downloads", ""] + peers_table(peers) + [""]
@@ -343,6 +426,8 @@ def merge_and_print(parts, out_path):
         lines += ["## Scale", ""] + scale_table(scale) + [""]
     if export:
         lines += ["## Export", ""] + export_table(export) + [""]
+    if search:
+        lines += ["## Search packs", ""] + search_table(search) + [""]
     if doc["targets"]:
         lines += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
         lines += [f"| {t['target']} | {t['shown']} | {'yes' if t['met'] else 'NO'} |" for t in doc["targets"]]

@@ -148,22 +148,21 @@ def distinct_tile(base, ordinal, z, x, y):
                      struct.pack("<II", zlib.crc32(extra, crc), (len(raw) + n) & 0xFFFFFFFF)))
 
 
-def build_mbtiles(path, side, seed=SEED):
-    """The MBTiles origin of a region (cached with a stamp); returns its description."""
+def cached_fixture(path, key):
+    """The description of the MBTiles fixture at `path` when its stamp matches `key`, else None."""
     stamp = path + ".json"
-    key = {"version": FIXTURE_VERSION, "seed": seed, "side": side, "zooms": [MINZOOM, MAXZOOM], "x0": X0, "y0": Y0}
     if os.path.exists(path) and os.path.exists(stamp):
         with open(stamp) as f:
             meta = json.load(f)
         if all(meta.get(k) == v for k, v in key.items()):
             meta["buildSeconds"] = 0.0
             return meta
-    started = time.monotonic()
-    total = region_count(side)
-    log(f"scale fixture: generating {total:,} distinct tiles into {path} (once; cached)")
-    bases = base_tiles(seed)
-    rng = random.Random(seed + 1)
-    tmp = path + ".tmp"
+    return None
+
+
+def new_mbtiles(tmp, metadata):
+    """A new MBTiles file at `tmp` (any left-over one removed) with `metadata` rows and an empty
+    `tiles` table, written without a journal or syncs (a fixture is renamed into place when whole)."""
     for p in (tmp, tmp + "-journal"):
         if os.path.exists(p):
             os.remove(p)
@@ -173,7 +172,24 @@ def build_mbtiles(path, side, seed=SEED):
         CREATE TABLE metadata (name TEXT, value TEXT);
         CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER, tile_data BLOB);
     """)
-    db.executemany("INSERT INTO metadata VALUES (?, ?)", [
+    db.executemany("INSERT INTO metadata VALUES (?, ?)", metadata)
+    return db
+
+
+def build_mbtiles(path, side, seed=SEED):
+    """The MBTiles origin of a region (cached with a stamp); returns its description."""
+    stamp = path + ".json"
+    key = {"version": FIXTURE_VERSION, "seed": seed, "side": side, "zooms": [MINZOOM, MAXZOOM], "x0": X0, "y0": Y0}
+    meta = cached_fixture(path, key)
+    if meta:
+        return meta
+    started = time.monotonic()
+    total = region_count(side)
+    log(f"scale fixture: generating {total:,} distinct tiles into {path} (once; cached)")
+    bases = base_tiles(seed)
+    rng = random.Random(seed + 1)
+    tmp = path + ".tmp"
+    db = new_mbtiles(tmp, [
         ("name", "scale benchmark"), ("format", "pbf"), ("minzoom", str(MINZOOM)), ("maxzoom", str(MAXZOOM)),
         ("bounds", ",".join(repr(v) for v in region_bbox(side))), ("compression", "gzip")])
     thresholds = []
