@@ -240,6 +240,35 @@ final class PatchExportTests: WorkspaceTestCase {
         XCTAssertTrue(text.stdout.contains("stay on devices, as a merge deletes nothing"), text.stdout)
     }
 
+    private func patchNotes(_ plan: ProcessResult) throws -> [String] {
+        try parseJSON(plan.stdout)["notes"]?.arrayValue?.filter { $0["subject"] == "patches" }.compactMap { $0["message"]?.stringValue } ?? []
+    }
+
+    func testAPlanThatRemovesRowsFromABuiltStoreSaysDevicesUpdatedByAPatchKeepThem() throws {
+        let job = try citiesJob()
+        try apply(job, store: "v1", time: Self.v1Time)
+        let same = try ws.provision("plan", "--json", "--store", url("v1").path, job, environment: Self.v2Time)
+        XCTAssertEqual(try patchNotes(same), [], "nothing removed, nothing to say")
+
+        let smaller = try citiesJob(londonZoom: [10, 13])
+        let json = try ws.provision("plan", "--json", "--store", url("v1").path, smaller, environment: Self.v2Time)
+        let london14 = Demo.london.tiles.filter { $0.z == 14 }.count
+        let expected = "devices updated by a patch ('provision export --format patch') keep what this apply removes "
+            + "(\(grouped(london14)) tile links), as a side-load merge deletes nothing; the patch's report lists the rows dropped "
+            + "with their bytes, and an app that must free them deletes the old region first"
+        XCTAssertEqual(try patchNotes(json), [expected], json.stdout)
+        let text = try ws.provision("plan", "--store", url("v1").path, smaller, environment: Self.v2Time)
+        XCTAssertTrue(text.stdout.contains("note: patches: \(expected)\n"), text.stdout)
+
+        let fewer = try citiesJob { job in
+            if case .array(let regions) = job["regions"] ?? .null { job["regions"] = .array(regions.filter { $0["id"] != "paris" }) }
+        }
+        let removed = try ws.provision("plan", "--json", "--store", url("v1").path, fewer, environment: Self.v2Time)
+        let paris = try XCTUnwrap(try patchNotes(removed).first, removed.stdout)
+        XCTAssertTrue(paris.hasPrefix("devices updated by a patch ('provision export --format patch') keep what this apply removes "
+                                      + "(region paris/streets, \(grouped(Demo.paris.tiles.count)) tile links and "), paris)
+    }
+
     /// Jobs/cities-search.json with search packs `packs` (id → the `kind` of its places layer): the
     /// first reads every region, the others Paris only (a pack is built from the tiles of the regions naming it).
     private func searchJob(_ packs: [(id: String, kind: String)]) throws -> String {
