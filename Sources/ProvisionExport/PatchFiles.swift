@@ -64,13 +64,11 @@ struct PatchFiles {
         do {
             staged = try BundleDirectory(destination: directory, marker: Self.marker, noun: "patch's files directory")
             try staged.write(Data(readme(patch: destination.lastPathComponent).utf8), to: "README.txt")
-            // The patch carries rows of every tileset, so the lock's whole attribution is credited.
-            for file in ExportAttribution(entries: lock.attribution).files {
-                try staged.write(file.data, to: file.name)
-            }
         } catch {
             throw ProvisionError(store: error, context: "cannot write \(directory.path)", kind: .cannotWriteStore)
         }
+        // The patch carries rows of every tileset, so the lock's whole attribution is credited.
+        try ExportAttribution(entries: lock.attribution).write(into: staged.staging)
         for pack in packs {
             try copy(pack, from: store, into: staged)
         }
