@@ -181,8 +181,7 @@ public final class PlanSession {
         }
         plan.routingPacks = try routingPackPlans()
         plan.notes += RoutingPackPlanning.notes(plan.routingPacks)
-        // A store with a lock was built before: its bundle may be on devices, which a patch cannot shrink.
-        if lock != nil, let note = plan.patchNote { plan.notes.append(note) }
+        if let note = patchNote(plan, store: opened) { plan.notes.append(note) }
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)

@@ -7,9 +7,10 @@ extension Plan {
     /// as MapLibre's side-load merge deletes nothing. Nil when nothing is removed.
     ///
     /// Why counts of links: the plan knows what each region row stops linking, not which rows no
-    /// other region still links; the patch's report (`export --format patch`) lists the rows the
-    /// new store dropped with their bytes.
-    public var patchNote: PlanNote? {
+    /// other region still links; `removedOnly`, what only the removed regions link (the store's
+    /// `ContentSharing`), is the part known exactly, given when the caller read it. The patch's
+    /// report (`export --format patch`) lists every row the new store dropped with its bytes.
+    public func patchNote(removedOnly: ContentAmount? = nil) -> PlanNote? {
         let tiles = tilesToRemove
         let resources = regions.reduce(0) { $0 + $1.resources.remove.count } + removedRegions.reduce(0) { $0 + $1.resourceCount }
         guard tiles > 0 || resources > 0 || !removedRegions.isEmpty else { return nil }
@@ -20,8 +21,15 @@ extension Plan {
         }
         if tiles > 0 { removed.append(plural(tiles, "tile link")) }
         if resources > 0 { removed.append(plural(resources, "resource link")) }
+        var held = ""
+        if let removedOnly, !removedOnly.isZero {
+            held = "; rows only the removed " + (removedRegions.count == 1 ? "region links: " : "regions link: ")
+                + listed([removedOnly.tiles > 0 ? plural(removedOnly.tiles, "tile") : "",
+                          removedOnly.resources > 0 ? plural(removedOnly.resources, "resource") : ""])
+                + " (\(ByteFormat.string(removedOnly.bytes)))"
+        }
         return PlanNote(subject: "patches", message: "devices updated by a patch ('provision export --format patch') keep what "
-                        + "this apply removes (\(listed(removed))), as a side-load merge deletes nothing; the patch's report "
+                        + "this apply removes (\(listed(removed))\(held)), as a side-load merge deletes nothing; the patch's report "
                         + "lists the rows dropped with their bytes, and an app that must free them deletes the old region first")
     }
 }

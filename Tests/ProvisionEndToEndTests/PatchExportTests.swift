@@ -267,6 +267,21 @@ final class PatchExportTests: WorkspaceTestCase {
         let paris = try XCTUnwrap(try patchNotes(removed).first, removed.stdout)
         XCTAssertTrue(paris.hasPrefix("devices updated by a patch ('provision export --format patch') keep what this apply removes "
                                       + "(region paris/streets, \(grouped(Demo.paris.tiles.count)) tile links and "), paris)
+        // The rows only Paris links, with their stored bytes, as the store's links say.
+        let regions = try readJSON(url("v1/provision.lock.json"))["regions"]?.arrayValue ?? []
+        let row = try XCTUnwrap(regions.first { $0["key"] == "paris/streets" }?["rowId"]?.intValue)
+        let v1 = SQLiteShell(database: url("v1/offline.db"))
+        func only(_ table: String, _ links: String, _ column: String) throws -> (count: Int, bytes: Int) {
+            let ids = "SELECT \(column) FROM \(links) WHERE region_id = \(row) EXCEPT SELECT \(column) FROM \(links) WHERE region_id != \(row)"
+            return (try v1.int("SELECT count(*) FROM \(table) WHERE id IN (\(ids))"),
+                    try v1.int("SELECT coalesce(sum(length(data)), 0) FROM \(table) WHERE id IN (\(ids))"))
+        }
+        let tiles = try only("tiles", "region_tiles", "tile_id"), resources = try only("resources", "region_resources", "resource_id")
+        print("plan note, Paris removed from the demo job: \(paris)")
+        XCTAssertEqual(tiles.count, Demo.paris.tiles.count, "no other city shares a Paris tile")
+        let rows = listed([plural(tiles.count, "tile"), resources.count > 0 ? plural(resources.count, "resource") : ""])
+        XCTAssertTrue(paris.contains("; rows only the removed region links: \(rows) "
+                                     + "(\(ByteFormat.string(Int64(tiles.bytes + resources.bytes))))), as a side-load merge"), paris)
     }
 
     /// Jobs/cities-search.json with search packs `packs` (id → the `kind` of its places layer): the
