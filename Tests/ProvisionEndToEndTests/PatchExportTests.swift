@@ -186,7 +186,9 @@ final class PatchExportTests: WorkspaceTestCase {
         XCTAssertTrue(markdown.contains("- **streets/streets** (style source): "), markdown, file: file, line: line)
         let readme = try String(contentsOf: files.appendingPathComponent("README.txt"), encoding: .utf8)
         XCTAssertTrue(readme.hasPrefix("provision export patch files\n\nBeside the patch patch.db,"), readme, file: file, line: line)
-        print("attribution beside the patch (ATTRIBUTION.md):\n\(markdown)")
+        let sizes = try ["README.txt", "ATTRIBUTION.md", "attribution.json"].map { "\($0) \(try Data(contentsOf: files.appendingPathComponent($0)).count)" }
+        print("beside the patch: \(sizes.joined(separator: ", ")) bytes; ATTRIBUTION.md:\n\(markdown)\nattribution.json:\n"
+              + (try String(contentsOf: files.appendingPathComponent("attribution.json"), encoding: .utf8)))
     }
 
     func testAJobWithOneTileInSixChangedPatchesAboutASixthOfTheBundle() throws {
