@@ -181,6 +181,7 @@ public final class PlanSession {
         }
         plan.routingPacks = try routingPackPlans()
         plan.notes += RoutingPackPlanning.notes(plan.routingPacks)
+        if let note = patchNote(plan, store: opened) { plan.notes.append(note) }
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)

@@ -1,13 +1,13 @@
 import Foundation
 import ProvisionStore
 
-/// A directory an export fills (a bundle), built under a temporary name beside its destination
-/// and moved into place by `commit`.
+/// A directory an export fills (a bundle, or the files beside a patch: `PatchFiles`), built
+/// under a temporary name beside its destination and moved into place by `commit`.
 ///
 /// Why: a killed or failed export must leave either no directory or the previous one, never a
 /// half-written bundle an app would ship. `commit` renames the finished directory into place;
 /// a previous bundle there is first moved aside and removed after. Only a directory that is
-/// empty or that an export wrote (its `README.txt` starts with `marker`) is replaced.
+/// empty or that an export of the same kind wrote (its `README.txt` starts with `marker`) is replaced.
 public final class BundleDirectory {
     /// The first line of the README.txt of every bundle.
     public static let marker = "provision export bundle"
@@ -16,12 +16,16 @@ public final class BundleDirectory {
     public let destination: URL
     /// The directory being filled.
     public let staging: URL
+    /// The first line of the README.txt of the directories this one may replace, and what they are called.
+    private let kind: (marker: String, noun: String)
     private var committed = false
 
-    /// Creates the staging directory; throws when `destination` exists and is neither empty nor a bundle.
-    public init(destination: URL) throws {
+    /// Creates the staging directory; throws when `destination` exists and is neither empty nor a
+    /// directory of this kind (`marker`, called `noun` in errors).
+    public init(destination: URL, marker: String = BundleDirectory.marker, noun: String = "bundle") throws {
         self.destination = destination
-        try Self.checkReplaceable(destination)
+        kind = (marker, noun)
+        try Self.checkReplaceable(destination, kind: kind)
         staging = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).tmp-\(getpid())")
         // Best effort: a staging directory an earlier run left, if any; creating it below fails loudly.
         try? FileManager.default.removeItem(at: staging)
@@ -67,7 +71,7 @@ public final class BundleDirectory {
         var isDirectory: ObjCBool = false
         let exists = manager.fileExists(atPath: destination.path, isDirectory: &isDirectory)
         if exists {
-            try Self.checkReplaceable(destination)
+            try Self.checkReplaceable(destination, kind: kind)
             // Best effort: an old copy set aside by an earlier run, if any; the rename below fails loudly.
             try? manager.removeItem(at: aside)
             guard rename(destination.path, aside.path) == 0 else {
@@ -99,12 +103,12 @@ public final class BundleDirectory {
         try? FileManager.default.removeItem(at: staging)
     }
 
-    /// Throws unless `url` is absent, an empty directory, or a bundle an export wrote.
-    private static func checkReplaceable(_ url: URL) throws {
+    /// Throws unless `url` is absent, an empty directory, or a directory of `kind` an export wrote.
+    private static func checkReplaceable(_ url: URL, kind: (marker: String, noun: String)) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return }
         guard isDirectory.boolValue else {
-            throw StoreError(.io, "\(url.path) is a file; a bundle is a directory: give another --out", path: url.path)
+            throw StoreError(.io, "\(url.path) is a file; a \(kind.noun) is a directory: give another --out", path: url.path)
         }
         let entries: [String]
         do {
@@ -115,8 +119,8 @@ public final class BundleDirectory {
         if entries.isEmpty { return }
         // An unreadable README.txt is no bundle's marker: refused below, naming the directory.
         let readme = (try? String(contentsOf: url.appendingPathComponent("README.txt"), encoding: .utf8)) ?? ""
-        guard readme.hasPrefix(marker) else {
-            throw StoreError(.io, "\(url.path) exists and is not a bundle provision export wrote (no README.txt of one); "
+        guard readme.hasPrefix(kind.marker) else {
+            throw StoreError(.io, "\(url.path) exists and is not a \(kind.noun) provision export wrote (no README.txt of one); "
                              + "give a new or empty directory", path: url.path)
         }
     }

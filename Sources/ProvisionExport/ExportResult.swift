@@ -7,8 +7,9 @@ import ProvisionStore
 /// What `provision export` wrote: the document `--json` prints
 /// (`Jobs/schema/export-report.schema.json`) and its text view.
 public struct ExportResult: Equatable, Sendable {
-    /// Bumped on every change to the JSON shape (2: a bundle's `searchPacks`, a patch's `patch`).
-    public static let schemaVersion = 2
+    /// Bumped on every change to the JSON shape (2: a bundle's `searchPacks`, a patch's `patch`;
+    /// 3: a patch's `directory`, `packs` and `droppedPacks`).
+    public static let schemaVersion = 3
 
     /// One archive written.
     public struct File: Equatable, Sendable {
@@ -80,6 +81,38 @@ public struct ExportResult: Equatable, Sendable {
         public var droppedRegions: [String]
         /// Rows of the old store the current store lacks: a merge cannot delete them.
         public var dropped: [PatchDroppedRow]
+        /// The directory beside the patch (`PatchFiles`): its attribution and the packs shipped whole.
+        public var directory = ""
+        /// The search and routing packs new or changed since OLD, shipped whole in `directory`.
+        public var packs: [PatchPack] = []
+        /// The packs OLD has that the store no longer has: devices delete their files.
+        public var droppedPacks: [PatchPack] = []
+    }
+
+    /// A search or routing pack a patch ships whole (or lists as dropped): a pack is replaced
+    /// whole, never patched, as Valhalla's graph ids are not stable from one build to the next.
+    public struct PatchPack: Equatable, Sendable {
+        public enum Kind: String, Sendable { case search, routing }
+        public enum Change: String, Sendable { case new, changed, dropped }
+        public var kind: Kind
+        /// The pack's id.
+        public var pack: String
+        /// Relative to the store and to the patch's directory: `search/<pack>.db`, `routing/<pack>.tar`.
+        public var path: String
+        public var change: Change
+        /// The new file's bytes and SHA-256 (lower-case hex, the lock's digest without its `sha256:`);
+        /// 0 and empty for a dropped pack.
+        public var bytes: Int64
+        public var sha256: String
+
+        public init(kind: Kind, pack: String, path: String, change: Change, bytes: Int64 = 0, sha256: String = "") {
+            self.kind = kind
+            self.pack = pack
+            self.path = path
+            self.change = change
+            self.bytes = bytes
+            self.sha256 = sha256
+        }
     }
 
     public var store: String
@@ -200,6 +233,12 @@ extension ExportResult.Patch {
             "newRegions": .array(newRegions.map { .string($0) }), "droppedRegions": .array(droppedRegions.map { .string($0) }),
             "droppedBytes": .int(droppedByteCount),
             "dropped": .array(dropped.map { ["url": .string($0.url), "tile": .bool($0.isTile), "bytes": .int($0.byteCount)] }),
+            "directory": .string(directory),
+            "packs": .array(packs.map { ["kind": .string($0.kind.rawValue), "pack": .string($0.pack), "path": .string($0.path),
+                                         "change": .string($0.change.rawValue), "bytes": .int(Int($0.bytes)),
+                                         "sha256": .string($0.sha256)] }),
+            "droppedPacks": .array(droppedPacks.map { ["kind": .string($0.kind.rawValue), "pack": .string($0.pack),
+                                                       "path": .string($0.path)] }),
         ]
     }
 
@@ -221,6 +260,13 @@ extension ExportResult.Patch {
             let named = dropped.prefix(3).map(\.url).joined(separator: ", ")
             out += "  note: \(plural(dropped.count, "row")) (\(ByteFormat.string(Int64(droppedByteCount)))) the store dropped stay on "
                 + "devices, as a merge deletes nothing: \(named)\(dropped.count > 3 ? " and \(grouped(dropped.count - 3)) more" : "")\n"
+        }
+        let shipped = packs.map { "\($0.path) (\($0.change.rawValue), \(ByteFormat.string($0.bytes)))" }
+        out += "  \(directory): attribution" + (packs.isEmpty ? "" : ", and \(plural(packs.count, "pack")) changed or new, to replace "
+            + "whole on devices (graph ids are not stable across Valhalla builds): " + shipped.joined(separator: ", ")) + "\n"
+        if !droppedPacks.isEmpty {
+            out += "  note: the store no longer has \(plural(droppedPacks.count, "pack")); delete \(droppedPacks.count == 1 ? "its file" : "their files") "
+                + "on devices: \(droppedPacks.map(\.path).joined(separator: ", "))\n"
         }
         return out
     }

@@ -163,14 +163,14 @@ public struct ExportRun {
     }
 
     /// Refuses an `--out` that is the store or lies inside it (64): a store holds exactly its
-    /// database and its lock.
-    static func checkOutput(_ out: String, against store: StorePath) throws(ProvisionError) {
+    /// database and its lock. `naming` calls `out` in the message when it is not `--out` itself.
+    static func checkOutput(_ out: String, against store: StorePath, naming: String? = nil) throws(ProvisionError) {
         func resolved(_ url: URL) -> String { url.standardizedFileURL.resolvingSymlinksInPath().path }
         let storePath = resolved(store.url)
         var target = URL(fileURLWithPath: out).standardizedFileURL
         while target.path != "/" {
             if resolved(target) == storePath {
-                throw ProvisionError(.usage, "--out \(out) is inside the store at \(store.display), which holds only "
+                throw ProvisionError(.usage, "\(naming ?? "--out \(out)") is inside the store at \(store.display), which holds only "
                                      + "\(StoreDirectory.databaseName) and \(StoreDirectory.lockName); write elsewhere")
             }
             target.deleteLastPathComponent()

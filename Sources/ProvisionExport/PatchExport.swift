@@ -12,7 +12,8 @@ import ProvisionStore
 /// Why OLD is checked first: a patch is only right against the exact rows devices have, so OLD
 /// must be a store of the same job, built no later than the current one, and whole by the audit's
 /// checks; and the patch is written under a temporary name beside `--out` and renamed into place
-/// (`finish`), so a refusal or a failure leaves no file.
+/// (`finish`), so a refusal or a failure leaves no file. Beside it goes a directory
+/// (`PatchFiles`): the attribution, and the search and routing packs that changed, whole.
 struct PatchExport {
     let store: StorePath
     let since: String
@@ -36,6 +37,7 @@ struct PatchExport {
         }
         let (current, oldLock) = try locks(old)
         try checkOld(old, lock: oldLock, current: current)
+        try checkFilesDirectory(of: destination, old: old)
         let parent = destination.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ProvisionError(.cannotWriteStore, "cannot write \(out): the directory \(parent.path) does not exist")
@@ -62,22 +64,62 @@ struct PatchExport {
             tiles: contents.tiles, resources: contents.resources, regions: contents.regions,
             newRegions: names(contents.newRegions, lock: current), droppedRegions: names(contents.droppedRegions, lock: oldLock),
             dropped: contents.droppedRows)
-        return try finish(temporary, as: destination, patch: patch)
+        return try finish(temporary, as: destination, patch: patch, files: PatchFiles(old: oldLock, current: current), lock: current)
     }
 
-    /// Moves the written patch into place and reports it: the one place a patch's output is
-    /// finished, where files written beside it belong.
-    private func finish(_ temporary: URL, as destination: URL, patch: ExportResult.Patch) throws(ProvisionError) -> ExportResult {
+    /// Moves the written patch and the directory beside it (`files`, staged here) into place and
+    /// reports them: the one place a patch's output is finished. The directory is committed first
+    /// and removed again when the patch cannot be, so a failure leaves neither.
+    private func finish(_ temporary: URL, as destination: URL, patch: ExportResult.Patch, files: PatchFiles,
+                        lock: LockDocument) throws(ProvisionError) -> ExportResult {
+        let staged: BundleDirectory
         do {
-            try AtomicFile.replace(destination, with: temporary)
+            staged = try files.stage(for: destination, store: store, lock: lock)
         } catch {
+            removeTemporary(temporary)
+            throw error
+        }
+        do {
+            try staged.commit()
+            do {
+                try AtomicFile.replace(destination, with: temporary)
+            } catch {
+                // Best effort: the directory just committed goes with the patch that could not be written.
+                try? FileManager.default.removeItem(at: staged.destination)
+                throw error
+            }
+        } catch {
+            staged.discard()
             removeTemporary(temporary)
             throw ProvisionError(store: error, context: "cannot write the patch \(out)", kind: .cannotWriteStore)
         }
+        var patch = patch
+        patch.directory = staged.destination.path
+        patch.packs = files.packs
+        patch.droppedPacks = files.droppedPacks
         progress.emit(.exportFinished(files: 1, tiles: patch.tiles, bytes: patch.byteCount))
         var result = ExportResult(store: store.display, format: ExportRun.Format.patch.rawValue, files: [])
         result.patch = patch
         return result
+    }
+
+    /// Refuses (64) an `--out` whose directory beside it (`PatchFiles`) would be `--out` itself,
+    /// lie in either store or hold one, as for `--out` inside a store.
+    private func checkFilesDirectory(of destination: URL, old: StorePath) throws(ProvisionError) {
+        let directory = PatchFiles.directory(for: destination)
+        guard directory.standardizedFileURL.path != destination.standardizedFileURL.path else {
+            throw ProvisionError(.usage, "--out \(out) ends in .files, the name of the directory a patch's attribution and packs "
+                                 + "go in beside it; give the patch another name (PATCH.db)")
+        }
+        let naming = "the directory \(directory.path) beside the patch (its attribution and packs)"
+        let replaced = directory.standardizedFileURL.resolvingSymlinksInPath().path + "/"
+        for input in [store, old] {
+            try ExportRun.checkOutput(directory.path, against: input, naming: naming)
+            guard !(input.url.standardizedFileURL.resolvingSymlinksInPath().path + "/").hasPrefix(replaced) else {
+                throw ProvisionError(.usage, "\(naming) holds the store at \(input.display), and a patch replaces it; "
+                                     + "write the patch elsewhere")
+            }
+        }
     }
 
     /// The current store's lock and OLD's; both are needed to tell their job and build time.

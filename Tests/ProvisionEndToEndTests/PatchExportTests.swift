@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionFoundation
 import ProvisionModel
 import ProvisionTestSupport
@@ -17,6 +18,8 @@ final class PatchExportTests: WorkspaceTestCase {
     /// Upstream bytes the jobs read: a copy of the demo documents and its tile tree.
     private var upstream: URL { ws.root.appendingPathComponent("upstream") }
     private let cities = [Demo.newYork, Demo.london, Demo.paris]
+    /// Job files written so far: each gets a file of its own.
+    private var jobsWritten = 0
 
     override func setUpWithError() throws {
         try super.setUpWithError()
@@ -25,9 +28,11 @@ final class PatchExportTests: WorkspaceTestCase {
 
     private func url(_ name: String) -> URL { ws.root.appendingPathComponent(name) }
 
-    /// Jobs/cities.json with its origins mapped to the upstream copy; `name` and `zoom` changed when given.
-    private func citiesJob(name: String? = nil, londonZoom: [Int]? = nil) throws -> String {
-        guard case .object(var job) = try readJSON(Demo.repositoryRoot.appendingPathComponent("Jobs/cities.json")) else {
+    /// Jobs/cities.json (or another demo job, `base`) with its origins mapped to the upstream copy;
+    /// `name` and `zoom` changed when given, then `edit` applied.
+    private func citiesJob(name: String? = nil, londonZoom: [Int]? = nil, base: String = "cities",
+                           edit: (inout JSONObject) -> Void = { _ in }) throws -> String {
+        guard case .object(var job) = try readJSON(Demo.repositoryRoot.appendingPathComponent("Jobs/\(base).json")) else {
             throw CocoaError(.fileReadCorruptFile)
         }
         job["store"] = "store"
@@ -43,7 +48,9 @@ final class PatchExportTests: WorkspaceTestCase {
             }
             job["regions"] = .array(regions)
         }
-        return try ws.write(.object(job), to: "\(name ?? "cities").json").path
+        edit(&job)
+        jobsWritten += 1
+        return try ws.write(.object(job), to: "\(name ?? base)-\(jobsWritten).json").path
     }
 
     private func apply(_ job: String, store: String, time: [String: String]) throws {
@@ -141,6 +148,7 @@ final class PatchExportTests: WorkspaceTestCase {
         XCTAssertGreaterThan(try patch.int("SELECT modified FROM tiles"), try v1.int(
             "SELECT modified FROM tiles WHERE z = \(tile.z) AND x = \(tile.x) AND y = \(tile.y)"))
 
+        try assertAttributionBesideThePatch(report)
         try assertPatchMergesLikeTheStore()
         let again = try merged(url("patch.db"), into: "v1", as: "device-again")
         XCTAssertEqual(again.rows.serialized(), try dump(url("v2/offline.db")).serialized(),
@@ -150,10 +158,37 @@ final class PatchExportTests: WorkspaceTestCase {
         // Byte-reproducible: the same stores give the same file.
         try exportPatch(out: "again.db")
         XCTAssertEqual(try Data(contentsOf: url("patch.db")), try Data(contentsOf: url("again.db")))
+        for name in ["ATTRIBUTION.md", "attribution.json"] {
+            XCTAssertEqual(try Data(contentsOf: url("patch.files/\(name)")), try Data(contentsOf: url("again.files/\(name)")), name)
+        }
         let text = try ws.provision("export", "--format", "patch", "--store", url("v2").path, "--since", url("v1").path,
                                     "--out", url("text.db").path)
         text.expect(0)
         XCTAssertTrue(text.stdout.contains("patch since \(url("v1").path), 1 tile and 1 resource in 3 regions"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  \(url("text.files").path): attribution\n"), text.stdout)
+    }
+
+    /// Asserts the directory beside `patch.db` holds README.txt and the current store's attribution, and no pack.
+    private func assertAttributionBesideThePatch(_ report: JSONValue, file: StaticString = #filePath, line: UInt = #line) throws {
+        let files = url("patch.files")
+        XCTAssertEqual(report["directory"]?.stringValue, files.path, file: file, line: line)
+        XCTAssertEqual(report["packs"], [], file: file, line: line)
+        XCTAssertEqual(report["droppedPacks"], [], file: file, line: line)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: files.path).sorted(),
+                       ["ATTRIBUTION.md", "README.txt", "attribution.json"], file: file, line: line)
+        let attribution = try readJSON(files.appendingPathComponent("attribution.json"))
+        XCTAssertEqual(try SchemaSubset(named: "attribution.schema.json").problems(attribution), [], file: file, line: line)
+        let lock = try readJSON(url("v2/provision.lock.json"))
+        XCTAssertEqual(attribution["attribution"]?.serialized(.canonical), lock["attribution"]?.serialized(.canonical),
+                       "the patch credits what the store's lock does", file: file, line: line)
+        let markdown = try String(contentsOf: files.appendingPathComponent("ATTRIBUTION.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.hasPrefix("# Attribution\n"), markdown, file: file, line: line)
+        XCTAssertTrue(markdown.contains("- **streets/streets** (style source): "), markdown, file: file, line: line)
+        let readme = try String(contentsOf: files.appendingPathComponent("README.txt"), encoding: .utf8)
+        XCTAssertTrue(readme.hasPrefix("provision export patch files\n\nBeside the patch patch.db,"), readme, file: file, line: line)
+        let sizes = try ["README.txt", "ATTRIBUTION.md", "attribution.json"].map { "\($0) \(try Data(contentsOf: files.appendingPathComponent($0)).count)" }
+        print("beside the patch: \(sizes.joined(separator: ", ")) bytes; ATTRIBUTION.md:\n\(markdown)\nattribution.json:\n"
+              + (try String(contentsOf: files.appendingPathComponent("attribution.json"), encoding: .utf8)))
     }
 
     func testAJobWithOneTileInSixChangedPatchesAboutASixthOfTheBundle() throws {
@@ -207,9 +242,143 @@ final class PatchExportTests: WorkspaceTestCase {
         XCTAssertTrue(text.stdout.contains("stay on devices, as a merge deletes nothing"), text.stdout)
     }
 
+    private func patchNotes(_ plan: ProcessResult) throws -> [String] {
+        try parseJSON(plan.stdout)["notes"]?.arrayValue?.filter { $0["subject"] == "patches" }.compactMap { $0["message"]?.stringValue } ?? []
+    }
+
+    func testAPlanThatRemovesRowsFromABuiltStoreSaysDevicesUpdatedByAPatchKeepThem() throws {
+        let job = try citiesJob()
+        try apply(job, store: "v1", time: Self.v1Time)
+        let same = try ws.provision("plan", "--json", "--store", url("v1").path, job, environment: Self.v2Time)
+        XCTAssertEqual(try patchNotes(same), [], "nothing removed, nothing to say")
+
+        let smaller = try citiesJob(londonZoom: [10, 13])
+        let json = try ws.provision("plan", "--json", "--store", url("v1").path, smaller, environment: Self.v2Time)
+        let london14 = Demo.london.tiles.filter { $0.z == 14 }.count
+        let expected = "devices updated by a patch ('provision export --format patch') keep what this apply removes "
+            + "(\(grouped(london14)) tile links), as a side-load merge deletes nothing; the patch's report lists the rows dropped "
+            + "with their bytes, and an app that must free them deletes the old region first"
+        XCTAssertEqual(try patchNotes(json), [expected], json.stdout)
+        let text = try ws.provision("plan", "--store", url("v1").path, smaller, environment: Self.v2Time)
+        XCTAssertTrue(text.stdout.contains("note: patches: \(expected)\n"), text.stdout)
+
+        let fewer = try citiesJob { job in
+            if case .array(let regions) = job["regions"] ?? .null { job["regions"] = .array(regions.filter { $0["id"] != "paris" }) }
+        }
+        let removed = try ws.provision("plan", "--json", "--store", url("v1").path, fewer, environment: Self.v2Time)
+        let paris = try XCTUnwrap(try patchNotes(removed).first, removed.stdout)
+        XCTAssertTrue(paris.hasPrefix("devices updated by a patch ('provision export --format patch') keep what this apply removes "
+                                      + "(region paris/streets, \(grouped(Demo.paris.tiles.count)) tile links and "), paris)
+        // The rows only Paris links, with their stored bytes, as the store's links say.
+        let regions = try readJSON(url("v1/provision.lock.json"))["regions"]?.arrayValue ?? []
+        let row = try XCTUnwrap(regions.first { $0["key"] == "paris/streets" }?["rowId"]?.intValue)
+        let v1 = SQLiteShell(database: url("v1/offline.db"))
+        func only(_ table: String, _ links: String, _ column: String) throws -> (count: Int, bytes: Int) {
+            let ids = "SELECT \(column) FROM \(links) WHERE region_id = \(row) EXCEPT SELECT \(column) FROM \(links) WHERE region_id != \(row)"
+            return (try v1.int("SELECT count(*) FROM \(table) WHERE id IN (\(ids))"),
+                    try v1.int("SELECT coalesce(sum(length(data)), 0) FROM \(table) WHERE id IN (\(ids))"))
+        }
+        let tiles = try only("tiles", "region_tiles", "tile_id"), resources = try only("resources", "region_resources", "resource_id")
+        print("plan note, Paris removed from the demo job: \(paris)")
+        XCTAssertEqual(tiles.count, Demo.paris.tiles.count, "no other city shares a Paris tile")
+        let rows = listed([plural(tiles.count, "tile"), resources.count > 0 ? plural(resources.count, "resource") : ""])
+        XCTAssertTrue(paris.contains("; rows only the removed region links: \(rows) "
+                                     + "(\(ByteFormat.string(Int64(tiles.bytes + resources.bytes))))), as a side-load merge"), paris)
+    }
+
+    /// Jobs/cities-search.json with search packs `packs` (id → the `kind` of its places layer): the
+    /// first reads every region, the others Paris only (a pack is built from the tiles of the regions naming it).
+    private func searchJob(_ packs: [(id: String, kind: String)]) throws -> String {
+        try citiesJob(base: "cities-search") { job in
+            job["searchPacks"] = .array(packs.map { pack in
+                ["id": .string(pack.id), "sources": ["streets"], "layers": ["places": ["kind": .string(pack.kind), "rank": "rank"]]]
+            })
+            guard case .array(var regions) = job["regions"] ?? .null else { return }
+            for i in regions.indices {
+                guard case .object(var region) = regions[i] else { continue }
+                let ids = regions[i]["id"] == "paris" ? packs.map(\.id) : [packs[0].id]
+                region["searchPacks"] = .array(ids.map { .string($0) })
+                regions[i] = .object(region)
+            }
+            job["regions"] = .array(regions)
+        }
+    }
+
+    private func packDigests(_ store: String) throws -> [String: String] {
+        let lock = try readJSON(url("\(store)/provision.lock.json"))
+        var digests: [String: String] = [:]
+        for pack in lock["searchPacks"]?.arrayValue ?? [] {
+            digests[pack["id"]?.stringValue ?? ""] = pack["digest"]?.stringValue
+        }
+        return digests
+    }
+
+    func testSearchPacksNewOrChangedShipWholeBesideThePatchAndDroppedOnesAreListed() throws {
+        try apply(try searchJob([("places", "place"), ("kept", "place"), ("old", "place")]), store: "v1", time: Self.v1Time)
+        // v2 is v1 updated, as a release pipeline does: a pack whose inputs did not change is kept byte for byte.
+        try FileManager.default.copyItem(at: url("v1"), to: url("v2"))
+        try apply(try searchJob([("places", "poi"), ("kept", "place"), ("added", "place")]), store: "v2", time: Self.v2Time)
+        let v1 = try packDigests("v1"), v2 = try packDigests("v2")
+        XCTAssertNotEqual(v1["places"], v2["places"], "the places layer read as POIs makes another file")
+        XCTAssertEqual(v1["kept"], v2["kept"])
+
+        let report = try patchReport(try exportPatch())
+        let files = url("patch.files")
+        let shipped = try XCTUnwrap(report["packs"]?.arrayValue)
+        XCTAssertEqual(shipped.map { $0["path"]?.stringValue ?? "" }, ["search/places.db", "search/added.db"], "unchanged packs are not shipped")
+        XCTAssertEqual(shipped.map { $0["change"]?.stringValue ?? "" }, ["changed", "new"])
+        for pack in shipped {
+            let path = try XCTUnwrap(pack["path"]?.stringValue)
+            let data = try Data(contentsOf: files.appendingPathComponent(path))
+            XCTAssertEqual(data, try Data(contentsOf: url("v2/\(path)")), "the whole new file")
+            XCTAssertEqual(pack["sha256"]?.stringValue, ws.sha256(files.appendingPathComponent(path)))
+            XCTAssertEqual("sha256:" + (pack["sha256"]?.stringValue ?? ""), v2[pack["pack"]?.stringValue ?? ""], "the lock's digest")
+            XCTAssertEqual(pack["bytes"]?.intValue, data.count)
+            XCTAssertEqual(pack["kind"], "search")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: files.appendingPathComponent("search/kept.db").path))
+        XCTAssertEqual(report["droppedPacks"]?.serialized(.canonical),
+                       JSONValue.array([["kind": "search", "pack": "old", "path": "search/old.db"]]).serialized(.canonical))
+        let readme = try String(contentsOf: files.appendingPathComponent("README.txt"), encoding: .utf8)
+        XCTAssertTrue(readme.contains("  search/places.db (changed) sha256 \(ws.sha256(files.appendingPathComponent("search/places.db")))\n"), readme)
+        XCTAssertTrue(readme.contains("delete them on devices: search/old.db"), readme)
+        let markdown = try String(contentsOf: files.appendingPathComponent("ATTRIBUTION.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("(search pack)"), markdown)
+        let text = try ws.provision("export", "--format", "patch", "--store", url("v2").path, "--since", url("v1").path,
+                                    "--out", url("text.db").path)
+        text.expect(0)
+        XCTAssertTrue(text.stdout.contains("2 packs changed or new, to replace whole on devices (graph ids are not stable across "
+                                           + "Valhalla builds): search/places.db (changed, "), text.stdout)
+        XCTAssertTrue(text.stdout.contains("note: the store no longer has 1 pack; delete its file on devices: search/old.db"), text.stdout)
+
+        // A routing pack the lock records is shipped by the same rule (a stand-in extract: no Valhalla build here).
+        let extract = Data("a routing extract".utf8)
+        try FileManager.default.createDirectory(at: url("v2/routing"), withIntermediateDirectories: true)
+        try extract.write(to: url("v2/routing/town.tar"))
+        guard case .object(var lock) = try readJSON(url("v2/provision.lock.json")) else { return XCTFail("no lock") }
+        lock["routingPacks"] = [["id": "town", "file": "routing/town.tar", "source": "https://example.com/{tile}", "gzip": false,
+                                 "digest": .string("sha256:" + SHA256.hex(extract)), "bytes": .int(extract.count),
+                                 "build": .null, "tiles": [], "absent": []]]
+        try JSONValue.object(lock).data(.prettySorted).write(to: url("v2/provision.lock.json"))
+        let routed = try patchReport(try exportPatch(out: "routed.db"))
+        let town: JSONValue = ["kind": "routing", "pack": "town", "path": "routing/town.tar", "change": "new",
+                               "bytes": .int(extract.count), "sha256": .string(SHA256.hex(extract))]
+        XCTAssertEqual(routed["packs"]?.arrayValue?.last?.serialized(.canonical), town.serialized(.canonical))
+        XCTAssertEqual(try Data(contentsOf: url("routed.files/routing/town.tar")), extract)
+
+        // A pack whose bytes are not the ones its lock recorded is refused by name, and nothing is written.
+        try Data("damaged".utf8).write(to: url("v2/search/added.db"))
+        let damaged = try exportPatch(out: "damaged.db", status: 65)
+        XCTAssertTrue(damaged.stderr.contains("search pack 'added': search/added.db in the store at"), damaged.stderr)
+        XCTAssertTrue(damaged.stderr.contains("is damaged"), damaged.stderr)
+        try assertNothingWritten("damaged.db")
+    }
+
     /// Asserts `out` was not written, nor any temporary file beside it.
     private func assertNothingWritten(_ out: String = "patch.db", file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertFalse(FileManager.default.fileExists(atPath: url(out).path), file: file, line: line)
+        let directory = url(out).deletingPathExtension().appendingPathExtension("files")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.path), "no \(directory.lastPathComponent)", file: file, line: line)
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: ws.root.path).filter { $0.contains(".tmp-") }
         XCTAssertEqual(leftovers, [], file: file, line: line)
     }
@@ -245,6 +414,27 @@ final class PatchExportTests: WorkspaceTestCase {
             let over = try exportPatch(out: input, status: 64)
             XCTAssertTrue(over.stderr.contains("is inside the store"), over.stderr)
         }
+
+        try FileManager.default.copyItem(at: url("v1"), to: url("old.files"))
+        let clash = try exportPatch(since: "old.files", out: "old.db", status: 64)
+        XCTAssertTrue(clash.stderr.contains("the directory \(url("old.files").path) beside the patch (its attribution and packs) "
+                                            + "is inside the store"), clash.stderr)
+        try FileManager.default.createDirectory(at: url("holder.files"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: url("v1"), to: url("holder.files/v1"))
+        let holder = try exportPatch(since: "holder.files/v1", out: "holder.db", status: 64)
+        XCTAssertTrue(holder.stderr.contains("holds the store at"), holder.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: url("holder.files/v1/offline.db").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url("holder.db").path))
+        let named = try exportPatch(out: "patch.files", status: 64)
+        XCTAssertTrue(named.stderr.contains("ends in .files"), named.stderr)
+        try assertNothingWritten()
+        try FileManager.default.createDirectory(at: url("mine.files"), withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: url("mine.files/keep.txt"))
+        let taken = try exportPatch(out: "mine.db", status: 73)
+        XCTAssertTrue(taken.stderr.contains("is not a patch's files directory provision export wrote"), taken.stderr)
+        XCTAssertEqual(try String(contentsOf: url("mine.files/keep.txt"), encoding: .utf8), "keep")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: url("mine.db").path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ws.root.path).filter { $0.contains(".tmp-") }, [])
 
         try exportPatch(since: "nowhere", status: 66)
         try FileManager.default.createDirectory(at: url("empty"), withIntermediateDirectories: true)
