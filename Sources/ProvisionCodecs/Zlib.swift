@@ -27,9 +27,14 @@ public enum Zlib {
     /// trailer gets wrong costs only a regrowth: zlib still checks the length and the CRC.
     public static func inflate(_ data: Data, framing: ZlibFraming = .zlib,
                                limit: Int = defaultInflateLimit) throws(CodecError) -> Data {
-        // A gzip member that states its size goes to libdeflate first when the system has it.
-        if framing == .gzip, let size = Gzip.statedSize(data), size > 0, size <= limit,
+        // A gzip member that states its size, or a zlib stream, goes to libdeflate first when the system has it.
+        let gzip = framing == .gzip || (framing == .zlibOrGzip && Gzip.isGzip(data))
+        if gzip, let size = Gzip.statedSize(data), size > 0, size <= limit,
            let inflated = data.withUnsafeBytes({ Libdeflate.inflateGzip($0, size: size) }) {
+            return inflated
+        }
+        if !gzip, data.count <= Int(UInt32.max),
+           let inflated = data.withUnsafeBytes({ Libdeflate.inflateZlib($0, limit: limit) }) {
             return inflated
         }
         return try inflateWithZlib(data, framing: framing, limit: limit)
@@ -107,6 +112,11 @@ public enum Zlib {
 
     /// The CRC-32 of `bytes` (ISO 3309, as gzip and PNG use it).
     public static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        Libdeflate.crc32(bytes) ?? zlibCRC32(bytes)
+    }
+
+    /// `crc32(_:)` by zlib alone.
+    static func zlibCRC32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         UInt32(truncatingIfNeeded: crc32_z(crc32_z(0, nil, 0), bytes.baseAddress?.assumingMemoryBound(to: Bytef.self),
                                            bytes.count))
     }

@@ -177,17 +177,25 @@ struct Exporter {
         order.sort { $0.id < $1.id }
         let writer = try writing(destination) { try PMTilesArchiveWriter(destination: destination) }
         defer { writer.abandon() }
-        for entry in order {
-            let tile: ArchiveTile
-            do {
-                guard let row = try database.tileRow(entry.row) else {
-                    throw StoreError(.notFound, "tile row \(entry.row) disappeared while exporting", path: database.path)
+        do {
+            // One read transaction for every row: SQLite takes its file lock once, not once a tile.
+            try database.reading {
+                for entry in order {
+                    guard let row = try database.tileRow(entry.row) else {
+                        throw StoreError(.notFound, "tile row \(entry.row) disappeared while exporting", path: database.path)
+                    }
+                    let tile = try ArchiveTile(stored: row.data, compressed: row.compressed, gzip: shape.format.isGzipped)
+                    do {
+                        try writer.add(tileID: entry.id, tile: tile)
+                    } catch {
+                        throw WriteFailure(error: error)
+                    }
                 }
-                tile = try ArchiveTile(stored: row.data, compressed: row.compressed, gzip: shape.format.isGzipped)
-            } catch {
-                throw ProvisionError(store: error, context: "cannot read source '\(source.name)' from the store", kind: readKind(error))
             }
-            try writing(destination) { try writer.add(tileID: entry.id, tile: tile) }
+        } catch let failure as WriteFailure {
+            throw writeError(failure.error, destination)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot read source '\(source.name)' from the store", kind: readKind(error))
         }
         order = []
         var metadata = JSONObject([("name", .string(shape.name)), ("format", .string(shape.format.name))])

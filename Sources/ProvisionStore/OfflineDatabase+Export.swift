@@ -130,7 +130,8 @@ extension OfflineDatabase {
         }
     }
 
-    /// Runs `body` in one read transaction, so several reads see one state of the file.
+    /// Runs `body` in one read transaction, so several reads see one state of the file (and SQLite
+    /// takes and drops its file lock once, not once a query).
     public func reading<T>(_ body: () throws -> T) throws -> T {
         try db.inTransaction(.deferred, body)
     }

@@ -66,4 +66,52 @@ final class LibdeflateTests: XCTestCase {
         // Past the limit: refused as zlib refuses it.
         XCTAssertThrowsError(try Gzip.inflate(gzip, limit: payload.count - 1))
     }
+
+    func testZlibStreamsAndCRC32AsZlibGivesThem() throws {
+        for payload in payloads() {
+            let zlib = try Zlib.deflate(payload)
+            let direct = try XCTUnwrap(zlib.withUnsafeBytes { Libdeflate.inflateZlib($0, limit: Zlib.defaultInflateLimit) },
+                                       "\(payload.count) bytes: libdeflate takes a stream zlib wrote")
+            XCTAssertEqual(direct, payload)
+            XCTAssertEqual(try Zlib.inflate(zlib), payload)
+            XCTAssertEqual(try Zlib.inflate(zlib, framing: .zlibOrGzip), payload)
+            XCTAssertEqual(try Zlib.inflateWithZlib(zlib, framing: .zlib, limit: Zlib.defaultInflateLimit), payload)
+            XCTAssertEqual(payload.withUnsafeBytes { Libdeflate.crc32($0) }, payload.withUnsafeBytes { Zlib.zlibCRC32($0) })
+            XCTAssertEqual(Zlib.crc32(payload), payload.withUnsafeBytes { Zlib.zlibCRC32($0) })
+        }
+        // 100,000 zero bytes deflate to about 100 bytes: far past the first guess, the buffer grows.
+        let zeros = Data(repeating: 0, count: 100_000)
+        XCTAssertEqual(try Zlib.deflate(zeros).withUnsafeBytes { Libdeflate.inflateZlib($0, limit: 1 << 20) }, zeros)
+    }
+
+    func testZlibStreamsItRefusesZlibExplains() throws {
+        let payload = payloads()[4]
+        let zlib = try Zlib.deflate(payload)
+        var badAdler = zlib
+        badAdler[zlib.count - 1] ^= 0xFF
+        var badData = zlib
+        badData[zlib.count / 2] ^= 0x5A
+        var dictionary = zlib
+        dictionary[1] = 0xBB  // FDICT set, the header check still a multiple of 31 (0x78BB % 31 == 0)
+        let cases: [(String, Data)] = [
+            ("truncated", zlib.prefix(zlib.count - 20)),
+            ("a wrong Adler-32", badAdler),
+            ("corrupt data", badData),
+            ("a preset dictionary", dictionary),
+            ("trailing bytes", zlib + Data([1, 2, 3])),
+            ("a gzip member", try Gzip.compress(payload)),
+        ]
+        for (name, body) in cases {
+            XCTAssertNil(body.withUnsafeBytes { Libdeflate.inflateZlib($0, limit: Zlib.defaultInflateLimit) }, name)
+            var fast: CodecError?, slow: CodecError?
+            do { _ = try Zlib.inflate(body) } catch { fast = error }
+            do { _ = try Zlib.inflateWithZlib(body, framing: .zlib, limit: Zlib.defaultInflateLimit) } catch { slow = error }
+            XCTAssertNotNil(slow, "\(name): zlib refuses it")
+            XCTAssertEqual(fast, slow, "\(name): the same error as zlib's")
+        }
+        // Past the limit: libdeflate gives up, zlib refuses it with its own error.
+        XCTAssertNil(zlib.withUnsafeBytes { Libdeflate.inflateZlib($0, limit: payload.count - 1) })
+        XCTAssertThrowsError(try Zlib.inflate(zlib, limit: payload.count - 1))
+        XCTAssertEqual(try Zlib.inflate(zlib, limit: payload.count), payload, "a limit equal to the size is enough")
+    }
 }
