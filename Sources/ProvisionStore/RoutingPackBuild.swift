@@ -125,7 +125,7 @@ public enum RoutingPackBuild {
     }
 
     /// sha256 (`sha256:…`) and size of the file at `url`, read in chunks.
-    static func fileDigest(_ url: URL) throws -> (String, Int64) {
+    public static func fileDigest(_ url: URL) throws -> (String, Int64) {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }  // best effort: closing a file only read
         var hash = SHA256(), count: Int64 = 0
