@@ -17,6 +17,7 @@ final class RoutingPackAuditTests: WorkspaceTestCase {
                                                     in: ws.root, environment: epoch)
         result.expect(1, "audit", file: file, line: line)
         let document = try parseJSON(result.stdout)
+        XCTAssertEqual(try SchemaSubset(named: "audit.schema.json").problems(document), [], file: file, line: line)
         let routing = (document["problems"]?.arrayValue ?? []).compactMap(\.stringValue).filter { $0.contains("routing") }
         XCTAssertEqual(routing.isEmpty, whole, "\(routing)", file: file, line: line)
         return document
