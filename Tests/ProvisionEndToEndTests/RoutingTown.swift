@@ -15,9 +15,12 @@ enum RoutingTown {
     static let tiles = ["0/003/196.gph", "1/050/585.gph", "2/000/807/140.gph", "2/000/807/142.gph", "2/000/808/580.gph"]
 
     /// A job over `cities` at z10 with the demo style whose regions all need the routing pack
-    /// `drive`, whose tiles the job's origins take from `graph` (a directory or an HTTP base).
-    static func job(_ ws: Workspace, _ cities: [Demo.City], graph: JSONValue, name: String = "job.json") throws -> String {
+    /// `drive`, whose tiles the job's origins take from `graph` (a directory or an HTTP base); the
+    /// `mapped` cities are regions without the pack (the demo archive has tiles there, the town none).
+    static func job(_ ws: Workspace, _ cities: [Demo.City], graph: JSONValue, name: String = "job.json",
+                    mapped: [Demo.City] = []) throws -> String {
         let regions = cities.map { $0.region(zoom: 10...10, extra: [("routingPacks", ["drive"])]) }
+            + mapped.map { $0.region(zoom: 10...10) }
         guard case .object(var job) = Demo.job(regions: regions, origins: ws.origins(tiles: .mbtiles) + [(graphBase, graph)]) else {
             throw CocoaError(.coderInvalidValue)
         }

@@ -158,7 +158,7 @@ final class SearchPackApplyTests: WorkspaceTestCase {
         json.expect(0)
         let report = try parseJSON(json.stdout)
         XCTAssertEqual(try SchemaSubset(named: "export-report.schema.json").problems(report), [], json.stdout)
-        XCTAssertEqual(report["schemaVersion"], 2)
+        XCTAssertEqual(report["schemaVersion"], 3)
         let carried = try XCTUnwrap(report["bundle"]?["searchPacks"]?.arrayValue)
         XCTAssertEqual(carried.count, 1)
         XCTAssertEqual(carried.first?["path"], "search/places.db")
