@@ -181,6 +181,7 @@ public final class PlanSession {
         }
         plan.routingPacks = try routingPackPlans()
         plan.notes += RoutingPackPlanning.notes(plan.routingPacks)
+        if let shard { plan.routingPacks = plan.routingPacks.map { RoutingPackShards.share($0, shard: shard) } }
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)
