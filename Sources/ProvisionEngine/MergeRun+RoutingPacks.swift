@@ -12,33 +12,40 @@ import ProvisionStore
 /// nothing of the output changed. The extracts are written into `routing/.merging/` of the output
 /// and renamed into place after the database, before the lock.
 extension MergeRun {
-    /// Extracts written and waiting in `staging` to be moved into the output's `routing/`.
-    struct StagedRoutingPacks {
+    /// Pack files a merge wrote into `<directory>/.merging/` of the output, waiting to be moved
+    /// into place once the database is.
+    struct StagedPackFiles {
+        /// The output store.
         let store: StorePath
-        let staging: URL
-        /// The lock's records of them, in job order.
-        let records: [RoutingPackRecord]
+        /// `search` or `routing`.
+        let directory: String
+        /// The pack files' suffix (`.db`, `.tar`): others of the directory are left alone.
+        let suffix: String
+        /// `search pack`, `routing pack`: what an error names.
+        let what: String
 
-        /// Moves each extract into the output's `routing/`, removes any other extract there (the
-        /// output's previous job's) and the staging directory; returns the records.
-        func place() throws -> [RoutingPackRecord] {
+        /// Where the files are written: `<directory>/<pack file>` under it.
+        var staging: URL { store.url.appendingPathComponent(directory).appendingPathComponent(".merging") }
+
+        /// Moves each of `files` (store paths) into place, removes any other pack file of the
+        /// directory (the output's previous job's) and the staging directory.
+        func place(_ files: [String]) throws {
             let manager = FileManager.default
-            let directory = store.url.appendingPathComponent(StoreDirectory.routingDirectoryName)
-            for record in records {
-                let from = staging.appendingPathComponent(record.file), to = store.url.appendingPathComponent(record.file)
+            for file in files {
+                let from = staging.appendingPathComponent(file), to = store.url.appendingPathComponent(file)
                 guard rename(from.path, to.path) == 0 else {
-                    throw StoreError(.io, "cannot move the routing pack \(record.file) into place: \(String(cString: strerror(errno)))",
+                    throw StoreError(.io, "cannot move the \(what) \(file) into place: \(String(cString: strerror(errno)))",
                                      path: to.path, underlyingCode: errno)
                 }
             }
-            let kept = Set(records.map { URL(fileURLWithPath: $0.file).lastPathComponent })
-            // No routing directory (no pack, none before): nothing to remove.
-            let names = (try? manager.contentsOfDirectory(atPath: directory.path)) ?? []
-            for name in names where name.hasSuffix(".tar") && !name.hasPrefix(".") && !kept.contains(name) {
-                try manager.removeItem(at: directory.appendingPathComponent(name))
+            let kept = Set(files.map { URL(fileURLWithPath: $0).lastPathComponent })
+            let parent = store.url.appendingPathComponent(directory)
+            guard manager.fileExists(atPath: parent.path) else { return }  // no pack now, none before
+            for name in try manager.contentsOfDirectory(atPath: parent.path)
+            where name.hasSuffix(suffix) && !name.hasPrefix(".") && !kept.contains(name) {
+                try manager.removeItem(at: parent.appendingPathComponent(name))
             }
             discard()
-            return records
         }
 
         /// Removes the staging directory (idempotent).
@@ -51,9 +58,9 @@ extension MergeRun {
     /// Writes each routing pack the shards' locks record from their extracts into a staging
     /// directory of `store`. A pack some shard lacks (its apply did not finish it) or whose tiles
     /// cannot be merged is invalid input (65, named), the staging directory removed.
-    func mergeRoutingPacks(_ inputs: [Input], into store: StorePath) throws -> StagedRoutingPacks {
-        let staging = store.url.appendingPathComponent(StoreDirectory.routingDirectoryName).appendingPathComponent(".merging")
-        let staged = StagedRoutingPacks(store: store, staging: staging, records: [])
+    func mergeRoutingPacks(_ inputs: [Input], into store: StorePath) throws -> (files: StagedPackFiles, records: [RoutingPackRecord]) {
+        let staged = StagedPackFiles(store: store, directory: StoreDirectory.routingDirectoryName, suffix: ".tar", what: "routing pack")
+        let staging = staged.staging
         staged.discard()  // a killed merge's files (this merge holds the output's writer lock)
         var records: [RoutingPackRecord] = []
         for pack in inputs[0].lock.routingPacks {
@@ -73,6 +80,6 @@ extension MergeRun {
                 throw StoreError(.invalidInput, "cannot merge routing pack '\(pack.id)': \(describe(error))")
             }
         }
-        return StagedRoutingPacks(store: store, staging: staging, records: records)
+        return (staged, records)
     }
 }

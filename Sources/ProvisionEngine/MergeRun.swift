@@ -103,7 +103,7 @@ public struct MergeRun {
         let packs = try buildSearchPacks(inputs, into: build.path, epoch: epoch)
         defer { packs?.discard() }
         let routing = try mergeRoutingPacks(inputs, into: build.path)
-        defer { routing.discard() }
+        defer { routing.files.discard() }
         let content = try build.finish(epoch: epoch, unchanged: nil)
         var lock = inputs[0].lock
         lock.shard = nil
@@ -114,7 +114,8 @@ public struct MergeRun {
         lock.contentDigest = "sha256:" + content.digest
         lock.chunks = content.chunks
         lock.searchPacks = try packs?.place() ?? []
-        lock.routingPacks = try routing.place()
+        try routing.files.place(routing.records.map(\.file))
+        lock.routingPacks = routing.records
         lock.files = try BundleFiles.entries(in: build.path, recorded: nil)
         LockSignature.removeOutdated(in: build.path, rewritten: try build.writeLock(lock.fileBytes), progress: progress)
         return lock
