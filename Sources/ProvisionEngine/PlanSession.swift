@@ -179,9 +179,8 @@ public final class PlanSession {
                                        + "apply builds no search pack; 'provision merge' builds "
                                        + listed(plan.searchPacks.map(\.pack.file)) + " once, from the merged store"))
         }
-        plan.routingPacks = try routingPackPlans()
+        plan.routingPacks = try routingPackPlans(shard: shard)
         plan.notes += RoutingPackPlanning.notes(plan.routingPacks)
-        if let shard { plan.routingPacks = plan.routingPacks.map { RoutingPackShards.share($0, shard: shard) } }
         let seconds = Date().timeIntervalSince(started)
         progress.emit(.planFinished(hasChanges: plan.hasChanges, tilesToDownload: plan.appliedTilesToDownload, seconds: seconds))
         return (plan, seconds)

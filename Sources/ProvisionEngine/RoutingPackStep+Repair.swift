@@ -7,7 +7,7 @@ extension RoutingPackStep {
     /// are, and the whole tiles of a damaged one are staged from its extract, so the step fetches
     /// only the damaged or missing ones and writes the extract anew.
     static func prepareRepair(_ plan: inout Plan, session: PlanSession) throws(ProvisionError) {
-        if plan.routingPacks.isEmpty { plan.routingPacks = try session.routingPackPlans() }
+        if plan.routingPacks.isEmpty { plan.routingPacks = try session.routingPackPlans(shard: plan.shard?.share.shard) }
         let records = session.lock?.routingPacks ?? []
         RoutingPackRepair.recheck(&plan.routingPacks, records: records, directory: session.store.url)
         for index in plan.routingPacks.indices {
