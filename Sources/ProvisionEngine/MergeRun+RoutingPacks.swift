@@ -73,8 +73,13 @@ extension MergeRun {
                 }
                 shards.append((record, input.path.url))
             }
+            let started = Date()
             do {
-                records.append(try RoutingPackShards.merge(shards, target: staging.appendingPathComponent(pack.file)))
+                let record = try RoutingPackShards.merge(shards, target: staging.appendingPathComponent(pack.file))
+                records.append(record)
+                progress.emit(.routingPack(id: record.id, file: record.file, built: true, tiles: record.tiles.count, fetched: 0,
+                                           absent: record.absent.count, bytes: record.bytes,
+                                           seconds: (Date().timeIntervalSince(started) * 1000).rounded() / 1000))
             } catch {
                 staged.discard()
                 throw StoreError(.invalidInput, "cannot merge routing pack '\(pack.id)': \(describe(error))")

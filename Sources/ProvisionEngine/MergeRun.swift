@@ -34,6 +34,7 @@ public struct MergeRun {
             "Merged \(plural(shards, "shard")) of \(lock.jobName) into \(store): \(plural(lock.tileCount, "tile")), "
                 + "\(plural(lock.resourceCount, "resource")), \(ByteFormat.string(lock.byteCount)).\n"
                 + lock.searchPacks.map { "Search pack \($0.id): \($0.file), \(plural($0.entries, "entry", "entries")).\n" }.joined()
+                + lock.routingPacks.map { "Routing pack \($0.id): \($0.file), \(plural($0.tiles.count, "graph tile")).\n" }.joined()
         }
     }
 

@@ -28,12 +28,12 @@ enum RoutingPackAudit {
     static func check(_ record: RoutingPackRecord, directory: URL, verify: Bool) -> AuditDocument.RoutingPack {
         var pack = AuditDocument.RoutingPack(id: record.id, file: record.file, tiles: record.tiles.count, bytes: record.bytes)
         let url = directory.appendingPathComponent(record.file)
-        let exists = FileManager.default.fileExists(atPath: url.path)
-        pack.problems = RoutingPackCheck.fileProblems(record, directory: directory)
-        pack.fileChecked = exists && !pack.problems.contains { $0.hasPrefix("its index.bin cannot be trusted") }
-        guard verify, exists else { return pack }
+        (pack.fileChecked, pack.problems) = RoutingPackCheck.fileProblems(record, directory: directory)
+        guard verify, FileManager.default.fileExists(atPath: url.path) else { return pack }
         do {
-            pack.damagedTiles = try RoutingPackCheck.tiles(record, directory: directory).map { ($0.path, $0.what) }
+            pack.damagedTiles = try RoutingPackCheck.tiles(record, directory: directory).map {
+                AuditDocument.DamagedTile(path: $0.path, problem: $0.what)
+            }
             pack.tilesChecked = true
             let (digest, bytes) = try RoutingPackBuild.fileDigest(url)
             if pack.problems.isEmpty, pack.damagedTiles.isEmpty, digest != record.digest {

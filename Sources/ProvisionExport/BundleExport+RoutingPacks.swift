@@ -16,7 +16,7 @@ extension BundleExport {
                 ProvisionError(.invalidJob, "routing pack '\(record.id)': \(record.file) in the store at \(store.display) is "
                                + "damaged (\(why)); run 'provision apply --repair' to fetch its damaged tiles again")
             }
-            if let problem = RoutingPackCheck.fileProblems(record, directory: store.url).first { throw damaged(problem) }
+            if let problem = RoutingPackCheck.fileProblems(record, directory: store.url).problems.first { throw damaged(problem) }
             let copy: URL
             do {
                 copy = try bundle.url(for: record.file)

@@ -20,7 +20,7 @@ extension AuditDocument {
         /// What is wrong with the file as a whole, one sentence each.
         public var problems: [String] = []
         /// The tiles found missing or damaged (`--verify`), each with what is wrong.
-        public var damagedTiles: [(path: String, what: String)] = []
+        public var damagedTiles: [DamagedTile] = []
 
         public init(id: String, file: String, tiles: Int, bytes: Int64) {
             self.id = id
@@ -29,16 +29,23 @@ extension AuditDocument {
             self.bytes = bytes
         }
 
-        public static func == (a: RoutingPack, b: RoutingPack) -> Bool {
-            a.id == b.id && a.file == b.file && a.tiles == b.tiles && a.bytes == b.bytes && a.fileChecked == b.fileChecked
-                && a.tilesChecked == b.tilesChecked && a.problems == b.problems
-                && a.damagedTiles.map(\.path) == b.damagedTiles.map(\.path) && a.damagedTiles.map(\.what) == b.damagedTiles.map(\.what)
-        }
-
         /// Whether it was checked and nothing was found: an extract the audit could not open is never whole.
         public var isWhole: Bool { fileChecked && problems.isEmpty && damagedTiles.isEmpty }
 
         var mark: String { isWhole ? "✓" : "✗" }
+    }
+
+    /// A graph tile of a pack that `--verify` found missing from the tar or damaged.
+    public struct DamagedTile: Equatable, Sendable {
+        /// Its path in the extract (`2/000/807/142.gph`).
+        public var path: String
+        /// What is wrong with it.
+        public var problem: String
+
+        public init(path: String, problem: String) {
+            self.path = path
+            self.problem = problem
+        }
     }
 
     /// Whether the store has routing packs to speak of: the lock records some or files are there.
@@ -48,7 +55,7 @@ extension AuditDocument {
     var routingPackProblems: [String] {
         routingPacks.flatMap { pack in
             pack.problems.map { "routing pack \(pack.id) (\(pack.file)): \($0); 'apply --repair' writes it again" }
-                + pack.damagedTiles.map { "routing pack \(pack.id) (\(pack.file)): graph tile \($0.path) \($0.what); "
+                + pack.damagedTiles.map { "routing pack \(pack.id) (\(pack.file)): graph tile \($0.path) \($0.problem); "
                     + "'apply --repair' fetches it again" }
         } + unknownRoutingPackFiles.map {
             "\($0) is in the store's routing/ but the lock records no pack of it (left by an apply that failed, or put "
@@ -62,7 +69,7 @@ extension AuditDocument {
             ["id": .string(pack.id), "file": .string(pack.file), "whole": .bool(pack.isWhole), "tiles": .int(pack.tiles),
              "bytes": .int(Int(pack.bytes)), "fileChecked": .bool(pack.fileChecked), "tilesChecked": .bool(pack.tilesChecked),
              "problems": .array(pack.problems.map { .string($0) }),
-             "damagedTiles": .array(pack.damagedTiles.map { ["path": .string($0.path), "problem": .string($0.what)] })]
+             "damagedTiles": .array(pack.damagedTiles.map { ["path": .string($0.path), "problem": .string($0.problem)] })]
         })
     }
 

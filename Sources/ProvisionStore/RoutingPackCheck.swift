@@ -1,5 +1,6 @@
 import Foundation
 import ProvisionCodecs
+import ProvisionFoundation
 import ProvisionModel
 import RoutingGraph
 
@@ -16,27 +17,27 @@ public enum RoutingPackCheck {
     }
 
     /// Why the extract cannot be used as the lock records it without reading its tiles: missing,
-    /// an `index.bin` that fails validation, other tiles than the lock's, another size. Empty when
-    /// none of that is so.
-    public static func fileProblems(_ record: RoutingPackRecord, directory: URL) -> [String] {
+    /// an `index.bin` that fails validation, other tiles than the lock's, another size (empty when
+    /// none of that is so); and whether it was opened and its index validated at all.
+    public static func fileProblems(_ record: RoutingPackRecord, directory: URL) -> (opened: Bool, problems: [String]) {
         let url = directory.appendingPathComponent(record.file)
-        guard FileManager.default.fileExists(atPath: url.path) else { return ["the file is missing"] }
+        guard FileManager.default.fileExists(atPath: url.path) else { return (false, ["the file is missing"]) }
         let reader: TileExtractReader
         do {
             reader = try TileExtractReader(url: url)
         } catch {
-            return ["its index.bin cannot be trusted: \(error)"]
+            return (false, ["its index.bin cannot be trusted: \(error)"])
         }
         var out: [String] = []
         let held = Set(reader.tiles.map(\.routingTile)), recorded = Set(record.tiles.map(\.tile))
         let missing = record.tiles.filter { !held.contains($0.tile) }.map(\.path)
         let extra = reader.tiles.filter { !recorded.contains($0.routingTile) }.map(\.path)
-        if !missing.isEmpty { out.append("its index.bin lacks \(missing.count) recorded tile(s): \(missing.joined(separator: ", "))") }
-        if !extra.isEmpty { out.append("its index.bin has \(extra.count) tile(s) the lock does not record: \(extra.joined(separator: ", "))") }
+        if !missing.isEmpty { out.append("its index.bin lacks \(plural(missing.count, "recorded tile")): \(missing.joined(separator: ", "))") }
+        if !extra.isEmpty { out.append("its index.bin has \(plural(extra.count, "tile")) the lock does not record: \(extra.joined(separator: ", "))") }
         if reader.fileSize != UInt64(record.bytes) {
             out.append("it is \(reader.fileSize) bytes, the lock says \(record.bytes)")
         }
-        return out
+        return (true, out)
     }
 
     /// Reads every tile the lock records from the extract by walking its members (a damaged

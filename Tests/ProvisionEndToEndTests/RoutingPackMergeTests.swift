@@ -47,6 +47,7 @@ final class RoutingPackMergeTests: WorkspaceTestCase {
             let result = try ProvisionProcess.provision(["merge"] + shards.reversed().map(\.path) + ["--store", merged.path],
                                                         in: ws.root, environment: RoutingTown.epoch)
             result.expect(0, "merge of \(count)")
+            XCTAssertTrue(result.stdout.contains("Routing pack drive: routing/drive.tar, 5 graph tiles."), result.stdout)
             for name in ["routing/drive.tar", "provision.lock.json", "offline.db"] {
                 XCTAssertTrue(try file(merged, name) == file(ws.store, name), "\(name) of \(count) shards equals the single apply's")
             }
