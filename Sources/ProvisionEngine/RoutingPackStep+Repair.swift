@@ -10,13 +10,11 @@ extension RoutingPackStep {
         if plan.routingPacks.isEmpty { plan.routingPacks = try session.routingPackPlans(shard: plan.shard?.share.shard) }
         let records = session.lock?.routingPacks ?? []
         RoutingPackRepair.recheck(&plan.routingPacks, records: records, directory: session.store.url)
-        for index in plan.routingPacks.indices {
-            let id = plan.routingPacks[index].pack.id
+        for pack in plan.routingPacks {
             do {
-                try RoutingPackRepair.stageKept(&plan.routingPacks[index], record: records.first { $0.id == id },
-                                                directory: session.store.url)
+                try RoutingPackRepair.stageKept(pack, record: records.first { $0.id == pack.pack.id }, directory: session.store.url)
             } catch {
-                throw ProvisionError(.cannotWriteStore, "cannot repair routing pack '\(id)': \(describe(error))", cause: error)
+                throw ProvisionError(.cannotWriteStore, "cannot repair routing pack '\(pack.pack.id)': \(describe(error))", cause: error)
             }
         }
     }

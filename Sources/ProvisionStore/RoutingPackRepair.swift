@@ -47,17 +47,14 @@ public enum RoutingPackRepair {
     }
 
     /// Before a repaired pack is written: stages the whole tiles it keeps, read from the extract as
-    /// it is (its index may be damaged), and turns them into tiles added from the staging
-    /// directory, which the fetch passes over; so only the damaged ones are fetched.
-    public static func stageKept(_ plan: inout RoutingPackPlan, record: RoutingPackRecord?, directory: URL) throws {
+    /// it is (its index may be damaged), where the build reads a kept tile first; the fetch asks
+    /// for the added (damaged) ones only.
+    public static func stageKept(_ plan: RoutingPackPlan, record: RoutingPackRecord?, directory: URL) throws {
         guard plan.action == .build, !plan.keep.isEmpty, let record else { return }
         let staging = RoutingPackStaging(store: directory, pack: plan.pack)
         let keep = Set(plan.keep)
         _ = try RoutingPackCheck.tiles(record, directory: directory) { id, bytes in
-            guard keep.contains(id.routingTile) else { return }
-            try staging.stage(id, bytes: bytes)
+            if keep.contains(id.routingTile) { try staging.stage(id, bytes: bytes) }
         }
-        plan.add = (plan.add + plan.keep).sorted()
-        plan.keep = []
     }
 }
