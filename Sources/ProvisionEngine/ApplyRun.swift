@@ -58,6 +58,7 @@ public struct ApplyRun {
             build = held
             try recoverStore(held)
         }
+        if request.repair { try RoutingPackStep.prepareRepair(&plan, session: session) }
         if shard != nil, let pack = plan.stylePacks.first(where: { $0.glyphPolicy == .used }) {
             throw ProvisionError(.usage, "--shard cannot split style pack '\(pack.id)': its \"glyphs\": \"used\" ranges come "
                                  + "from the labels of all the region's tiles, which no shard holds; use \"ideographs-local\" "

@@ -76,6 +76,7 @@ public struct AuditRun {
             }
             doc.interrupted = path.isInterrupted
             try SearchPackAudit.check(&doc, path: path, lock: lockProblem == nil ? lock : nil)
+            try RoutingPackAudit.check(&doc, path: path, lock: lockProblem == nil ? lock : nil, verify: verify)
             if verify {
                 let (verification, byRegion) = try Self.verify(database, lock: lock, now: context.now)
                 doc.verification = verification

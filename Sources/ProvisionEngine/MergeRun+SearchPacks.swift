@@ -14,39 +14,18 @@ import ProvisionStore
 extension MergeRun {
     /// Pack files built and waiting in `staging` to be moved into the output's `search/`.
     struct StagedSearchPacks {
-        /// The output store.
-        let store: StorePath
-        /// Where the files were written: `search/<pack>.db` under it.
-        let staging: URL
+        let files: StagedPackFiles
         /// The lock's records of them, in job order.
         let records: [SearchPackRecord]
 
-        /// Moves each file into the output's `search/`, removes any other pack file there (the
-        /// output's previous job's) and the staging directory; returns the records.
+        /// Moves each file into the output's `search/` (see `StagedPackFiles.place`); returns the records.
         func place() throws -> [SearchPackRecord] {
-            let manager = FileManager.default
-            let directory = store.url.appendingPathComponent(StoreDirectory.searchDirectoryName)
-            for record in records {
-                let from = staging.appendingPathComponent(record.file), to = store.url.appendingPathComponent(record.file)
-                guard rename(from.path, to.path) == 0 else {
-                    throw StoreError(.io, "cannot move the search pack \(record.file) into place: \(String(cString: strerror(errno)))",
-                                     path: to.path, underlyingCode: errno)
-                }
-            }
-            let kept = Set(records.map { URL(fileURLWithPath: $0.file).lastPathComponent })
-            for name in try manager.contentsOfDirectory(atPath: directory.path)
-            where name.hasSuffix(".db") && !name.hasPrefix(".") && !kept.contains(name) {
-                try manager.removeItem(at: directory.appendingPathComponent(name))
-            }
-            discard()
+            try files.place(records.map(\.file))
             return records
         }
 
         /// Removes the staging directory (idempotent).
-        func discard() {
-            // Best effort: a staging directory already gone is what removing it wants.
-            try? FileManager.default.removeItem(at: staging)
-        }
+        func discard() { files.discard() }
     }
 
     /// Builds the packs the shards' locks record from the shards' tiles into a staging directory
@@ -54,9 +33,8 @@ extension MergeRun {
     /// apply's (`SearchPackStep.failure`), the staging directory removed.
     func buildSearchPacks(_ inputs: [Input], into store: StorePath, epoch: Int64) throws -> StagedSearchPacks? {
         guard let recipe = inputs[0].entry.searchPacks, !recipe.packs.isEmpty else { return nil }
-        let staging = store.url.appendingPathComponent(StoreDirectory.searchDirectoryName)
-            .appendingPathComponent(".merging")
-        let staged = StagedSearchPacks(store: store, staging: staging, records: [])
+        let staged = StagedPackFiles(store: store, directory: StoreDirectory.searchDirectoryName, suffix: ".db", what: "search pack")
+        let staging = staged.staging
         staged.discard()  // a killed merge's files (this merge holds the output's writer lock)
         let tiles = try ShardTiles(shards: inputs.map(\.path), epoch: epoch)
         defer { tiles.close() }
@@ -74,6 +52,6 @@ extension MergeRun {
                 throw SearchPackStep.failure(error, pack: pack.pack.id)
             }
         }
-        return StagedSearchPacks(store: store, staging: staging, records: records)
+        return StagedSearchPacks(files: staged, records: records)
     }
 }

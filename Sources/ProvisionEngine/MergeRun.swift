@@ -11,7 +11,8 @@ import ProvisionStore
 /// contiguous runs of the job's key order, so replaying them through the next-store writer
 /// in the whole apply's order (`ShardReplay`) writes the same file, and the shards' lock with
 /// the merged content is the whole apply's lock. The search packs, which no shard builds, are
-/// built once from the shards' tiles (`buildSearchPacks`), as the whole apply builds them.
+/// built once from the shards' tiles (`buildSearchPacks`), as the whole apply builds them; each
+/// routing pack's extract is written from the shards' shares of its tiles (`mergeRoutingPacks`).
 public struct MergeRun {
     /// The shard stores, as the user named them, in any order.
     public var stores: [String]
@@ -33,6 +34,7 @@ public struct MergeRun {
             "Merged \(plural(shards, "shard")) of \(lock.jobName) into \(store): \(plural(lock.tileCount, "tile")), "
                 + "\(plural(lock.resourceCount, "resource")), \(ByteFormat.string(lock.byteCount)).\n"
                 + lock.searchPacks.map { "Search pack \($0.id): \($0.file), \(plural($0.entries, "entry", "entries")).\n" }.joined()
+                + lock.routingPacks.map { "Routing pack \($0.id): \($0.file), \(plural($0.tiles.count, "graph tile")).\n" }.joined()
         }
     }
 
@@ -101,6 +103,8 @@ public struct MergeRun {
         try ShardReplay(shards: inputs.map(\.path), tileCounts: inputs.map(\.lock.tileCount)).run(into: writer)
         let packs = try buildSearchPacks(inputs, into: build.path, epoch: epoch)
         defer { packs?.discard() }
+        let routing = try mergeRoutingPacks(inputs, into: build.path)
+        defer { routing.files.discard() }
         let content = try build.finish(epoch: epoch, unchanged: nil)
         var lock = inputs[0].lock
         lock.shard = nil
@@ -111,6 +115,8 @@ public struct MergeRun {
         lock.contentDigest = "sha256:" + content.digest
         lock.chunks = content.chunks
         lock.searchPacks = try packs?.place() ?? []
+        try routing.files.place(routing.records.map(\.file))
+        lock.routingPacks = routing.records
         lock.files = try BundleFiles.entries(in: build.path, recorded: nil)
         LockSignature.removeOutdated(in: build.path, rewritten: try build.writeLock(lock.fileBytes), progress: progress)
         return lock

@@ -67,6 +67,7 @@ public struct PlanRun {
             if let note = damage.note(fixing: false) { plan.notes.append(note) }
         }
         if repair { SearchPackPlanning.recheck(&plan.searchPacks, directory: session.store.url) }
+        if repair { RoutingPackRepair.recheck(&plan.routingPacks, records: session.lock?.routingPacks ?? [], directory: session.store.url) }
         if repair, session.store.hasDatabase, session.lock == nil, FileManager.default.fileExists(atPath: session.store.lockURL.path) {
             // An unreadable lock is rewritten by the next apply: a change too.
             plan.repairRows += 1

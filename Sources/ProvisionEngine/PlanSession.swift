@@ -179,7 +179,7 @@ public final class PlanSession {
                                        + "apply builds no search pack; 'provision merge' builds "
                                        + listed(plan.searchPacks.map(\.pack.file)) + " once, from the merged store"))
         }
-        plan.routingPacks = try routingPackPlans()
+        plan.routingPacks = try routingPackPlans(shard: shard)
         plan.notes += RoutingPackPlanning.notes(plan.routingPacks)
         if let note = patchNote(plan, store: opened) { plan.notes.append(note) }
         let seconds = Date().timeIntervalSince(started)

@@ -9,11 +9,13 @@ extension PlanSession {
     /// The job's routing packs planned against the store: the graph tiles each region's geometry
     /// meets on each level, and what the apply adds, keeps and removes (judged by the lock's
     /// records and the extracts in the store); a source extract that cannot be read is missing
-    /// input (66), naming the file and what is wrong with it.
-    public func routingPackPlans() throws(ProvisionError) -> [RoutingPackPlan] {
+    /// input (66), naming the file and what is wrong with it. With `shard`, each pack is cut to
+    /// that shard's share of its cells (`RoutingPackShards.share`).
+    public func routingPackPlans(shard: Shard? = nil) throws(ProvisionError) -> [RoutingPackPlan] {
         guard !input.job.routingPacks.isEmpty else { return [] }
         do {
-            return try RoutingPackPlanning.plan(input.job, records: lock?.routingPacks ?? [], directory: store.url)
+            let plans = try RoutingPackPlanning.plan(input.job, records: lock?.routingPacks ?? [], directory: store.url)
+            return shard.map { shard in plans.map { RoutingPackShards.share($0, shard: shard) } } ?? plans
         } catch {
             throw ProvisionError(.missingInput, "\(error)")
         }
@@ -34,7 +36,7 @@ struct RoutingPackStep {
     func run(_ plan: Plan, lock: inout LockDocument) -> ProvisionError? {
         let packs: [RoutingPackPlan]
         do {
-            packs = plan.routingPacks.isEmpty ? try session.routingPackPlans() : plan.routingPacks
+            packs = plan.routingPacks.isEmpty ? try session.routingPackPlans(shard: plan.shard?.share.shard) : plan.routingPacks
         } catch {
             return error
         }

@@ -55,16 +55,7 @@ enum SearchPackAudit {
 
     /// The files of the store's `search/` as store paths (`search/<name>`), sorted; empty without it.
     static func searchFiles(_ path: StorePath) throws -> [String] {
-        let directory = path.url.appendingPathComponent(StoreDirectory.searchDirectoryName)
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return [] }
-        guard isDirectory.boolValue else { return [StoreDirectory.searchDirectoryName] }
-        do {
-            return try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-                .map { StoreDirectory.searchDirectoryName + "/" + $0 }
-        } catch {
-            throw StoreError(.io, "cannot list the search packs: \(error.localizedDescription)", path: directory.path)
-        }
+        try RoutingPackAudit.files(path, directory: StoreDirectory.searchDirectoryName, what: "the search packs")
     }
 
     /// `--verify` with the job: rebuilds each recorded pack the job's `plan` has from the tiles of

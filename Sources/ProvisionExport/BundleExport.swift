@@ -14,7 +14,8 @@ import ProvisionStore
 /// PMTiles archive per tileset (also a region's extra tilesets, which no style draws); the
 /// sprites (`sprites/NAME[@2x].{json,png}`); the glyph ranges stored
 /// (`fonts/FONT STACK/START-END.pbf`); the search packs the lock records (`search/PACK.db`,
-/// whole: a pack spans its regions, and `place_regions` lets an app keep to one); `README.txt`,
+/// whole: a pack spans its regions, and `place_regions` lets an app keep to one); the routing
+/// packs' tile extracts (`routing/PACK.tar`, which Valhalla opens as `mjolnir.tile_extract`); `README.txt`,
 /// which says how each platform loads it and the query an app searches with; and what the data
 /// must credit (`ExportAttribution`: `ATTRIBUTION.md`, `attribution.json`).
 struct BundleExport {
@@ -39,6 +40,7 @@ struct BundleExport {
         defer { bundle.discard() }
         // Damaged packs are refused before any tile is written.
         let searchPacks = try writeSearchPacks(into: bundle)
+        let routingPacks = try writeRoutingPacks(into: bundle)
         exporter.progress.emit(.bundleStarted(store: store.display, out: out.path, stylePacks: packs.count, files: sources.count,
                                               tiles: sources.map(\.set.tileCount).reduce(0, +)))
 
@@ -69,7 +71,8 @@ struct BundleExport {
             online += pack.resolved.sources.filter { pack.sourceNames[$0.name] == nil }.map { "\(pack.id): \($0.name)" }
         }
         let summary = ExportResult.Bundle(directory: out.path, styles: styles, spriteFiles: layout.spriteFiles,
-                                          glyphFiles: layout.glyphFiles, onlineSources: online, searchPacks: searchPacks)
+                                          glyphFiles: layout.glyphFiles, onlineSources: online, searchPacks: searchPacks,
+                                          routingPacks: routingPacks)
         let readme = BundleReadme.text(store: store.display, packs: packs, styles: styles, files: files, bundle: summary,
                                        layout: layout)
         try writing { try bundle.write(Data(readme.utf8), to: "README.txt") }

@@ -39,6 +39,10 @@ enum BundleReadme {
             out += "- \(pack.path): search pack '\(pack.pack)', \(plural(pack.entries, "place")), an SQLite file an app "
                 + "searches offline (see \"Searching places\" below).\n"
         }
+        for pack in bundle.routingPacks {
+            out += "- \(pack.path): routing pack '\(pack.pack)', \(plural(pack.tiles, "graph tile")), a Valhalla tile extract an "
+                + "app routes on offline (see \"Routing\" below).\n"
+        }
         for stack in layout.skippedFontStacks {
             out += "- Left out: the font stack \"\(stack)\", whose name cannot be a directory name.\n"
         }
@@ -98,7 +102,34 @@ enum BundleReadme {
 
             """
         if !bundle.searchPacks.isEmpty { out += searching }
+        if let pack = bundle.routingPacks.first { out += routing(example: pack.path) }
         return out
+    }
+
+    /// How an app routes on the bundle's routing packs with Valhalla.
+    static func routing(example: String) -> String {
+        """
+
+            Routing (routing/PACK.tar)
+            --------------------------
+            Each routing/PACK.tar is a Valhalla tile extract: an uncompressed tar whose first member,
+            index.bin, says where each graph tile lies. Valhalla (3.x; pyvalhalla, the Android and
+            iOS bindings) opens it with this configuration, the rest of the config as
+            valhalla_build_config writes it. Give mjolnir.tile_extract the file's path on the
+            device and no mjolnir.tile_dir: Valhalla memory-maps the tar and finds every tile
+            through index.bin.
+
+                {
+                  "mjolnir": {
+                    "tile_extract": "BASE/\(example)"
+                  }
+                }
+
+            BASE is this directory's path on the device (a plain path, not a URL). On Android copy
+            the tar out of the APK first (Valhalla needs a file it can map). With pyvalhalla:
+            valhalla.Actor(config).route(request).
+
+            """
     }
 
     /// How an app searches the bundle's search packs: the query provision's own `search` runs.

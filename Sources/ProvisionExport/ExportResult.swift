@@ -8,7 +8,7 @@ import ProvisionStore
 /// (`Jobs/schema/export-report.schema.json`) and its text view.
 public struct ExportResult: Equatable, Sendable {
     /// Bumped on every change to the JSON shape (2: a bundle's `searchPacks`, a patch's `patch`;
-    /// 3: a patch's `directory`, `packs` and `droppedPacks`).
+    /// 3: a patch's `directory`, `packs` and `droppedPacks`, a bundle's `routingPacks`).
     public static let schemaVersion = 3
 
     /// One archive written.
@@ -46,6 +46,19 @@ public struct ExportResult: Equatable, Sendable {
         public var onlineSources: [String]
         /// The search packs carried, in the lock's order.
         public var searchPacks: [SearchPackFile] = []
+        /// The routing packs carried, in the lock's order.
+        public var routingPacks: [RoutingPackFile] = []
+    }
+
+    /// A routing pack's tile extract a bundle carries.
+    public struct RoutingPackFile: Equatable, Sendable {
+        /// Relative to the bundle: `routing/<pack>.tar`.
+        public var path: String
+        /// The pack's id.
+        public var pack: String
+        /// Its graph tiles, as the lock records them.
+        public var tiles: Int
+        public var bytes: Int64
     }
 
     /// A search pack a bundle carries.
@@ -162,6 +175,10 @@ public struct ExportResult: Equatable, Sendable {
                         ["path": .string(pack.path), "pack": .string(pack.pack), "entries": .int(pack.entries),
                          "bytes": .int(Int(pack.bytes))]
                     }),
+                    "routingPacks": .array(bundle.routingPacks.map { pack in
+                        ["path": .string(pack.path), "pack": .string(pack.pack), "tiles": .int(pack.tiles),
+                         "bytes": .int(Int(pack.bytes))]
+                    }),
                 ]
             } ?? .null,
             "warnings": .array(warnings.map { .string($0) }),
@@ -191,6 +208,8 @@ public struct ExportResult: Equatable, Sendable {
                 + "\(plural(bundle.glyphFiles, "glyph range"))"
                 + (bundle.searchPacks.isEmpty ? "" : ", \(plural(bundle.searchPacks.count, "search pack")) "
                     + "(\(bundle.searchPacks.map { "\($0.path), \(plural($0.entries, "place"))" }.joined(separator: "; ")))")
+                + (bundle.routingPacks.isEmpty ? "" : ", \(plural(bundle.routingPacks.count, "routing pack")) "
+                    + "(\(bundle.routingPacks.map { "\($0.path), \(plural($0.tiles, "graph tile"))" }.joined(separator: "; ")))")
                 + "; README.txt says how to open it.\n"
             for source in bundle.onlineSources {
                 out += "  note: \(source) is not in the bundle and still points at the network\n"

@@ -29,7 +29,8 @@ public struct AttributionCollection: Equatable, Sendable {
 extension Plan {
     /// What the store this plan builds must credit: each tiled source's attribution (its style
     /// entry's, else its TileJSON's, as MapLibre shows them), each region TileJSON's, each
-    /// search pack's (its sources', joined) and the job's own (`job.attribution`).
+    /// search pack's (its sources', joined), each routing pack's (with its licence) and the job's
+    /// own (`job.attribution`).
     public func attribution(job: Job) -> AttributionCollection {
         var collection = AttributionCollection()
         func add(_ kind: Attribution.Kind, _ source: String, _ text: String?, subject: @autoclosure () -> String) {
@@ -65,6 +66,13 @@ extension Plan {
             if let text = Attribution.joined(pack.sources.map(\.attribution)) {
                 add(.searchPack, pack.pack.id, text, subject: "search pack '\(pack.pack.id)'")
             }
+        }
+        // A routing pack credits what it declares, with its licence; one that declares nothing has no
+        // TileJSON or style to have missed it from, so it is no note.
+        for pack in job.routingPacks where job.regions.contains(where: { $0.routingPacks.contains(pack.id) }) {
+            guard let text = pack.attribution, !text.allSatisfy(\.isWhitespace) else { continue }
+            let entry = Attribution(kind: .routingPack, source: pack.id, text: text, licence: pack.licence)
+            if !collection.entries.contains(entry) { collection.entries.append(entry) }
         }
         if let own = job.attribution { collection.entries.append(own) }
         return collection

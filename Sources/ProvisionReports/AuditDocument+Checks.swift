@@ -39,6 +39,10 @@ extension AuditDocument {
         case searchPacks
         /// Each search pack rebuilt from the stored tiles and compared (`--verify --manifest`).
         case searchPackTiles
+        /// Each routing pack the lock records: present, its index against the lock; files it does not record.
+        case routingPacks
+        /// Every tile of each routing pack re-read: header and SHA-256 against the lock (`--verify`).
+        case routingPackTiles
 
         /// What the check covers, in words.
         public var text: String {
@@ -50,6 +54,8 @@ extension AuditDocument {
             case .digests: return "the rows against the lock's digests"
             case .searchPacks: return "the search packs against the lock"
             case .searchPackTiles: return "the search packs against their tiles"
+            case .routingPacks: return "the routing packs against the lock"
+            case .routingPackTiles: return "the routing packs' graph tiles"
             }
         }
     }
@@ -58,6 +64,7 @@ extension AuditDocument {
     public var checked: [Check] {
         Check.allCases.filter { check in
             !notChecked.contains { $0.check == check } && (hasSearchPacks || (check != .searchPacks && check != .searchPackTiles))
+                && (hasRoutingPacks || (check != .routingPacks && check != .routingPackTiles))
         }
     }
 
@@ -78,6 +85,12 @@ extension AuditDocument {
             out.append((.searchPackTiles, lockReason))
         } else if hasSearchPacks, let reason = searchPackTilesNotChecked {
             out.append((.searchPackTiles, reason))
+        }
+        if hasRoutingPacks && !lockRead {
+            out.append((.routingPacks, lockReason))
+            out.append((.routingPackTiles, lockReason))
+        } else if hasRoutingPacks && verification == nil {
+            out.append((.routingPackTiles, "audit --verify reads them"))
         }
         return out
     }

@@ -6,7 +6,7 @@ import ProvisionModel
 public struct AuditDocument: Equatable, Sendable {
     /// Bumped on every change to the JSON shape (3: `sources`; 4: `footprint`; 5: `attribution`,
     /// `searchPacks`, `unknownSearchPackFiles`).
-    public static let schemaVersion = 5
+    public static let schemaVersion = 6
 
     /// One region row of the store.
     public struct Region: Equatable, Sendable {
@@ -119,6 +119,12 @@ public struct AuditDocument: Equatable, Sendable {
     public var searchPackFilesUnchecked = false
     /// Why the packs were not rebuilt from the tiles and compared; nil when they were (or there are none).
     public var searchPackTilesNotChecked: String?
+    /// The routing packs the lock records, as checked, in the lock's order.
+    public var routingPacks: [RoutingPack] = []
+    /// Files in the store's `routing/` the lock records no pack of (paths in the store, sorted).
+    public var unknownRoutingPackFiles: [String] = []
+    /// Whether `routing/` holds files no readable lock says anything of (so none was checked).
+    public var routingPackFilesUnchecked = false
 
     /// What `audit --verify` found re-reading every row.
     public struct Verification: Equatable, Sendable {
@@ -249,6 +255,7 @@ public struct AuditDocument: Equatable, Sendable {
             }
         }
         out += searchPackProblems
+        out += routingPackProblems
         out += (manifestDifferences ?? []).map { "differs from the job: \($0)" }
         return out
     }
@@ -310,6 +317,8 @@ public struct AuditDocument: Equatable, Sendable {
             "attribution": .array(attribution.map(\.json)),
             "searchPacks": searchPacksJSON,
             "unknownSearchPackFiles": .array(unknownSearchPackFiles.map { .string($0) }),
+            "routingPacks": routingPacksJSON,
+            "unknownRoutingPackFiles": .array(unknownRoutingPackFiles.map { .string($0) }),
         ]
         // Only a shard's store has it.
         if let shard, case .object(var object) = document {
@@ -359,6 +368,7 @@ public struct AuditDocument: Equatable, Sendable {
         }
         if let footprint { out += "\n" + FootprintRenderer.text(footprint, title: "Bytes in offline.db") }
         out += searchPacksText
+        out += routingPacksText
         if orphanTiles + orphanResources > 0 {
             let orphans = listedCounts([(orphanTiles, "tile"), (orphanResources, "resource")])
             out += "\n\(orphans.text) \(orphans.isSingular ? "belongs" : "belong") to no region (ambient).\n"

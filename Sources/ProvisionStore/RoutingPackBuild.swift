@@ -87,12 +87,19 @@ public enum RoutingPackBuild {
                              directory: URL) throws -> RoutingPackRecord {
         let target = directory.appendingPathComponent(plan.pack.file)
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let previous = plan.keep.isEmpty ? nil : try TileExtractReader(url: target)
-        let absentSet = Set(absent)
+        // Opened when a kept tile is first read: a repair stages every kept tile of an extract whose
+        // index may be damaged, and such an extract is never opened.
+        var previous: TileExtractReader?
+        let absentSet = Set(absent), keep = Set(plan.keep)
         // Read twice (checked, then written) rather than held: memory stays one tile whatever the pack's size.
         func body(_ tile: RoutingTile, _ id: GraphTileID) throws -> [UInt8] {
-            if plan.keep.contains(tile), let previous { return try previous.readChecked(id).bytes }
-            guard let staged = staging.staged(id) else {
+            let staged = staging.staged(id)
+            if keep.contains(tile), staged == nil {
+                let reader = try previous ?? TileExtractReader(url: target)
+                previous = reader
+                return try reader.readChecked(id).bytes
+            }
+            guard let staged else {
                 throw RoutingPackError("routing pack '\(plan.pack.id)': graph tile \(id.path) was neither kept nor fetched")
             }
             return staged
@@ -125,7 +132,7 @@ public enum RoutingPackBuild {
     }
 
     /// sha256 (`sha256:…`) and size of the file at `url`, read in chunks.
-    static func fileDigest(_ url: URL) throws -> (String, Int64) {
+    public static func fileDigest(_ url: URL) throws -> (String, Int64) {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }  // best effort: closing a file only read
         var hash = SHA256(), count: Int64 = 0

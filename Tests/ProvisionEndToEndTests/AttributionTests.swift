@@ -50,7 +50,7 @@ final class AttributionTests: WorkspaceTestCase {
         XCTAssertEqual(try SchemaSubset(named: "lock.schema.json").problems(lock), [])
 
         let audit = try parseJSON(try ws.provision("audit", "--store", ws.store.path, "--json").stdout)
-        XCTAssertEqual(audit["schemaVersion"], 5)
+        XCTAssertEqual(audit["schemaVersion"], 6)
         XCTAssertEqual(canonical(audit["attribution"]), canonical([entry]))
         XCTAssertEqual(try SchemaSubset(named: "audit.schema.json").problems(audit), [])
 

@@ -98,7 +98,7 @@ final class AuditGateTests: XCTestCase {
         let result = try ws.provision("audit", "--json", "--store", ws.store.path)
         result.expect(0)
         let document = try parseJSON(result.stdout)
-        XCTAssertEqual(document["schemaVersion"], .int(5))
+        XCTAssertEqual(document["schemaVersion"], .int(6))
         XCTAssertEqual(document["sources"]?.arrayValue?.compactMap { $0["name"]?.stringValue }, ["streets"],
                        "sources are named from the stored style without a lock")
         let regions = document["regions"]?.arrayValue ?? []

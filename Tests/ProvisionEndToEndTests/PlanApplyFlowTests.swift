@@ -105,7 +105,7 @@ final class PlanApplyFlowTests: WorkspaceTestCase {
         let audit = try ws.provision("audit", "--json", "--store", ws.store.path)
         audit.expect(0)
         let auditJSON = try parseJSON(audit.stdout)
-        XCTAssertEqual(auditJSON["schemaVersion"], .int(5))
+        XCTAssertEqual(auditJSON["schemaVersion"], .int(6))
         XCTAssertEqual(auditJSON["ok"], .bool(true))
         XCTAssertEqual(auditJSON["regions"]?.arrayValue?.compactMap { $0["key"]?.stringValue },
                        ["new-york/streets", "paris/streets"])
