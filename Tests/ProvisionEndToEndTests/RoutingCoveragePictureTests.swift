@@ -13,6 +13,8 @@ final class RoutingCoveragePictureTests: WorkspaceTestCase {
     private static let east = Demo.City(id: "east", name: "East", bbox: [5.40, 50.10, 6.20, 50.45])
 
     private func writeJob() throws -> String {
+        // The plan reads no graph tile from a template's source, but its origin must be there.
+        try FileManager.default.createDirectory(at: ws.root.appendingPathComponent("graph"), withIntermediateDirectories: true)
         let regions = [Self.west, Self.east].map { $0.region(zoom: 10...10, extra: [("routingPacks", ["drive"])]) }
         guard case .object(var job) = Demo.job(regions: regions,
                                                origins: ws.origins(tiles: .mbtiles) + [(Self.graphBase, "graph")]) else {
