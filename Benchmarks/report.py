@@ -319,7 +319,8 @@ def routing_table(routing):
         f"A Valhalla graph built by valhalla_build_tiles from a synthetic OSM grid ({tiles.get('2', 0):,} level-2, "
         f"{tiles.get('1', 0):,} level-1, {tiles.get('0', 0):,} level-0 tiles, {g.get('bytes', 0) / 1e6:.1f} MB; "
         f"built in {g.get('buildSeconds', 0):.0f} s); HTTP: nginx on 127.0.0.1 ({routing.get('httpSource', '')}); "
-        "tiles: every level's tiles in the extract; ×: the peer's seconds ÷ provision's",
+        "tiles: every level's tiles in the extract (the same paths and bytes in every tool's, checked); "
+        "×: the peer's seconds ÷ provision's",
         "",
         "| region | tool | tiles | seconds | CPU s | peak RSS MB | extract MB | × |",
         "|---|---|---|---|---|---|---|---|",
@@ -341,8 +342,8 @@ def routing_table(routing):
                 ratio = f"×{peer['seconds'] / e['seconds']:.2f}"
             lines.append(f"| {size['label']} | {label} | {e['tiles']:,} | {e['seconds']:.2f} | {e.get('cpuSeconds', 0):.2f} "
                          f"| {e.get('peakRSSMB', 0):.0f} | {e.get('bytes', 0) / 1e6:.1f} | {ratio} |")
-        if not size.get("sameTileCount", True):
-            lines.append(f"| {size['label']} | **the tile counts differ** | | | | | | |")
+        if not size.get("sameTiles", True):
+            lines.append(f"| {size['label']} | **the extracts hold different tiles** | | | | | | |")
     return lines
 
 

@@ -21,7 +21,7 @@ south 26 rows (1,040 level-2 tiles) and the whole grid (2,400), each cut three w
     (`"extract": "http://..."`, range requests through its index) when the binary accepts that,
     else the `{tilePath}` URL template over the tile tree (the report says which);
   - valhalla_build_extract -b BBOX on the tile tree (the peer).
-The tile counts (members of each tar but index.bin) are checked equal.
+The tiles of each tar (its members but index.bin: their paths and bytes) are checked the same.
 """
 import argparse
 import hashlib
@@ -166,12 +166,18 @@ def write_job(path, source, region_bbox, maps):
 
 
 def tar_tiles(path):
-    """The graph tiles of a tile extract (its members but index.bin), or 0 when it is not there."""
+    """The graph tiles of a tile extract (its members but index.bin) and a digest of their paths and
+    bytes (the same for two extracts of the same tiles, whatever their order or tar headers);
+    (0, "") when it is not there."""
     try:
+        digests = []
         with tarfile.open(path) as tar:
-            return sum(1 for m in tar if m.name.endswith(".gph"))
+            for member in tar:
+                if member.name.endswith(".gph"):
+                    digests.append(member.name + " " + hashlib.sha256(tar.extractfile(member).read()).hexdigest())
+        return len(digests), hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()
     except (OSError, tarfile.TarError):
-        return 0
+        return 0, ""
 
 
 class Routing:
@@ -198,8 +204,8 @@ class Routing:
         return m
 
     def entry(self, m, tar):
-        tiles = tar_tiles(tar) if m["rc"] == 0 else 0
-        e = {"tiles": tiles, "seconds": round(m["wall"], 3), "cpuSeconds": round(m["cpu"], 2),
+        tiles, digest = tar_tiles(tar) if m["rc"] == 0 else (0, "")
+        e = {"tiles": tiles, "tilesDigest": digest, "seconds": round(m["wall"], 3), "cpuSeconds": round(m["cpu"], 2),
              "peakRSSMB": round(m["rssMB"], 1), "rc": m["rc"], "timedOut": m["timedOut"],
              "bytes": os.path.getsize(tar) if m["rc"] == 0 and os.path.exists(tar) else 0}
         if m["rc"] != 0:
@@ -255,8 +261,7 @@ class Routing:
             size = {"label": label, "bbox": region, "level2Tiles": COLUMNS * rows}
             for tool, _ in tools:
                 size[tool] = median(entries[tool])
-            counts = {size[tool]["tiles"] for tool, _ in tools}
-            size["sameTileCount"] = len(counts) == 1
+            size["sameTiles"] = len({size[tool]["tilesDigest"] for tool, _ in tools}) == 1
             result["sizes"].append(size)
         return result
 
