@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmarks/run part "routing": a region's routing pack cut out of a large Valhalla graph (issue 22).
 
-  routing.py --cache DIR --work DIR --fs DIR --provision BIN [--reps N] [--quick] [--json OUT]
+  routing.py --cache DIR --work DIR --fs DIR --fixture DIR --provision BIN [--reps N] --json OUT
+  routing.py --cache DIR --fixture-only     (only build, or find, the cached graph)
 
 Runs under the python of a venv with PyPI pyvalhalla (Benchmarks/run passes PROVISION_VALHALLA's,
 else the repository's .valhalla/): the graph is built by Valhalla itself.
@@ -29,7 +30,6 @@ import json
 import os
 import shutil
 import socket
-import statistics
 import subprocess
 import sys
 import tarfile
@@ -232,8 +232,7 @@ class Routing:
         config = json.loads((self.graph / "valhalla.json").read_text())
         result = {"part": "routing", "graph": json.loads((self.graph / "build.json").read_text()),
                   "httpSource": http_label, "tools": dict(tools), "sizes": []}
-        sizes = SIZES
-        for label, rows in sizes:
+        for label, rows in SIZES:
             region = bbox(rows)
             entries = {tool: [] for tool, _ in tools}
             for rep in range(self.args.reps):
