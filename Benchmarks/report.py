@@ -391,11 +391,47 @@ def targets(peers, plans, scale=None, export=None, search=None):
     return rows
 
 
+def routing_table(routing):
+    """The routing part: a routing pack cut out of a Valhalla build by provision and by valhalla_build_extract."""
+    g = routing.get("graph", {})
+    tiles = g.get("tiles", {})
+    lines = [
+        f"A Valhalla graph built by valhalla_build_tiles from a synthetic OSM grid ({tiles.get('2', 0):,} level-2, "
+        f"{tiles.get('1', 0):,} level-1, {tiles.get('0', 0):,} level-0 tiles, {g.get('bytes', 0) / 1e6:.1f} MB; "
+        f"built in {g.get('buildSeconds', 0):.0f} s); HTTP: nginx on 127.0.0.1 ({routing.get('httpSource', '')}); "
+        "tiles: every level's tiles in the extract (the same paths and bytes in every tool's, checked); "
+        "×: the peer's seconds ÷ provision's",
+        "",
+        "| region | tool | tiles | seconds | CPU s | peak RSS MB | extract MB | × |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    names = routing.get("tools", {})
+    for size in routing.get("sizes", []):
+        peer = size.get("valhallaBuildExtract") or {}
+        for tool in ("valhallaBuildExtract", "provisionDirectory", "provisionHTTP"):
+            e = size.get(tool)
+            if not e:
+                continue
+            label = names.get(tool, tool)
+            label = label if tool == "valhallaBuildExtract" else f"**{label}**"
+            if e.get("rc", 0) != 0 or e.get("timedOut"):
+                lines.append(f"| {size['label']} | {label} | failed (exit {e.get('rc')}) | | | | | |")
+                continue
+            ratio = ""
+            if tool != "valhallaBuildExtract" and peer.get("rc", 1) == 0 and e.get("seconds"):
+                ratio = f"×{peer['seconds'] / e['seconds']:.2f}"
+            lines.append(f"| {size['label']} | {label} | {e['tiles']:,} | {e['seconds']:.2f} | {e.get('cpuSeconds', 0):.2f} "
+                         f"| {e.get('peakRSSMB', 0):.0f} | {e.get('bytes', 0) / 1e6:.1f} | {ratio} |")
+        if not size.get("sameTiles", True):
+            lines.append(f"| {size['label']} | **the extracts hold different tiles** | | | | | | |")
+    return lines
+
+
 def merge_and_print(parts, out_path):
     doc = {"schemaVersion": 1, "kind": "benchmark", "machine": {
         "cpus": os.cpu_count(), "system": platform.platform(), "python": platform.python_version()},
         "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    peers = plans = scale = export = search = None
+    peers = plans = scale = export = search = routing = None
     for path in parts:
         if not os.path.exists(path):
             continue
@@ -410,6 +446,9 @@ def merge_and_print(parts, out_path):
         elif part.get("part") == "export":
             export = part
             doc["export"] = part
+        elif part.get("part") == "routing":
+            routing = part
+            doc["routing"] = part
         elif "tools" in part:
             peers = part
             doc["peers"] = part
@@ -428,6 +467,8 @@ def merge_and_print(parts, out_path):
         lines += ["## Export", ""] + export_table(export) + [""]
     if search:
         lines += ["## Search packs", ""] + search_table(search) + [""]
+    if routing:
+        lines += ["## Routing packs", ""] + routing_table(routing) + [""]
     if doc["targets"]:
         lines += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
         lines += [f"| {t['target']} | {t['shown']} | {'yes' if t['met'] else 'NO'} |" for t in doc["targets"]]

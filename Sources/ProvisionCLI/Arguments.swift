@@ -161,12 +161,15 @@ public struct CoverageArguments: Equatable, Sendable {
     public var svg: String?
     /// The zoom `--svg` draws.
     public var zoom: Int?
+    /// `--graph-level N`: the level of the routing packs' graph tiles drawn (nil: the highest).
+    public var graphLevel: Int?
 
     /// The pictures asked for (none by default).
-    public init(html: String? = nil, svg: String? = nil, zoom: Int? = nil) {
+    public init(html: String? = nil, svg: String? = nil, zoom: Int? = nil, graphLevel: Int? = nil) {
         self.html = html
         self.svg = svg
         self.zoom = zoom
+        self.graphLevel = graphLevel
     }
 
     /// The files to write, with the flag naming each.
@@ -180,6 +183,14 @@ public struct CoverageArguments: Equatable, Sendable {
             throw UsageError("--zoom must be a whole number from 0 to 22, not '\(text)'")
         }
         coverage.zoom = zoom
+    }
+
+    /// `--graph-level N`: a level of Valhalla's hierarchy, 0 to 3.
+    static func setGraphLevel(_ coverage: inout CoverageArguments, _ text: String) throws(UsageError) {
+        guard let level = Int(text), (0...3).contains(level) else {
+            throw UsageError("--graph-level must be a whole number from 0 to 3, not '\(text)'")
+        }
+        coverage.graphLevel = level
     }
 }
 

@@ -44,6 +44,10 @@ public enum Commands {
                        example: "coverage.svg"), \.svg),
             Option(OptionSpec(name: "--zoom", value: .text(placeholder: "Z"), help: "The zoom --svg draws, 0–22.",
                        requires: ["--svg"], example: "14"), set: CoverageArguments.setZoom),
+            Option(OptionSpec(name: "--graph-level", value: .text(placeholder: "N"),
+                       help: "The level of the routing packs' graph tiles the pictures draw as outlined cells, 0–3 "
+                           + "(default: the highest level the packs have).", example: "2"),
+                   set: CoverageArguments.setGraphLevel),
         ]
     }
 

@@ -9,7 +9,7 @@ import ProvisionStore
 extension CoverageArguments {
     /// The maps to draw: every zoom for `--html`, then the one zoom of `--svg`.
     var requests: [CoverageOptions] {
-        (html == nil ? [] : [CoverageOptions()]) + (svg == nil ? [] : [CoverageOptions(zoom: zoom)])
+        (html == nil ? [] : [CoverageOptions(graphLevel: graphLevel)]) + (svg == nil ? [] : [CoverageOptions(zoom: zoom, graphLevel: graphLevel)])
     }
 
     /// Checks, before any work, that each picture's file can be written (73 when not).

@@ -10,11 +10,25 @@ public struct CoverageOptions: Equatable, Sendable {
     public var zoom: Int?
     /// The most cells over all views.
     public var cellBudget: Int
+    /// The level of the routing packs' graph tiles drawn (`--graph-level N`); nil for the highest
+    /// level the packs have.
+    public var graphLevel: Int?
 
-    /// Every zoom (or only `zoom`) under `cellBudget` cells.
-    public init(zoom: Int? = nil, cellBudget: Int = CoverageMap.defaultCellBudget) {
+    /// Every zoom (or only `zoom`) under `cellBudget` cells, with the graph tiles of `graphLevel`.
+    public init(zoom: Int? = nil, cellBudget: Int = CoverageMap.defaultCellBudget, graphLevel: Int? = nil) {
         self.zoom = zoom
         self.cellBudget = cellBudget
+        self.graphLevel = graphLevel
+    }
+
+    /// The graph level to draw of packs having `levels`: the one asked for, else the highest; nil
+    /// when there are no packs.
+    ///
+    /// - Throws: `CoverageError.graphLevelNotCovered` when no pack has the level asked for.
+    public func chosenGraphLevel(_ levels: Set<Int>) throws -> Int? {
+        guard let graphLevel else { return levels.max() }
+        guard levels.contains(graphLevel) else { throw CoverageError.graphLevelNotCovered(graphLevel, available: levels.sorted()) }
+        return graphLevel
     }
 }
 
@@ -22,6 +36,8 @@ public struct CoverageOptions: Equatable, Sendable {
 public enum CoverageError: Error, Equatable, CustomStringConvertible {
     /// The zoom asked for is not one the plan or the store has tiles at.
     case zoomNotCovered(Int, available: [Int])
+    /// The graph level asked for is not one of the job's (or the lock's) routing packs.
+    case graphLevelNotCovered(Int, available: [Int])
 
     /// The sentence the command line prints.
     public var description: String {
@@ -31,6 +47,9 @@ public enum CoverageError: Error, Equatable, CustomStringConvertible {
                 return "--zoom \(zoom): the picture has no tiles at any zoom"
             }
             return "--zoom \(zoom): the picture has tiles at \(first == last ? "z\(first)" : "z\(first)–\(last)") only"
+        case .graphLevelNotCovered(let level, let available):
+            guard !available.isEmpty else { return "--graph-level \(level): the picture has no routing packs" }
+            return "--graph-level \(level): the routing packs have levels \(available.map(String.init).joined(separator: ", ")) only"
         }
     }
 }

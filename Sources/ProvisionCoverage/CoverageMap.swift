@@ -241,6 +241,8 @@ public struct CoverageMap: Equatable, Sendable {
     public var cellBudget: Int
     /// The search packs drawn on the views (`showing`); empty for none.
     public var searchPacks: [CoverageSearchPack] = []
+    /// The routing packs whose graph tiles of one level are drawn on the views (`showing(routing:)`); empty for none.
+    public var routingPacks: [CoverageRoutingPack] = []
 
     /// A picture of `views` over `regions`.
     public init(kind: Kind, title: String, regions: [CoverageRegion], views: [CoverageView], tables: [CoverageTable],

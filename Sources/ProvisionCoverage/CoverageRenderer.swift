@@ -97,6 +97,11 @@ public enum CoverageRenderer {
             out += "<li><svg width=\"14\" height=\"14\" class=\"coverage\"><path \(CoverageStyle.placeDot) d=\"M7 7h0\"/></svg>"
             out += "search pack place</li>"
         }
+        if let level = map.routingPacks.first?.level {
+            out += "<li><svg width=\"14\" height=\"14\" class=\"coverage\"><rect x=\"1\" y=\"1\" width=\"12\" height=\"12\" "
+            out += "fill=\"none\" stroke=\"\(GraphTileState.add.colour)\"/></svg>graph tile of level \(level) (outlined: "
+            out += "green to add, blue kept, red dashed to remove, grey no roads)</li>"
+        }
         return out + "</ul>\n"
     }
 

@@ -146,7 +146,32 @@ struct CoverageSVG {
             out += "<title>\(escape(region.name == region.id ? region.id : "\(region.name) (\(region.id))"))</title></path>\n"
         }
         out += places(in: panel, units: units)
+        out += graphTiles(in: panel, units: units)
         out += "</g>\n"
+        return out
+    }
+
+    /// Each routing pack's graph tiles of the level drawn, as outlined cells of Valhalla's grid
+    /// (styled by attributes, as places are: the style sheet is the same with or without packs).
+    private func graphTiles(in panel: CoveragePanel, units: Double) -> String {
+        var out = ""
+        for pack in map.routingPacks where !pack.tiles.isEmpty {
+            out += "<g class=\"graph-tiles\" data-routing-pack=\"\(attributeID(pack.id))\" data-graph-level=\"\(pack.level)\" "
+                + "fill=\"none\" stroke-width=\"1.5\">\n"
+            for tile in pack.tiles {
+                let (west, north) = WorldRect.point(LngLat(lng: tile.bounds.west, lat: tile.bounds.north))
+                let (east, south) = WorldRect.point(LngLat(lng: tile.bounds.east, lat: tile.bounds.south))
+                let x = Int(((west - panel.frame.minU) * units).rounded()), y = Int(((north - panel.frame.minV) * units).rounded())
+                let width = max(1, Int(((east - panel.frame.minU) * units).rounded()) - x)
+                let height = max(1, Int(((south - panel.frame.minV) * units).rounded()) - y)
+                // vector-effect is not inherited: each cell keeps its stroke in pixels at any inset's scale.
+                out += "<rect data-graph-index=\"\(tile.index)\" data-graph-state=\"\(tile.state.rawValue)\""
+                    + " data-regions=\"\(tile.regions.map(attributeID).joined(separator: " "))\" stroke=\"\(tile.state.colour)\""
+                    + (tile.state == .remove ? " stroke-dasharray=\"4 3\"" : "")
+                    + " vector-effect=\"non-scaling-stroke\" x=\"\(x)\" y=\"\(y)\" width=\"\(width)\" height=\"\(height)\"/>\n"
+            }
+            out += "</g>\n"
+        }
         return out
     }
 
@@ -261,6 +286,11 @@ struct CoverageSVG {
         if !map.searchPacks.isEmpty {
             x += 84
             out += "<path \(CoverageStyle.placeDot) d=\"M\(fmt(x + 4)) -4h0\"/><text x=\"\(fmt(x + 14))\" y=\"0\">search pack place</text>\n"
+        }
+        if let level = map.routingPacks.first?.level {
+            x += map.searchPacks.isEmpty ? 84 : 130
+            out += "<rect x=\"\(fmt(x))\" y=\"-10\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"\(GraphTileState.add.colour)\"/>"
+            out += "<text x=\"\(fmt(x + 17))\" y=\"0\">graph tile, level \(level) (green to add, blue kept, red dashed to remove, grey no roads)</text>\n"
         }
         out += "<text class=\"caption\" x=\"0\" y=\"24\">\(escape(caption))</text>\n"
         return out + "</g>\n"

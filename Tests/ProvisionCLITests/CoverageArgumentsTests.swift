@@ -25,6 +25,18 @@ final class CoverageArgumentsTests: XCTestCase {
         XCTAssertEqual(plan.coverage.outputs.map(\.flag), ["--html", "--svg"])
     }
 
+    func testGraphLevelPicksTheRoutingPacksLevelOfEveryPicture() {
+        var audit = AuditArguments()
+        audit.coverage = CoverageArguments(html: "map.html", svg: "z9.svg", zoom: 9, graphLevel: 1)
+        XCTAssertEqual(parse(["audit", "--html", "map.html", "--svg", "z9.svg", "--zoom", "9", "--graph-level", "1"]),
+                       .success(.audit(audit)))
+        XCTAssertEqual(audit.coverage.requests.map(\.graphLevel), [1, 1])
+        XCTAssertEqual(CoverageArguments(html: "map.html").requests.map(\.graphLevel), [nil])
+        for bad in ["4", "-1", "two"] {
+            usage(["plan", "--html", "m.html", "--graph-level", bad, "job.json"], "--graph-level must be a whole number from 0 to 3, not '\(bad)'")
+        }
+    }
+
     func testSVGAndZoomGoTogether() {
         usage(["plan", "--svg", "z.svg", "job.json"], "--svg goes with --zoom")
         usage(["audit", "--zoom", "12"], "--zoom goes with --svg")

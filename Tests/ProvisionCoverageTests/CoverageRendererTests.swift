@@ -97,6 +97,37 @@ final class CoverageRendererTests: XCTestCase {
         XCTAssertNil(CoverageRenderer.svg(map, zoom: 4), "no view of z4")
     }
 
+    /// A routing pack's graph tiles: one `rect` per tile drawn in a `g.graph-tiles` of each view, in
+    /// the overview only (insets draw them again through `<use>`), those to add and remove first
+    /// when the budget is short, all of them counted in the table.
+    func testGraphTilesAreCellsWithTheirStateAndRegions() throws {
+        func tile(_ index: Int, _ state: GraphTileState, _ regions: [String]) -> CoverageRoutingPack.Tile {
+            let west = Double(index % 1440) * 0.25 - 180, south = Double(index / 1440) * 0.25 - 90
+            return CoverageRoutingPack.Tile(index: index, bounds: BoundingBox(west: west, south: south, east: west + 0.25, north: south + 0.25),
+                                            state: state, regions: regions)
+        }
+        let tiles = [tile(800_001, .present, ["west"]), tile(800_002, .absent, ["west", "east"]),
+                     tile(800_003, .remove, []), tile(800_004, .add, ["east"])]
+        let map = try self.map().showing(routing: [CoverageRoutingPack(id: "drive", level: 2, status: "to build (new)",
+                                                                       tiles: tiles, drawn: 3)])
+        let root = try MarkupElement.parse(Data(try XCTUnwrap(CoverageRenderer.svg(map, zoom: 6)).utf8))
+        let groups = root.elements("g").filter { $0.attributes["class"] == "graph-tiles" }
+        XCTAssertEqual(groups.map { [$0.attributes["data-routing-pack"], $0.attributes["data-graph-level"]] }, [["drive", "2"]])
+        let drawn = groups.flatMap { $0.elements("rect") }.map {
+            [$0.attributes["data-graph-index"] ?? "", $0.attributes["data-graph-state"] ?? "", $0.attributes["data-regions"] ?? ""]
+        }
+        XCTAssertEqual(drawn, [["800004", "add", "east"], ["800003", "remove", ""], ["800001", "present", "west"]],
+                       "the budget of 3 drops the cell without roads first")
+        let widths = groups.flatMap { $0.elements("rect") }.compactMap { $0.attributes["width"].flatMap(Int.init) }
+        XCTAssertTrue(widths.allSatisfy { $0 > 0 })
+        let rows = root.elements("table")
+        XCTAssertTrue(rows.isEmpty, "an SVG file has no tables")
+        let page = try MarkupElement.parse(Data(CoverageRenderer.html(map).utf8))
+        let table = try XCTUnwrap(page.elements("table").first { $0.allText.contains("Routing packs") })
+        XCTAssertEqual(table.elements("td").map(\.allText), ["drive", "2", "to build (new)", "1", "1", "1", "1", "3"],
+                       "present, to add, to remove, no roads: every tile counted; drawn: 3")
+    }
+
     func testAggregatedCellsSayWhatTheyHold() throws {
         let map = try self.map(budget: 60)
         let view = try XCTUnwrap(map.views.first { $0.isAggregated })
