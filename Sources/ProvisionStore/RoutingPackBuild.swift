@@ -49,7 +49,7 @@ public struct RoutingPackStaging: Sendable {
     private func write(_ data: Data, to target: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(target.lastPathComponent).\(UUID().uuidString)")
-        try data.write(to: temporary)
+        try Self.writeUnsynced(data, to: temporary.path)
         guard rename(temporary.path, target.path) == 0 else {
             let code = errno
             // Best effort: the temporary file is garbage once the rename failed.
@@ -57,6 +57,36 @@ public struct RoutingPackStaging: Sendable {
             throw StoreError(.io, "cannot stage graph tile \(target.lastPathComponent): \(String(cString: strerror(code)))",
                              path: target.path)
         }
+    }
+
+    /// Writes `data` to a new file at `path` without `fsync`.
+    ///
+    /// Why no sync: a staged tile is checked again when it is read, and what a killed process
+    /// wrote stays in the page cache; `Data.write` synced every tile, so staging a pack of 1,116
+    /// tiles waited on the disk 1,121 times (strace) and took 5 s for 0.4 s of CPU.
+    private static func writeUnsynced(_ data: Data, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("cannot create", path) }
+        var written = 0
+        let complete = data.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let count = Foundation.write(fd, raw.baseAddress.map { $0 + written }, raw.count - written)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                written += count
+            }
+            return true
+        }
+        guard complete else {
+            let error = failure("cannot write", path)
+            _ = close(fd)
+            throw error
+        }
+        guard close(fd) == 0 else { throw failure("cannot close", path) }
+    }
+
+    private static func failure(_ what: String, _ path: String) -> StoreError {
+        StoreError(.io, "\(what) \(path): \(String(cString: strerror(errno)))", path: path)
     }
 
     /// Removes the staging directory (its extract is written).
