@@ -128,8 +128,10 @@ public struct TileExtractIndex: Sendable {
 
     /// Validates the index in `head` (the tar's first ``headSize(_:path:fileSize:)`` bytes or more)
     /// against a file of `fileSize` bytes: every entry a tile of levels 0…3, once, its bytes after
-    /// `index.bin`, on a block boundary and inside the file.
-    public init(head: [UInt8], path: String, fileSize: UInt64) throws(TileExtractError) {
+    /// `index.bin`, on a block boundary and inside the file; `checkEntry` (a local reader's member
+    /// header check) runs on each entry in index order, after those checks.
+    public init(head: [UInt8], path: String, fileSize: UInt64,
+                checkEntry: (GraphTileID, TileExtractEntry) throws(TileExtractError) -> Void = { _, _ in }) throws(TileExtractError) {
         let size = try Self.headSize(head, path: path, fileSize: fileSize)
         guard head.count >= size, let list = TileExtractEntry.decode(Array(head[TarHeader.blockSize..<size])) else {
             throw .indexSizeInvalid(path: path, byteCount: size - TarHeader.blockSize)
@@ -146,6 +148,7 @@ public struct TileExtractIndex: Sendable {
             guard entry.offset >= firstTileByte, entry.offset % UInt64(TarHeader.blockSize) == 0 else {
                 throw .entryOffsetInvalid(path: path, tile: tile, offset: entry.offset)
             }
+            try checkEntry(tile, entry)
             entries[tile] = entry
         }
         self.entries = entries

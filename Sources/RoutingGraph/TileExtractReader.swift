@@ -37,9 +37,8 @@ public final class TileExtractReader: Sendable {
             let first = try TileExtractReader.readBytes(fd: fd, path: path, offset: 0, count: TarHeader.blockSize)
             let headSize = try TileExtractIndex.headSize(first, path: path, fileSize: fileSize)
             let head = try TileExtractReader.readBytes(fd: fd, path: path, offset: 0, count: headSize)
-            let index = try TileExtractIndex(head: head, path: path, fileSize: fileSize)
-            for tile in index.tiles {
-                guard let entry = index.entries[tile] else { continue }
+            let fd = self.fd, path = self.path
+            let index = try TileExtractIndex(head: head, path: path, fileSize: fileSize) { tile, entry throws(TileExtractError) in
                 let memberBlock = try TileExtractReader.readBytes(fd: fd, path: path,
                                                                   offset: entry.offset - UInt64(TarHeader.blockSize),
                                                                   count: TarHeader.blockSize)

@@ -27,7 +27,7 @@ private let routingCases: [(String, [(String, JSONValue?)], (String, String))] =
                                     ("/routingPacks/0/extract", "https://graph.example.com/drive.tar?key=${GRAPH_KEY}")],
      ("/routingPacks/0/extract", "~expected a tile extract URL without ${NAME} references")),
     ("extract URL with a space", [("/routingPacks/0/tiles", nil), ("/routingPacks/0/extract", "https://graph.example.com/my drive.tar")],
-     ("/routingPacks/0/extract", "~")),
+     ("/routingPacks/0/extract", "~expected a URL without spaces")),
     ("extract missing", [("/routingPacks/0/tiles", nil), ("/routingPacks/0/extract", "nowhere/graph.tar")],
      ("/routingPacks/0/extract", "~tile extract not found: ")),
     ("unknown level", [("/routingPacks/0/levels", [0, 4])],
