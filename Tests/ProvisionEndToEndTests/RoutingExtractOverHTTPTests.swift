@@ -48,13 +48,18 @@ final class RoutingExtractOverHTTPTests: WorkspaceTestCase {
 
     /// A job over `cities` (drawn at z10 from the demo archive) whose regions need pack `drive`
     /// read from the extract at `extract`.
-    private func writeJob(_ cities: [Demo.City], extract: String, name: String = "job.json") throws -> String {
+    private func writeJob(_ cities: [Demo.City], extract: String, name: String = "job.json",
+                          origins: [(String, JSONValue)] = [], pack: [(String, JSONValue?)] = []) throws -> String {
         let regions = cities.map { $0.region(zoom: 10...10, extra: [("routingPacks", ["drive"])]) }
-        guard case .object(var job) = Demo.job(regions: regions, origins: ws.origins(tiles: .mbtiles)) else {
+        guard case .object(var job) = Demo.job(regions: regions, origins: ws.origins(tiles: .mbtiles) + origins) else {
             throw CocoaError(.coderInvalidValue)
         }
         job["download"] = ["concurrency": 8, "retries": 1, "timeoutSeconds": 10, "missingTiles": "skip"]
-        job["routingPacks"] = [["id": "drive", "extract": .string(extract)]]
+        var routingPack = JSONObject()
+        routingPack["id"] = "drive"
+        routingPack["extract"] = .string(extract)
+        for (key, value) in pack { routingPack[key] = value }  // nil removes the key
+        job["routingPacks"] = [.object(routingPack)]
         return try ws.write(.object(job), to: name).path
     }
 
@@ -191,5 +196,47 @@ final class RoutingExtractOverHTTPTests: WorkspaceTestCase {
         XCTAssertEqual(ranges(from: asked).count, 3, "the index and the two tiles the west adds: \(ranges(from: asked))")
         XCTAssertFalse(FileManager.default.fileExists(atPath: staging.path))
         XCTAssertEqual(try readJSON(ws.lock)["routingPacks"]?.arrayValue?.first?["tiles"]?.arrayValue?.count, 5)
+    }
+
+    /// An extract URL whose prefix the job's origins map: to another HTTP base (read there by
+    /// range, with the same requests), or to a directory (read from its file, no request at all).
+    func testAnExtractURLTheOriginsMapIsReadFromTheMirror() throws {
+        let (_, bytes) = try townExtract()
+        serveExtract { _ in (bytes, "\"town-1\"") }
+        let canonical = "https://graph.example.com/v3.9/town.tar"
+        let mirrored = try writeJob([Self.east], extract: canonical, name: "mirror.json",
+                                    origins: [("https://graph.example.com/v3.9/", .string(ws.server.baseURL + "/"))])
+        try ws.provision("apply", "--quiet", mirrored, environment: epoch).expect(0)
+        XCTAssertEqual(ranges().count, 4, "the index and the east's three tiles, from the mirror: \(ranges())")
+        let record = try XCTUnwrap(try readJSON(ws.lock)["routingPacks"]?.arrayValue?.first)
+        XCTAssertEqual(record["source"]?.stringValue, "extract:" + canonical, "the lock names the job's URL, not the mirror's")
+        let built = try Data(contentsOf: tar)
+
+        try FileManager.default.removeItem(at: ws.store)
+        let local = try writeJob([Self.east], extract: canonical, name: "directory.json",
+                                 origins: [("https://graph.example.com/v3.9/", .string(ws.root.path))])
+        try ws.provision("apply", "--quiet", local, environment: epoch).expect(0)
+        XCTAssertEqual(ranges().count, 4, "nothing asked of the server")
+        XCTAssertEqual(try Data(contentsOf: tar), built, "the same extract")
+    }
+
+    /// Bad input, exit-coded: a template without {tilePath} and an unknown level are an invalid
+    /// job (65) with their pointers; an extract URL the server has nothing at is upstream
+    /// unavailable (69), named.
+    func testBadRoutingInputIsNamedAndExitCoded() throws {
+        let invalid = try writeJob([Self.east], extract: "unused", name: "invalid.json",
+                                   pack: [("extract", nil), ("tiles", "https://graph.example.com/{z}/{x}/{y}.gph"), ("levels", [0, 5])])
+        let validated = try ws.provision("validate", invalid)
+        validated.expect(65, "an invalid job")
+        XCTAssertTrue(validated.combined.contains("/routingPacks/0/tiles") && validated.combined.contains("expected {tilePath} exactly once"),
+                      validated.combined)
+        XCTAssertTrue(validated.combined.contains("/routingPacks/0/levels/1") && validated.combined.contains("unknown graph level 5"),
+                      validated.combined)
+
+        ws.server.setRoute("/gone.tar", .status(404))
+        let gone = try ws.provision("plan", try writeJob([Self.east], extract: ws.server.baseURL + "/gone.tar", name: "gone.json"),
+                                    environment: epoch)
+        gone.expect(69, "no extract at that URL")
+        XCTAssertTrue(gone.stderr.contains("cannot read the tile extract \(ws.server.baseURL)/gone.tar"), gone.stderr)
     }
 }
