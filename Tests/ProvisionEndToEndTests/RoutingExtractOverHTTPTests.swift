@@ -138,7 +138,7 @@ final class RoutingExtractOverHTTPTests: WorkspaceTestCase {
         XCTAssertEqual(ours.keys.sorted(), theirs.keys.sorted(), "the same member set")
         for (path, data) in ours { XCTAssertEqual(data, theirs[path], "\(path): the same tile bytes") }
         print("routing pack over HTTP: \(ours.count) tiles (\(ours.keys.sorted().joined(separator: ", "))), "
-              + "\(applyRanges.count) range requests, equal to valhalla_build_extract's cut of the two bboxes")
+              + "\(record["bytes"]?.intValue ?? 0) bytes, \(applyRanges.count) range requests, equal to valhalla_build_extract's cut of the two bboxes")
     }
 
     /// An index entry pointing past the end of the file: the plan fails with 65, naming the URL
