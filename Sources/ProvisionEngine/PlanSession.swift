@@ -48,6 +48,9 @@ public final class PlanSession {
     public let epoch: Int64
     let context: RunContext
     let archives: [MBTilesArchive]
+    /// The routing packs' tile extracts opened so far, by pack id: a remote one's index is read
+    /// once, by the plan, and its version pinned for the apply's tile reads.
+    var tileExtracts: [String: TileExtractSource] = [:]
 
     /// Resolves credentials (usage error when a key is missing), the store path (a file there is
     /// refused), the build time, and opens the job's origins.

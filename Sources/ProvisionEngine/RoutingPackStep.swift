@@ -14,12 +14,46 @@ extension PlanSession {
     public func routingPackPlans(shard: Shard? = nil) throws(ProvisionError) -> [RoutingPackPlan] {
         guard !input.job.routingPacks.isEmpty else { return [] }
         do {
-            let plans = try RoutingPackPlanning.plan(input.job, records: lock?.routingPacks ?? [], directory: store.url)
+            let plans = try RoutingPackPlanning.plan(input.job, records: lock?.routingPacks ?? [], directory: store.url) { pack in
+                switch try tileExtractSource(pack) {
+                case nil: return nil
+                case .local(let url)?: return try RoutingPackPlanning.tiles(ofExtract: url, pack: pack.id)
+                case .remote(let extract)?: return extract.tiles
+                }
+            }
             return shard.map { shard in plans.map { RoutingPackShards.share($0, shard: shard) } } ?? plans
+        } catch let error as ProvisionError {
+            throw error
         } catch {
             throw ProvisionError(.missingInput, "\(error)")
         }
     }
+
+    /// Where `pack`'s tile extract is read from (nil for a URL template): its local file, a file of
+    /// the directory origin its URL's prefix maps to, or the server, whose index is read once per
+    /// session (its version pinned by that read for the rest of the run).
+    func tileExtractSource(_ pack: RoutingPack) throws(ProvisionError) -> TileExtractSource? {
+        guard let extract = pack.extract else { return nil }
+        guard let url = pack.remoteExtract else { return .local(extract) }
+        if let opened = tileExtracts[pack.id] { return opened }
+        let source: TileExtractSource
+        switch fetcher.file(at: url, noun: "the tile extract", consequence: "its index no longer describes its tiles") {
+        case .local(let file): source = .local(file)
+        case .remote(let file): source = .remote(try RemoteTileExtract(file, pack: pack.id))
+        case .unsupported(let why):
+            throw ProvisionError(.invalidJob, "routing pack '\(pack.id)': cannot read the tile extract \(url): \(why)")
+        }
+        tileExtracts[pack.id] = source
+        return source
+    }
+}
+
+/// Where a routing pack's tile extract is read from.
+enum TileExtractSource {
+    /// A local file (the job's path, or a directory origin's file).
+    case local(URL)
+    /// A server, with range requests.
+    case remote(RemoteTileExtract)
 }
 
 /// The apply's routing step, after the database and search packs: each pack's new graph tiles
@@ -112,7 +146,7 @@ struct RoutingPackStep {
     func update(_ pack: RoutingPackPlan, previous: RoutingPackRecord?) -> (RoutingPackRecord?, ProvisionError?) {
         let started = Date()
         do {
-            let (absent, fetched, failed) = fetch(pack)
+            let (absent, fetched, failed) = try fetch(pack)
             guard failed.isEmpty else {
                 let named = failed.prefix(Self.namedFailures).joined(separator: "; ")
                     + (failed.count > Self.namedFailures ? "; and \(failed.count - Self.namedFailures) more" : "")
@@ -128,6 +162,8 @@ struct RoutingPackStep {
             return (written, nil)
         } catch let error as RoutingPackError {
             return (previous, ProvisionError(.invalidJob, error.description))
+        } catch let error as ProvisionError {
+            return (previous, error)
         } catch {
             return (previous, ProvisionError(.cannotWriteStore, "cannot write routing pack '\(pack.pack.id)': \(describe(error))",
                                              cause: error))
@@ -147,8 +183,13 @@ struct RoutingPackStep {
     /// recorded as absent (a grid cell without roads), any other answer a failure of its URL.
     /// Returns the absent tiles (known before and found now), how many were fetched, and each
     /// failure as `<url>: <reason>` in completion order.
-    func fetch(_ pack: RoutingPackPlan) -> (absent: [RoutingTile], fetched: Int, failed: [String]) {
+    func fetch(_ pack: RoutingPackPlan) throws -> (absent: [RoutingTile], fetched: Int, failed: [String]) {
         let staging = RoutingPackStaging(store: session.store.url, pack: pack.pack)
+        let extractSource = try session.tileExtractSource(pack.pack)
+        if case .remote(let extract)? = extractSource, let version = extract.file.versionText {
+            // Tiles staged from another version of the extract are of a build its index does not describe.
+            try staging.adopt(source: version)
+        }
         var absent = pack.absent
         var requests: [FetchRequest] = []
         var tiles: [String: GraphTileID] = [:]
@@ -166,7 +207,12 @@ struct RoutingPackStep {
         progress.emit(.phase("routing"))
         var fetched = 0, failed: [String] = []
         var iterator = requests.makeIterator()
-        let fetchAll = pack.pack.extract.map(Self.reading) ?? session.fetcher.fetchAll
+        let fetchAll: (inout IndexingIterator<[FetchRequest]>, (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) -> Void
+        switch extractSource {
+        case nil: fetchAll = session.fetcher.fetchAll
+        case .local(let url)?: fetchAll = Self.reading(url)
+        case .remote(let extract)?: fetchAll = extract.fetchAll
+        }
         fetchAll(&iterator) { request, result in
             guard let tile = tiles[request.url] else { return }
             do {

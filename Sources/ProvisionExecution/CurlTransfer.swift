@@ -213,7 +213,7 @@ final class CurlTransfer {
         guard (200..<300).contains(status) || (status == 304 && request?.isConditional == true) else {
             if status == 404, let archive = transport?.archive, archive.size != nil {
                 // The archive answered before: it is gone now, not the tile missing.
-                return .failure(.changed("the PMTiles archive \(archive.displayURL) answers HTTP 404 now, after it was read"),
+                return .failure(.changed("\(archive.noun) \(archive.displayURL) answers HTTP 404 now, after it was read"),
                                 retryAfter: nil)
             }
             if status == 404 { return .failure(.notFound, retryAfter: nil) }

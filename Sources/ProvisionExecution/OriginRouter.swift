@@ -38,7 +38,7 @@ public final class OriginRouter: Fetcher, RetryCounting {
     public let routes: [Route]
     /// The remote PMTiles archives of the routes.
     let remoteArchives: [RemotePMTilesArchive]
-    private let http: HTTPFetcher?
+    let http: HTTPFetcher?
     private let verifier: Verifier
     /// What a tile absent from a local origin means (HTTP 404s follow the HTTP fetcher's setting).
     public let missingTiles: MissingTilePolicy

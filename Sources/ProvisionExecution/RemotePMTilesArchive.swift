@@ -65,10 +65,8 @@ public final class RemotePMTilesArchive {
 
     /// One range of the archive, fetched on its own (while opening).
     private func read(_ range: ByteRange, using http: HTTPFetcher) throws(ArchiveOpenError) -> Data {
-        var source = OneTransport(transport: TransportRequest(
+        let result = http.fetchOne(TransportRequest(
             request: FetchRequest(url: url, kind: .unknown), url: url, range: range, archive: version, isRaw: true))
-        var result: Result<FetchedBody, FetchFailure> = .failure(.abandoned("not fetched"))
-        http.fetchAll(&source) { _, answer in result = answer }
         switch result {
         case .success(let body): return body.data
         case .failure(.notFound):
@@ -163,16 +161,5 @@ public final class RemotePMTilesArchive {
         reading = [:]
         heldCount = 0
         return held
-    }
-}
-
-/// A source of exactly one transport request.
-private struct OneTransport: TransportSource {
-    var transport: TransportRequest?
-
-    mutating func pull() -> TransportPull {
-        guard let next = transport else { return .done }
-        transport = nil
-        return .request(next)
     }
 }

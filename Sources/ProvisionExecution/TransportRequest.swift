@@ -78,13 +78,30 @@ final class ArchiveVersion: Sendable {
         var size: UInt64
     }
     private let pin = Mutex<Pin?>(nil)
+    /// What the object is, as messages name it (`the PMTiles archive`, `the tile extract`).
+    let noun: String
+    /// Why reading on after a change is wrong, as the change's message says it.
+    let consequence: String
 
-    init(displayURL: String) {
+    init(displayURL: String, noun: String = "the PMTiles archive",
+         consequence: String = "its directories no longer match its tiles") {
         self.displayURL = displayURL
+        self.noun = noun
+        self.consequence = consequence
     }
 
     /// The archive's size, once pinned.
     var size: UInt64? { pin.read { $0?.size } }
+
+    /// The pinned version as one line (`ETag "x", 1,234 bytes`), once pinned.
+    var text: String? {
+        pin.read { pinned in
+            pinned.map { pinned in
+                (pinned.etag.map { "ETag \($0)" } ?? pinned.lastModified.map { "Last-Modified \($0)" } ?? "no validator")
+                    + ", \(pinned.size) bytes"
+            }
+        }
+    }
 
     /// Pins the first answer's validators, or checks a later answer against them: nil when it
     /// matches, else `.changed` naming the archive and what changed.
@@ -102,8 +119,8 @@ final class ArchiveVersion: Sendable {
             }
             if first.size != size { what.append("size \(grouped(Int(clamping: first.size))) → \(grouped(Int(clamping: size))) bytes") }
             guard !what.isEmpty else { return nil }
-            return .changed("the PMTiles archive \(displayURL) changed while it was read (\(what.joined(separator: ", "))); "
-                            + "its directories no longer match its tiles")
+            return .changed("\(noun) \(displayURL) changed while it was read (\(what.joined(separator: ", "))); "
+                            + consequence)
         }
     }
 }

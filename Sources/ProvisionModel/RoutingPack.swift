@@ -10,8 +10,9 @@ public struct RoutingPack: Equatable, Sendable {
     /// token is replaced by a tile's path, `2/000/864/819.gph` (`.gph.gz` with ``gzip``); empty
     /// when the tiles come from ``extract``.
     public var tiles: String
-    /// A local tile extract (a tar with `index.bin`, as `valhalla_build_extract` writes) the tiles
-    /// are read from instead of fetched; nil when they come from ``tiles``.
+    /// A tile extract (a tar with `index.bin`, as `valhalla_build_extract` writes) the tiles are
+    /// read from instead of fetched one by one: a local file, or an http(s) URL read with range
+    /// requests (``remoteExtract``); nil when they come from ``tiles``.
     public var extract: URL?
     /// Whether the server holds gzipped tiles (`.gph.gz`, Valhalla's `mjolnir.tile_url_gz`).
     public var gzip: Bool
@@ -40,8 +41,11 @@ public struct RoutingPack: Equatable, Sendable {
         self.licence = licence
     }
 
-    /// Where the tiles come from, as the lock records it: the URL template, or `extract:<path>`.
-    public var source: String { extract.map { "extract:" + $0.path } ?? tiles }
+    /// Where the tiles come from, as the lock records it: the URL template, or `extract:<path or URL>`.
+    public var source: String { extract.map { "extract:" + ($0.isFileURL ? $0.path : $0.absoluteString) } ?? tiles }
+
+    /// The URL of an extract read over HTTP(S) (or through the `origins` its prefix maps), else nil.
+    public var remoteExtract: String? { extract.flatMap { $0.isFileURL ? nil : $0.absoluteString } }
 
     /// The extract's path inside the store directory.
     public var file: String { "routing/\(id).tar" }

@@ -89,6 +89,18 @@ public struct RoutingPackStaging: Sendable {
         StoreError(.io, "\(what) \(path): \(String(cString: strerror(errno)))", path: path)
     }
 
+    /// Makes the staging directory hold only tiles of the source version `version` (a remote
+    /// extract's ETag and size): tiles staged from another version are removed first, so a pack is
+    /// never written from tiles of two versions of its source.
+    public func adopt(source version: String) throws {
+        let marker = directory.appendingPathComponent(".source")
+        // No marker (or an unreadable one) is no proof of the version: the staged tiles go.
+        let staged = try? String(contentsOf: marker, encoding: .utf8)
+        guard staged != version else { return }
+        try remove()
+        try write(Data(version.utf8), to: marker)
+    }
+
     /// Removes the staging directory (its extract is written).
     public func remove() throws {
         guard FileManager.default.fileExists(atPath: directory.path) else { return }

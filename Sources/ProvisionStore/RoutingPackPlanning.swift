@@ -12,11 +12,13 @@ import RoutingGraph
 /// `gzip` changed keeps nothing: its tiles may be of another build.
 public enum RoutingPackPlanning {
     /// The plan of every routing pack of `job`, in job order, judged by the lock's `records`
-    /// and the extracts in the store at `directory`.
+    /// and the extracts in the store at `directory`; `sourceTiles` gives the tiles a pack's source
+    /// extract holds (nil for a URL template), by default read from a local extract.
     ///
     /// - Throws: `RoutingPackError` when a pack's source extract cannot be read or its index is
-    ///   damaged (its reader's error, naming the file and the entry).
-    public static func plan(_ job: Job, records: [RoutingPackRecord], directory: URL) throws -> [RoutingPackPlan] {
+    ///   damaged (its reader's error, naming the file and the entry), or what `sourceTiles` throws.
+    public static func plan(_ job: Job, records: [RoutingPackRecord], directory: URL,
+                            sourceTiles: (RoutingPack) throws -> Set<RoutingTile>? = sourceTiles) throws -> [RoutingPackPlan] {
         try job.routingPacks.map { pack in
             let regions = job.regions.filter { $0.routingPacks.contains(pack.id) }
             let record = records.first { $0.id == pack.id }
@@ -24,13 +26,18 @@ public enum RoutingPackPlanning {
         }
     }
 
-    /// The tiles a pack's source extract holds (every other cell has no roads); nil for a URL template.
-    static func sourceTiles(_ pack: RoutingPack) throws -> Set<RoutingTile>? {
+    /// The tiles a pack's local source extract holds (every other cell has no roads); nil for a URL template.
+    public static func sourceTiles(_ pack: RoutingPack) throws -> Set<RoutingTile>? {
         guard let extract = pack.extract else { return nil }
+        return try tiles(ofExtract: extract, pack: pack.id)
+    }
+
+    /// The tiles the local tile extract at `url`, the source of pack `id`, holds.
+    public static func tiles(ofExtract url: URL, pack id: String) throws -> Set<RoutingTile> {
         do {
-            return Set(try TileExtractReader(url: extract).tiles.map(\.routingTile))
+            return Set(try TileExtractReader(url: url).tiles.map(\.routingTile))
         } catch {
-            throw RoutingPackError("routing pack '\(pack.id)': \(error)")
+            throw RoutingPackError("routing pack '\(id)': \(error)")
         }
     }
 

@@ -100,3 +100,70 @@ public enum TileExtractError: Error, Hashable, Sendable, CustomStringConvertible
         }
     }
 }
+
+/// The validated `index.bin` of a tile extract, read from the tar's first bytes wherever they come
+/// from: a local file (``TileExtractReader``) or a server's byte ranges.
+///
+/// Why separate from the reader: an extract read over HTTP has no file to `pread`, yet its index
+/// must pass the same checks before a tile is asked for; the member header before each tile is
+/// checked when its bytes arrive (``checkMember(_:tile:entry:path:)``).
+public struct TileExtractIndex: Sendable {
+    /// The index entries by tile.
+    public let entries: [GraphTileID: TileExtractEntry]
+    /// The tiles, in index order.
+    public let tiles: [GraphTileID]
+
+    /// How many bytes from the tar's start hold `index.bin` with its header, read from its first
+    /// 512 bytes (`head`, at least that many); `path` names the extract in errors.
+    public static func headSize(_ head: [UInt8], path: String, fileSize: UInt64) throws(TileExtractError) -> Int {
+        guard head.count >= TarHeader.blockSize, let header = TarHeader.decode(Array(head.prefix(TarHeader.blockSize))) else {
+            throw .notATar(path: path)
+        }
+        guard header.name == TileExtractWriter.indexName else { throw .firstMemberNotIndex(path: path, found: header.name) }
+        guard UInt64(TarHeader.blockSize + header.size) <= fileSize else {
+            throw .indexSizeInvalid(path: path, byteCount: header.size)
+        }
+        return TarHeader.blockSize + header.size
+    }
+
+    /// Validates the index in `head` (the tar's first ``headSize(_:path:fileSize:)`` bytes or more)
+    /// against a file of `fileSize` bytes: every entry a tile of levels 0…3, once, its bytes after
+    /// `index.bin`, on a block boundary and inside the file; `checkEntry` (a local reader's member
+    /// header check) runs on each entry in index order, after those checks.
+    public init(head: [UInt8], path: String, fileSize: UInt64,
+                checkEntry: (GraphTileID, TileExtractEntry) throws(TileExtractError) -> Void = { _, _ in }) throws(TileExtractError) {
+        let size = try Self.headSize(head, path: path, fileSize: fileSize)
+        guard head.count >= size, let list = TileExtractEntry.decode(Array(head[TarHeader.blockSize..<size])) else {
+            throw .indexSizeInvalid(path: path, byteCount: size - TarHeader.blockSize)
+        }
+        let firstTileByte = UInt64(TarHeader.blockSize + TarHeader.padded(size - TarHeader.blockSize) + TarHeader.blockSize)
+        var entries: [GraphTileID: TileExtractEntry] = [:]
+        for (number, entry) in list.enumerated() {
+            guard let tile = GraphTileID(graphID: UInt64(entry.graphID)), UInt64(entry.graphID) == tile.graphID else {
+                throw .entryUnknownTile(path: path, entry: number, graphID: entry.graphID)
+            }
+            guard entries[tile] == nil else { throw .entryDuplicate(path: path, tile: tile) }
+            let end = entry.offset + UInt64(entry.size)
+            guard end <= fileSize else { throw .entryPastEnd(path: path, tile: tile, end: end, fileSize: fileSize) }
+            guard entry.offset >= firstTileByte, entry.offset % UInt64(TarHeader.blockSize) == 0 else {
+                throw .entryOffsetInvalid(path: path, tile: tile, offset: entry.offset)
+            }
+            try checkEntry(tile, entry)
+            entries[tile] = entry
+        }
+        self.entries = entries
+        tiles = entries.keys.sorted()
+    }
+
+    /// The size of a member header: the bytes just before each tile's.
+    public static var memberHeaderSize: Int { TarHeader.blockSize }
+
+    /// Checks that `block`, the 512 bytes before `entry`'s bytes, is the member header of `tile`'s
+    /// path with the entry's size.
+    public static func checkMember(_ block: [UInt8], tile: GraphTileID, entry: TileExtractEntry, path: String) throws(TileExtractError) {
+        guard let member = TarHeader.decode(block), member.name == tile.path, member.size == Int(entry.size) else {
+            let found = TarHeader.decode(block).map { "member \"\($0.name)\" of \($0.size) bytes" } ?? "no member header"
+            throw .memberMismatch(path: path, tile: tile, found: found)
+        }
+    }
+}

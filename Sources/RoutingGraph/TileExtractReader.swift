@@ -35,41 +35,16 @@ public final class TileExtractReader: Sendable {
             guard fstat(fd, &info) == 0 else { throw TileExtractError.io(path: path, operation: "fstat", errno: errno) }
             fileSize = UInt64(info.st_size)
             let first = try TileExtractReader.readBytes(fd: fd, path: path, offset: 0, count: TarHeader.blockSize)
-            guard let header = TarHeader.decode(first) else { throw TileExtractError.notATar(path: path) }
-            guard header.name == TileExtractWriter.indexName else {
-                throw TileExtractError.firstMemberNotIndex(path: path, found: header.name)
-            }
-            guard UInt64(TarHeader.blockSize + header.size) <= fileSize else {
-                throw TileExtractError.indexSizeInvalid(path: path, byteCount: header.size)
-            }
-            let body = try TileExtractReader.readBytes(fd: fd, path: path, offset: UInt64(TarHeader.blockSize), count: header.size)
-            guard let list = TileExtractEntry.decode(body) else {
-                throw TileExtractError.indexSizeInvalid(path: path, byteCount: header.size)
-            }
-            let firstTileByte = UInt64(TarHeader.blockSize + TarHeader.padded(header.size) + TarHeader.blockSize)
-            var entries: [GraphTileID: TileExtractEntry] = [:]
-            for (number, entry) in list.enumerated() {
-                guard let tile = GraphTileID(graphID: UInt64(entry.graphID)), UInt64(entry.graphID) == tile.graphID else {
-                    throw TileExtractError.entryUnknownTile(path: path, entry: number, graphID: entry.graphID)
-                }
-                guard entries[tile] == nil else { throw TileExtractError.entryDuplicate(path: path, tile: tile) }
-                let end = entry.offset + UInt64(entry.size)
-                guard end <= fileSize else {
-                    throw TileExtractError.entryPastEnd(path: path, tile: tile, end: end, fileSize: fileSize)
-                }
-                guard entry.offset >= firstTileByte, entry.offset % UInt64(TarHeader.blockSize) == 0 else {
-                    throw TileExtractError.entryOffsetInvalid(path: path, tile: tile, offset: entry.offset)
-                }
+            let headSize = try TileExtractIndex.headSize(first, path: path, fileSize: fileSize)
+            let head = try TileExtractReader.readBytes(fd: fd, path: path, offset: 0, count: headSize)
+            let fd = self.fd, path = self.path
+            let index = try TileExtractIndex(head: head, path: path, fileSize: fileSize) { tile, entry throws(TileExtractError) in
                 let memberBlock = try TileExtractReader.readBytes(fd: fd, path: path,
                                                                   offset: entry.offset - UInt64(TarHeader.blockSize),
                                                                   count: TarHeader.blockSize)
-                guard let member = TarHeader.decode(memberBlock), member.name == tile.path, member.size == Int(entry.size) else {
-                    let found = TarHeader.decode(memberBlock).map { "member \"\($0.name)\" of \($0.size) bytes" }
-                        ?? "no member header"
-                    throw TileExtractError.memberMismatch(path: path, tile: tile, found: found)
-                }
-                entries[tile] = entry
+                try TileExtractIndex.checkMember(memberBlock, tile: tile, entry: entry, path: path)
             }
+            let entries = index.entries
             self.entries = entries
             tiles = entries.keys.sorted()
         } catch {

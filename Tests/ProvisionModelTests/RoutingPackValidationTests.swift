@@ -23,8 +23,11 @@ private let routingCases: [(String, [(String, JSONValue?)], (String, String))] =
     ("neither tiles nor extract", [("/routingPacks/0/tiles", nil)],
      ("/routingPacks/0", "expected exactly one of \"tiles\" (a {tilePath} URL template) or \"extract\" (a tile extract file), found none")),
     ("both tiles and extract", [("/routingPacks/0/extract", "graph.tar")], ("/routingPacks/0", "~found both")),
-    ("extract over HTTP", [("/routingPacks/0/tiles", nil), ("/routingPacks/0/extract", "https://graph.example.com/drive.tar")],
-     ("/routingPacks/0/extract", "~extracts over HTTP are not read yet")),
+    ("extract URL with a ${NAME}", [("/routingPacks/0/tiles", nil),
+                                    ("/routingPacks/0/extract", "https://graph.example.com/drive.tar?key=${GRAPH_KEY}")],
+     ("/routingPacks/0/extract", "~expected a tile extract URL without ${NAME} references")),
+    ("extract URL with a space", [("/routingPacks/0/tiles", nil), ("/routingPacks/0/extract", "https://graph.example.com/my drive.tar")],
+     ("/routingPacks/0/extract", "~expected a URL without spaces")),
     ("extract missing", [("/routingPacks/0/tiles", nil), ("/routingPacks/0/extract", "nowhere/graph.tar")],
      ("/routingPacks/0/extract", "~tile extract not found: ")),
     ("unknown level", [("/routingPacks/0/levels", [0, 4])],
@@ -93,6 +96,18 @@ final class RoutingPackValidationTests: XCTestCase {
         XCTAssertEqual(pack.extract?.path, base.appendingPathComponent("town.tar").standardizedFileURL.path)
         XCTAssertEqual(pack.source, "extract:" + (pack.extract?.path ?? ""))
         XCTAssertEqual(pack.url(path: "2/000/807/140.gph"), "2/000/807/140.gph")
+        XCTAssertNil(pack.remoteExtract)
+    }
+
+    /// An extract over HTTP(S) is kept as its URL (read with range requests by the apply), not as a path.
+    func testAnExtractURLIsKeptAsAURL() throws {
+        let url = "https://graph.example.com/v3.9/town.tar"
+        let result = validate(routingJob.setting("/routingPacks/0/tiles", to: nil).setting("/routingPacks/0/extract", to: .string(url)),
+                              base: try makeTemporaryDirectory(self))
+        XCTAssertEqual(result.diagnostics, [])
+        let pack = try XCTUnwrap(result.job?.routingPacks.first)
+        XCTAssertEqual(pack.remoteExtract, url)
+        XCTAssertEqual(pack.source, "extract:" + url)
     }
 
     func testEachInvalidRoutingPackCaseReportsExactlyItsDiagnostic() throws {
