@@ -123,6 +123,12 @@ final class RoutingExtractOverHTTPTests: WorkspaceTestCase {
         XCTAssertEqual(RoutingTown.levelValues(kept, "addBytes"), [0, 0, 0])
         let eastLevel2 = kept["regionTiles"]?.arrayValue?.first { $0["region"]?.stringValue == "east" && $0["level"]?.intValue == 2 }
         XCTAssertEqual(eastLevel2?["keepBytes"]?.intValue, recorded["2/000/807/142.gph"])
+        let text = try ws.provision("plan", job, environment: epoch)
+        XCTAssertTrue(text.stdout.contains("    region east level 2 +0 =1, bytes +0 B =\(ByteFormat.string(Int64(recorded["2/000/807/142.gph"] ?? 0)))\n"),
+                      text.stdout)
+        print("routing pack over HTTP, planned after its apply:\n" + text.stdout.split(separator: "\n").filter {
+            $0.contains("routing pack") || $0.hasPrefix("      level") || $0.hasPrefix("    region")
+        }.joined(separator: "\n"))
 
         // Valhalla on the pack alone routes inside each region as on the whole build, and not into
         // the north-east, which no region covers.
