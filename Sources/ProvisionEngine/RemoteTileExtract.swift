@@ -2,6 +2,7 @@ import Foundation
 import ProvisionExecution
 import ProvisionFoundation
 import ProvisionModel
+import ProvisionStore
 import RoutingGraph
 
 /// A routing pack's tile extract on an HTTP(S) server (`"extract": "https://…/graph.tar"`), read
@@ -49,8 +50,8 @@ final class RemoteTileExtract {
         }
     }
 
-    /// The tiles the extract holds (every other cell has no roads).
-    var tiles: Set<RoutingTile> { Set(index.tiles.map(\.routingTile)) }
+    /// The tiles the extract holds (every other cell has no roads), with their sizes by its index.
+    var tiles: [RoutingTile: Int] { RoutingPackPlanning.sizes(index.entries) }
 
     /// Fetches each request's tile (the request's URL is its path in the extract) by range, as the
     /// fetcher would deliver it: the tile's bytes, `.notFound` for a tile the index lacks, or why not.

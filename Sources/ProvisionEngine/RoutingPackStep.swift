@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionExecution
 import ProvisionFoundation
 import ProvisionModel
 import ProvisionReports
@@ -21,12 +22,38 @@ extension PlanSession {
                 case .remote(let extract)?: return extract.tiles
                 }
             }
-            return shard.map { shard in plans.map { RoutingPackShards.share($0, shard: shard) } } ?? plans
+            let sized = plans.map(sizingFromDirectory)
+            return shard.map { shard in sized.map { RoutingPackShards.share($0, shard: shard) } } ?? sized
         } catch let error as ProvisionError {
             throw error
         } catch {
             throw ProvisionError(.missingInput, "\(error)")
         }
+    }
+
+    /// `plan` with the size of each tile it adds when its `{tilePath}` template's prefix maps to a
+    /// directory origin: a file's size is cheap to read there, where over HTTP only the fetch tells.
+    /// Gzipped tiles stay unknown: the extract holds them inflated, a size their files do not give.
+    /// Kept tiles are sized too, for a repair that fetches them again.
+    func sizingFromDirectory(_ plan: RoutingPackPlan) -> RoutingPackPlan {
+        guard plan.sourceBytes == nil, plan.pack.extract == nil, !plan.pack.gzip, !plan.add.isEmpty else { return plan }
+        var sizes: [RoutingTile: Int] = [:]
+        for tile in plan.add + plan.keep {
+            guard let id = GraphTileID(tile) else { continue }
+            let resolved = fetcher.resolve(plan.pack.url(path: id.path))
+            guard case .directory(let prefix, let directory)? = resolved.route,
+                  case .success(let file) = DirectoryOrigin(prefix: prefix, directory: directory).fileURL(for: resolved.url) else {
+                return plan
+            }
+            // No file (or one that cannot be read): the fetch answers 404, a cell without roads, nothing fetched.
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)??.intValue else {
+                continue
+            }
+            sizes[tile] = size
+        }
+        var sized = plan
+        sized.sourceBytes = sizes
+        return sized
     }
 
     /// Where `pack`'s tile extract is read from (nil for a URL template): its local file, a file of

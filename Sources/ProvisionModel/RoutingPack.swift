@@ -106,9 +106,16 @@ public struct RoutingPackPlan: Equatable, Sendable {
     public var action: RoutingPackAction
     /// Why, in a few words (`new`, `tiles change`, `file missing` …); empty when kept.
     public var reason: String
+    /// The size of each tile the source holds, when the plan can tell without fetching (an
+    /// extract's index, a directory origin's files); nil when only a fetch tells (tiles over HTTP).
+    /// A tile to add missing from it is a cell without roads: nothing is fetched.
+    public var sourceBytes: [RoutingTile: Int]?
+    /// The size of each tile the current extract holds, as the lock records it.
+    public var storedBytes: [RoutingTile: Int]
 
     public init(pack: RoutingPack, regions: [String], regionTiles: [RegionLevelTiles], add: [RoutingTile],
-                keep: [RoutingTile], absent: [RoutingTile], remove: [RoutingTile], action: RoutingPackAction, reason: String) {
+                keep: [RoutingTile], absent: [RoutingTile], remove: [RoutingTile], action: RoutingPackAction, reason: String,
+                sourceBytes: [RoutingTile: Int]? = nil, storedBytes: [RoutingTile: Int] = [:]) {
         self.pack = pack
         self.regions = regions
         self.regionTiles = regionTiles
@@ -118,6 +125,8 @@ public struct RoutingPackPlan: Equatable, Sendable {
         self.remove = remove
         self.action = action
         self.reason = reason
+        self.sourceBytes = sourceBytes
+        self.storedBytes = storedBytes
     }
 
     /// Every tile the regions need (present or absent), sorted.
@@ -132,6 +141,48 @@ public struct RoutingPackPlan: Equatable, Sendable {
         }
     }
 
+    /// The bytes of the tiles `add` fetches: nil when the source's sizes are unknown until fetched
+    /// (and there is something to fetch).
+    public var bytesToDownload: Int64? { addedBytes(add) }
+
+    /// Per level: the bytes of the tiles added (nil: unknown until fetched), removed and kept.
+    public var levelBytes: [(level: Int, bytes: RoutingBytes)] {
+        pack.levels.map { level in
+            func onLevel(_ tiles: [RoutingTile]) -> [RoutingTile] { tiles.filter { $0.level == level } }
+            return (level, RoutingBytes(add: addedBytes(onLevel(add)), remove: storedBytes(onLevel(remove)),
+                                        keep: storedBytes(onLevel(keep))))
+        }
+    }
+
+    /// Per entry of `regionTiles`: of the tiles the region's geometry meets on that level, those
+    /// added and those kept (absent cells counted as kept, as in `levelChanges`), with their bytes.
+    /// A tile two regions need counts for both.
+    public var regionChanges: [(tiles: RegionLevelTiles, add: Int, keep: Int, bytes: RoutingBytes)] {
+        let added = Set(add), kept = Set(keep + absent)
+        return regionTiles.map { entry in
+            let add = entry.cover.filter(added.contains), keep = entry.cover.filter(kept.contains)
+            return (entry, add.count, keep.count, RoutingBytes(add: addedBytes(add), remove: 0, keep: storedBytes(keep)))
+        }
+    }
+
+    /// The bytes of `tiles` to add by the source's sizes; nil when they are unknown and `tiles` is not empty.
+    func addedBytes(_ tiles: [RoutingTile]) -> Int64? {
+        guard !tiles.isEmpty else { return 0 }
+        guard let sourceBytes else { return nil }
+        return tiles.reduce(0) { $0 + Int64(sourceBytes[$1] ?? 0) }
+    }
+
+    /// The bytes of stored `tiles` by the lock's record.
+    func storedBytes(_ tiles: [RoutingTile]) -> Int64 { tiles.reduce(0) { $0 + Int64(storedBytes[$1] ?? 0) } }
+
+    /// The bytes of graph tiles added, removed and kept.
+    public struct RoutingBytes: Equatable, Sendable {
+        /// Nil when the source's sizes are unknown until the tiles are fetched.
+        public var add: Int64?
+        public var remove: Int64
+        public var keep: Int64
+    }
+
     /// The graph tiles one region's geometry meets on one level.
     public struct RegionLevelTiles: Equatable, Sendable {
         public var region: String
@@ -139,12 +190,15 @@ public struct RoutingPackPlan: Equatable, Sendable {
         public var tiles: Int
         /// Of those, the tiles the source is known to have none of.
         public var absent: Int
+        /// The tiles themselves (what its add and keep figures are counted from).
+        public var cover: [RoutingTile]
 
-        public init(region: String, level: Int, tiles: Int, absent: Int) {
+        public init(region: String, level: Int, tiles: Int, absent: Int, cover: [RoutingTile] = []) {
             self.region = region
             self.level = level
             self.tiles = tiles
             self.absent = absent
+            self.cover = cover
         }
     }
 }

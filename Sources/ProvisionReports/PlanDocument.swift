@@ -217,15 +217,22 @@ public struct PlanDocument: Equatable, Sendable {
             "action": .string(pack.action.rawValue), "reason": pack.reason.isEmpty ? .null : .string(pack.reason),
             "regions": .array(pack.regions.map { .string($0) }),
             "tilesToDownload": .int(pack.add.count),
-            "levels": .array(pack.levelChanges.map { level in
+            "bytesToDownload": bytesJSON(pack.bytesToDownload),
+            "levels": .array(zip(pack.levelChanges, pack.levelBytes).map { level, bytes in
                 ["level": .int(level.level), "add": .int(level.counts.add), "remove": .int(level.counts.remove),
-                 "keep": .int(level.counts.keep)]
+                 "keep": .int(level.counts.keep), "addBytes": bytesJSON(bytes.bytes.add),
+                 "removeBytes": .int(Int(bytes.bytes.remove)), "keepBytes": .int(Int(bytes.bytes.keep))]
             }),
-            "regionTiles": .array(pack.regionTiles.map {
-                ["region": .string($0.region), "level": .int($0.level), "tiles": .int($0.tiles), "absent": .int($0.absent)]
+            "regionTiles": .array(pack.regionChanges.map {
+                ["region": .string($0.tiles.region), "level": .int($0.tiles.level), "tiles": .int($0.tiles.tiles),
+                 "absent": .int($0.tiles.absent), "add": .int($0.add), "keep": .int($0.keep),
+                 "addBytes": bytesJSON($0.bytes.add), "keepBytes": .int(Int($0.bytes.keep))]
             }),
         ]
     }
+
+    /// A byte count, or null when it is unknown until the tiles are fetched.
+    static func bytesJSON(_ bytes: Int64?) -> JSONValue { bytes.map { .int(Int($0)) } ?? .null }
 
     /// Whether a region row of pack `id` has its glyph ranges determined at apply.
     public func glyphsAtApply(pack id: String) -> Bool {

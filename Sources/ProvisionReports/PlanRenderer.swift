@@ -75,7 +75,8 @@ public enum PlanRenderer {
     }
 
     /// A block per routing pack: what happens to its extract, then per level the graph tiles added,
-    /// removed and kept (absent cells counted as kept), and what must be downloaded.
+    /// removed and kept (absent cells counted as kept) with their bytes, per region and level the
+    /// tiles added and kept, and what must be downloaded.
     static func routingPacksText(_ packs: [RoutingPackPlan]) -> String {
         guard !packs.isEmpty else { return "" }
         var out = "\n"
@@ -83,12 +84,25 @@ public enum PlanRenderer {
             let symbol = pack.action == .build ? "~" : " "
             let what = pack.action == .build ? "build (\(pack.reason))" : "keep"
             out += "\(symbol) routing pack \(pack.pack.id): \(what), \(pack.pack.file) over \(plural(pack.regions.count, "region")), "
-                + "\(plural(pack.add.count, "graph tile")) to download\n"
-            for level in pack.levelChanges {
-                out += "      level \(level.level) \(countsText(level.counts))\n"
+                + "\(plural(pack.add.count, "graph tile")) to download (\(addedBytesText(pack.bytesToDownload)))\n"
+            for (level, bytes) in zip(pack.levelChanges, pack.levelBytes) {
+                out += "      level \(level.level) \(countsText(level.counts)), bytes \(routingBytesText(bytes.bytes))\n"
+            }
+            for change in pack.regionChanges {
+                out += "    region \(change.tiles.region) level \(change.tiles.level) +\(grouped(change.add)) =\(grouped(change.keep)), "
+                    + "bytes \(routingBytesText(change.bytes, removed: false))\n"
             }
         }
         return out
+    }
+
+    /// `12.1 KiB`, or `size unknown until fetched`.
+    static func addedBytesText(_ bytes: Int64?) -> String { bytes.map(ByteFormat.string) ?? "size unknown until fetched" }
+
+    /// `+12.1 KiB -0 B =55.5 KiB` (`+?` when the added tiles' size is unknown until fetched).
+    static func routingBytesText(_ bytes: RoutingPackPlan.RoutingBytes, removed: Bool = true) -> String {
+        "+\(bytes.add.map(ByteFormat.string) ?? "?")" + (removed ? " -\(ByteFormat.string(bytes.remove))" : "")
+            + " =\(ByteFormat.string(bytes.keep))"
     }
 
     /// What a plan made with `--offline` says under its totals and in its Markdown summary.
@@ -119,9 +133,11 @@ public enum PlanRenderer {
             out += "Limits: \(grouped(used)) of \(plural(maxTiles, "tile")) (\(maxTiles > 0 ? used * 100 / maxTiles : 0)%).\n"
         }
         for pack in doc.routingPacks {
-            let levels = pack.levelChanges.map { "level \($0.level) \(countsText($0.counts))" }.joined(separator: ", ")
+            let levels = zip(pack.levelChanges, pack.levelBytes).map { level, bytes in
+                "level \(level.level) \(countsText(level.counts)) (\(routingBytesText(bytes.bytes)))"
+            }.joined(separator: ", ")
             out += "Routing pack `\(pack.pack.id)`: \(pack.action == .build ? "build (\(pack.reason))" : "keep"), "
-                + "\(plural(pack.add.count, "graph tile")) to download (\(levels)).\n"
+                + "\(plural(pack.add.count, "graph tile")) to download, \(addedBytesText(pack.bytesToDownload)) (\(levels)).\n"
         }
         if let coverage { out += coverage + "\n" }
         if let footprint = doc.footprint {

@@ -13,12 +13,12 @@ import RoutingGraph
 public enum RoutingPackPlanning {
     /// The plan of every routing pack of `job`, in job order, judged by the lock's `records`
     /// and the extracts in the store at `directory`; `sourceTiles` gives the tiles a pack's source
-    /// extract holds (nil for a URL template), by default read from a local extract.
+    /// extract holds with their sizes (nil for a URL template), by default read from a local extract.
     ///
     /// - Throws: `RoutingPackError` when a pack's source extract cannot be read or its index is
     ///   damaged (its reader's error, naming the file and the entry), or what `sourceTiles` throws.
     public static func plan(_ job: Job, records: [RoutingPackRecord], directory: URL,
-                            sourceTiles: (RoutingPack) throws -> Set<RoutingTile>? = sourceTiles) throws -> [RoutingPackPlan] {
+                            sourceTiles: (RoutingPack) throws -> [RoutingTile: Int]? = sourceTiles) throws -> [RoutingPackPlan] {
         try job.routingPacks.map { pack in
             let regions = job.regions.filter { $0.routingPacks.contains(pack.id) }
             let record = records.first { $0.id == pack.id }
@@ -26,23 +26,29 @@ public enum RoutingPackPlanning {
         }
     }
 
-    /// The tiles a pack's local source extract holds (every other cell has no roads); nil for a URL template.
-    public static func sourceTiles(_ pack: RoutingPack) throws -> Set<RoutingTile>? {
+    /// The tiles a pack's local source extract holds (every other cell has no roads) with their
+    /// sizes; nil for a URL template.
+    public static func sourceTiles(_ pack: RoutingPack) throws -> [RoutingTile: Int]? {
         guard let extract = pack.extract else { return nil }
         return try tiles(ofExtract: extract, pack: pack.id)
     }
 
-    /// The tiles the local tile extract at `url`, the source of pack `id`, holds.
-    public static func tiles(ofExtract url: URL, pack id: String) throws -> Set<RoutingTile> {
+    /// The tiles the local tile extract at `url`, the source of pack `id`, holds, with their sizes.
+    public static func tiles(ofExtract url: URL, pack id: String) throws -> [RoutingTile: Int] {
         do {
-            return Set(try TileExtractReader(url: url).tiles.map(\.routingTile))
+            return sizes(try TileExtractReader(url: url).entries)
         } catch {
             throw RoutingPackError("routing pack '\(id)': \(error)")
         }
     }
 
+    /// The size of each tile of an extract's index.
+    public static func sizes(_ entries: [GraphTileID: TileExtractEntry]) -> [RoutingTile: Int] {
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.key.routingTile, Int($0.value.size)) })
+    }
+
     static func plan(_ pack: RoutingPack, regions: [Region], record: RoutingPackRecord?, directory: URL,
-                     available: Set<RoutingTile>? = nil) -> RoutingPackPlan {
+                     available: [RoutingTile: Int]? = nil) -> RoutingPackPlan {
         let sameSource = record.map { $0.source == pack.source && $0.gzip == pack.gzip } ?? false
         var knownAbsent = Set(sameSource ? record?.absent ?? [] : [])
         let fileProblem = record.flatMap { extractProblem($0, directory: directory) }
@@ -57,10 +63,10 @@ public enum RoutingPackPlanning {
             }
         }
         // An extract's index says which cells have no tile: nothing to ask for there.
-        if let available { knownAbsent.formUnion(wanted.subtracting(available)) }
+        if let available { knownAbsent.formUnion(wanted.subtracting(available.keys)) }
         let regionTiles = covers.map { cover in
             RoutingPackPlan.RegionLevelTiles(region: cover.region, level: cover.level, tiles: cover.tiles.count,
-                                             absent: cover.tiles.filter { knownAbsent.contains($0) }.count)
+                                             absent: cover.tiles.filter { knownAbsent.contains($0) }.count, cover: cover.tiles)
         }
         let keep = wanted.intersection(stored).sorted()
         let absent = wanted.subtracting(stored).intersection(knownAbsent).sorted()
@@ -80,7 +86,9 @@ public enum RoutingPackPlanning {
             reason = ""
         }
         return RoutingPackPlan(pack: pack, regions: regions.map(\.id), regionTiles: regionTiles, add: add, keep: keep,
-                               absent: absent, remove: remove, action: reason.isEmpty ? .keep : .build, reason: reason)
+                               absent: absent, remove: remove, action: reason.isEmpty ? .keep : .build, reason: reason,
+                               sourceBytes: available,
+                               storedBytes: Dictionary(record?.tiles.map { ($0.tile, $0.bytes) } ?? [], uniquingKeysWith: { a, _ in a }))
     }
 
     /// The graph tiles of `level` that `area` (already grown by the region's buffer) meets.

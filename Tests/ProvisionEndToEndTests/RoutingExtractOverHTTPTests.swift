@@ -99,6 +99,10 @@ final class RoutingExtractOverHTTPTests: WorkspaceTestCase {
         let levels = (pack["levels"]?.arrayValue ?? []).map { level in ["level", "add", "remove", "keep"].map { level[$0]?.intValue ?? -1 } }
         XCTAssertEqual(levels, [[0, 1, 0, 0], [1, 1, 0, 1], [2, 3, 0, 2]], "absent cells known from the remote index")
         XCTAssertEqual(ranges(), ["bytes=0-65535"], "the plan reads the index only, once")
+        // Bytes to add exactly as the remote index sizes each tile.
+        let sizes = try RoutingTown.indexSizes(bytes)
+        XCTAssertEqual(RoutingTown.levelValues(pack, "addBytes"), RoutingTown.bytesPerLevel(RoutingTown.tiles, sizes: sizes))
+        XCTAssertEqual(pack["bytesToDownload"]?.intValue, RoutingTown.bytesPerLevel(RoutingTown.tiles, sizes: sizes).reduce(0, +))
 
         let applied = try ws.provision("apply", job, environment: epoch)
         applied.expect(0)
@@ -110,6 +114,21 @@ final class RoutingExtractOverHTTPTests: WorkspaceTestCase {
         let record = try XCTUnwrap(try readJSON(ws.lock)["routingPacks"]?.arrayValue?.first)
         XCTAssertEqual(record["source"]?.stringValue, "extract:" + extractURL)
         XCTAssertEqual(record["tiles"]?.arrayValue?.count, 5)
+        // Planned again: every tile kept, with the bytes the lock records; the east's level-2 tile as well.
+        let replanned = try ws.provision("plan", "--json", job, environment: epoch)
+        replanned.expect(0)
+        let kept = try XCTUnwrap(try parseJSON(replanned.stdout)["routingPacks"]?.arrayValue?.first)
+        let recorded = RoutingTown.recordedSizes(record)
+        XCTAssertEqual(RoutingTown.levelValues(kept, "keepBytes"), RoutingTown.bytesPerLevel(RoutingTown.tiles, sizes: recorded))
+        XCTAssertEqual(RoutingTown.levelValues(kept, "addBytes"), [0, 0, 0])
+        let eastLevel2 = kept["regionTiles"]?.arrayValue?.first { $0["region"]?.stringValue == "east" && $0["level"]?.intValue == 2 }
+        XCTAssertEqual(eastLevel2?["keepBytes"]?.intValue, recorded["2/000/807/142.gph"])
+        let text = try ws.provision("plan", job, environment: epoch)
+        XCTAssertTrue(text.stdout.contains("    region east level 2 +0 =1, bytes +0 B =\(ByteFormat.string(Int64(recorded["2/000/807/142.gph"] ?? 0)))\n"),
+                      text.stdout)
+        print("routing pack over HTTP, planned after its apply:\n" + text.stdout.split(separator: "\n").filter {
+            $0.contains("routing pack") || $0.hasPrefix("      level") || $0.hasPrefix("    region")
+        }.joined(separator: "\n"))
 
         // Valhalla on the pack alone routes inside each region as on the whole build, and not into
         // the north-east, which no region covers.

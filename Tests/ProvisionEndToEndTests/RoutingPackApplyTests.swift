@@ -83,8 +83,9 @@ final class RoutingPackApplyTests: WorkspaceTestCase {
         // the west column's two cells, the two empty ones west of them, the south-east cell.
         XCTAssertEqual(levelCounts(planned), [[0, 1, 0, 0], [1, 2, 0, 0], [2, 5, 0, 0]])
         let plannedText = try ws.provision("plan", job, environment: epoch)
-        XCTAssertTrue(plannedText.stdout.contains("~ routing pack drive: build (new), routing/drive.tar over 2 regions, 8 graph tiles to download"),
-                      plannedText.stdout)
+        XCTAssertTrue(plannedText.stdout.contains("~ routing pack drive: build (new), routing/drive.tar over 2 regions, 8 graph tiles to download "
+                                                  + "(size unknown until fetched)"), plannedText.stdout)
+        XCTAssertEqual(planned["bytesToDownload"], .null, "over HTTP, only the fetch tells")
         try ws.provision("plan", "--detailed-exitcode", job, environment: epoch).expect(2, "changes present")
 
         let applied = try ws.provision("apply", job, environment: epoch)
@@ -211,8 +212,11 @@ final class RoutingPackApplyTests: WorkspaceTestCase {
     func testADirectoryOriginWorksAndTwoBuildsAreRefused() throws {
         let town = try ValhallaFixture.town()
         let westOnly = try writeJob([Self.west], graph: .string(town.tileDirectory.path), name: "west.json")
+        let westTiles = ["0/003/196.gph", "1/050/585.gph", "2/000/807/140.gph", "2/000/808/580.gph"]
+        let files = try westTiles.map { try Data(contentsOf: town.tileDirectory.appendingPathComponent($0)).count }
+        XCTAssertEqual(try plannedPack(westOnly)["bytesToDownload"]?.intValue, files.reduce(0, +), "a directory's file sizes")
         try ws.provision("apply", "--quiet", westOnly, environment: epoch).expect(0)
-        XCTAssertEqual(try members(), ["index.bin", "0/003/196.gph", "1/050/585.gph", "2/000/807/140.gph", "2/000/808/580.gph"])
+        XCTAssertEqual(try members(), ["index.bin"] + westTiles)
         let before = try Data(contentsOf: tar)
 
         let other = try ValhallaFixture.town(changeset: 5151)
@@ -236,6 +240,9 @@ final class RoutingPackApplyTests: WorkspaceTestCase {
                                pack: ["id": "drive", "extract": "town.tar"])
         let planned = try plannedPack(job)
         XCTAssertEqual(levelCounts(planned), [[0, 1, 0, 0], [1, 1, 0, 1], [2, 3, 0, 2]], "absent cells known from the index")
+        let sizes = try RoutingTown.indexSizes(Data(contentsOf: theirs))
+        XCTAssertEqual(planned["bytesToDownload"]?.intValue, RoutingTown.tiles.reduce(0) { $0 + (sizes[$1] ?? -1_000_000) },
+                       "each tile as the extract's index sizes it")
         try ws.provision("apply", "--quiet", job, environment: epoch).expect(0)
         let record = try record()
         XCTAssertEqual(record["source"]?.stringValue, "extract:" + theirs.standardizedFileURL.path)

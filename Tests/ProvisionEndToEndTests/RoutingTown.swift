@@ -41,4 +41,41 @@ enum RoutingTown {
         let header = try XCTUnwrap(tar.range(of: Data(path.utf8)), "\(path) in the tar")
         return header.lowerBound + 512
     }
+
+    /// The size of each tile an extract's `index.bin` lists, by tile path: read from the bytes as
+    /// Valhalla lays them out (a 512-byte ustar header whose size field is octal, then 16-byte
+    /// entries: offset, graph id `level | index << 3`, size; little-endian).
+    static func indexSizes(_ tar: Data) throws -> [String: Int] {
+        let bytes = [UInt8](tar)
+        let field = String(decoding: bytes[124..<136].prefix { $0 != 0 && $0 != 32 }, as: UTF8.self)
+        let count = try XCTUnwrap(Int(field, radix: 8), "index.bin's size") / 16
+        func number(_ at: Int, _ width: Int) -> Int { (0..<width).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        var sizes: [String: Int] = [:]
+        for entry in 0..<count {
+            let at = 512 + entry * 16, id = number(at + 8, 4)
+            let level = id & 7, digits = level < 2 ? 6 : 9, index = String(id >> 3)
+            let padded = String(repeating: "0", count: digits - index.count) + index
+            let groups = stride(from: 0, to: digits, by: 3).map { String(padded.dropFirst($0).prefix(3)) }
+            sizes["\(level)/" + groups.joined(separator: "/") + ".gph"] = number(at + 12, 4)
+        }
+        return sizes
+    }
+
+    /// The size of each tile a lock's record of a pack lists (`<path> <bytes> <sha256>`), by path.
+    static func recordedSizes(_ record: JSONValue) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: (record["tiles"]?.arrayValue ?? []).compactMap { line in
+            let parts = line.stringValue?.split(separator: " ") ?? []
+            return parts.count == 3 ? Int(parts[1]).map { (String(parts[0]), $0) } : nil
+        })
+    }
+
+    /// Per level 0, 1 and 2, the bytes of the tiles of `paths` on that level by `sizes`.
+    static func bytesPerLevel(_ paths: [String], sizes: [String: Int]) -> [Int] {
+        (0...2).map { level in paths.filter { $0.hasPrefix("\(level)/") }.reduce(0) { $0 + (sizes[$1] ?? -1_000_000) } }
+    }
+
+    /// `key` of each level of a planned pack (`addBytes`, `keepBytes` …), -1 for null.
+    static func levelValues(_ pack: JSONValue, _ key: String) -> [Int] {
+        (pack["levels"]?.arrayValue ?? []).map { $0[key]?.intValue ?? -1 }
+    }
 }
