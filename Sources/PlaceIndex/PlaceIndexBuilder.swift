@@ -167,20 +167,43 @@ public final class PlaceIndexBuilder {
     /// The entries, sorted by kind, names, layer, class, subclass and position, and what was seen.
     public func finish() -> (entries: [PlaceEntry], report: PlaceIndexReport) {
         var entries: [PlaceEntry] = []
+        let report = finish { entries.append($0) }
+        return (entries, report)
+    }
+
+    /// Calls `body` with the entries in the order `finish()` returns them, one group of equal kind
+    /// and names at a time, and returns what was seen. Each group's geometry is let go once its
+    /// entries are made, so the entries are never all held at once; the builder is spent after.
+    ///
+    /// Why by kind and names: the groups are sorted by them first, so the entries of one run of equal
+    /// kind and names sorted (stably, in group order) are exactly that run of all entries sorted.
+    public func finish(_ body: (PlaceEntry) throws -> Void) rethrows -> PlaceIndexReport {
+        var count = 0
+        var run: [PlaceEntry] = []
+        func flush() throws {
+            run.sort(by: Self.precedes)
+            for entry in run { try body(entry) }
+            count += run.count
+            run.removeAll(keepingCapacity: true)
+        }
         for key in groups.keys.sorted() {
-            entries += Self.entries(key, groups[key]!, regions: options.regions)
+            if let first = run.first, first.kind != key.kind || first.names != key.names { try flush() }
+            run += Self.entries(key, groups.removeValue(forKey: key)!, regions: options.regions)
         }
-        entries.sort { a, b in
-            if a.kind != b.kind { return a.kind < b.kind }
-            if a.names != b.names { return a.names.lexicographicallyPrecedes(b.names) }
-            return (a.layer, a.featureClass, a.subclass, a.position.lng, a.position.lat)
-                < (b.layer, b.featureClass, b.subclass, b.position.lng, b.position.lat)
-        }
+        try flush()
         var report = self.report
-        report.entries = entries.count
+        report.entries = count
         report.malformedTiles.sort()
         report.missingLayers = layerNames.subtracting(layersSeen).sorted()
-        return (entries, report)
+        return report
+    }
+
+    /// The entries' order: kind, names, layer, class, subclass, position.
+    private static func precedes(_ a: PlaceEntry, _ b: PlaceEntry) -> Bool {
+        if a.kind != b.kind { return a.kind < b.kind }
+        if a.names != b.names { return a.names.lexicographicallyPrecedes(b.names) }
+        return (a.layer, a.featureClass, a.subclass, a.position.lng, a.position.lat)
+            < (b.layer, b.featureClass, b.subclass, b.position.lng, b.position.lat)
     }
 
     // MARK: Merging

@@ -146,6 +146,20 @@ public enum PlaceIndexDatabase {
     /// file of the same directory, vacuumed, then renamed over `url`. On failure `url` keeps what
     /// it held and the temporary file is removed.
     public static func write(_ entries: [PlaceEntry], metadata: PlaceIndexMetadata, to url: URL) throws {
+        try write(metadata: metadata, to: url) { add in
+            for entry in entries { try add(entry) }
+        }
+    }
+
+    /// Writes the entries `produce` hands to the function it is given (in that order) and
+    /// `metadata` to `url`, as `write(_:metadata:to:)` does, and returns how many there were.
+    ///
+    /// Why a producer: a pack's entries are written as they are made, never all held at once.
+    /// The `metadata` rows (which count the entries) go in after them: the file is vacuumed, which
+    /// lays out every table from its rows alone, so the bytes are those of rows inserted first.
+    @discardableResult
+    public static func write(metadata: PlaceIndexMetadata, to url: URL,
+                             entries produce: (_ add: (PlaceEntry) throws -> Void) throws -> Void) throws -> Int {
         let directory = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())")
@@ -155,43 +169,16 @@ public enum PlaceIndexDatabase {
             let db = try SQLiteDatabase(path: temporary.path)
             try db.exec("PRAGMA page_size = 4096; PRAGMA journal_mode = MEMORY; PRAGMA encoding = 'UTF-8'")
             try db.exec(schemaSQL)
-            try db.inTransaction {
-                let rows: [(String, String)] = [
-                    ("schema_version", String(schemaVersion)), ("format", "provision-search-pack"), ("pack", metadata.pack),
-                    ("sources", json(metadata.sources)), ("attribution", metadata.attribution),
-                    ("build_time", metadata.buildTime), ("tile_schema", metadata.tileSchema),
-                    ("name_fields", json(metadata.nameFields)), ("entries", String(entries.count)),
-                ]
-                for (name, value) in rows {
-                    try db.run("INSERT INTO metadata (name, value) VALUES (?, ?)", [.text(name), .text(value)])
-                }
-                var nameID: Int64 = 0
-                for (offset, entry) in entries.enumerated() {
-                    let id = Int64(offset + 1)
-                    try db.run("""
-                        INSERT INTO places (id, name, kind, layer, class, subclass, shape, lon, lat, west, south, east, north,
-                                            rank, minzoom, maxzoom) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, [.int(id), .text(entry.names[0]), .text(entry.kind.rawValue), .text(entry.layer),
-                              .text(entry.featureClass), .text(entry.subclass), .text(entry.shape.rawValue),
-                              .double(entry.position.lng), .double(entry.position.lat),
-                              .double(entry.extent.west), .double(entry.extent.south),
-                              .double(entry.extent.east), .double(entry.extent.north),
-                              .int(Int64(entry.rank)), .int(Int64(entry.minZoom)), .int(Int64(entry.maxZoom))])
-                    try db.run("INSERT INTO places_rtree (id, min_lon, max_lon, min_lat, max_lat) VALUES (?, ?, ?, ?, ?)",
-                               [.int(id), .double(entry.position.lng), .double(entry.position.lng),
-                                .double(entry.position.lat), .double(entry.position.lat)])
-                    for name in entry.names {
-                        nameID += 1
-                        try db.run("INSERT INTO names (id, place_id, name, tokens) VALUES (?, ?, ?, ?)",
-                                   [.int(nameID), .int(id), .text(name), .int(Int64(words(name).count))])
-                        try db.run("INSERT INTO names_fts (docid, name) VALUES (?, ?)", [.int(nameID), .text(name)])
-                    }
-                    for region in entry.regions {
-                        try db.run("INSERT INTO place_regions (region, place_id) VALUES (?, ?)", [.text(region), .int(id)])
-                    }
-                }
+            let count = try db.inTransaction {
+                var rows = try PlaceRows(db: db)
+                try produce { try rows.insert($0) }
+                try insertMetadata(metadata, entries: rows.places, into: db)
                 try db.run("INSERT INTO names_fts (names_fts) VALUES ('optimize')")
+                return rows.places
             }
+            // No journal for the vacuum: it rewrites every page, and a journal in memory would hold
+            // the whole file; the temporary file is removed if it fails. The bytes are the same.
+            try db.exec("PRAGMA journal_mode = OFF")
             try db.exec("VACUUM")
             try db.close()
             guard rename(temporary.path, url.path) == 0 else {
@@ -203,10 +190,73 @@ public enum PlaceIndexDatabase {
                 _ = fsync(directoryFD)
                 _ = closeDirectory(directoryFD)
             }
+            return count
         } catch {
             // Best effort: removing a temporary file that may already be gone; the error below is what matters.
             try? FileManager.default.removeItem(at: temporary)
             throw error
+        }
+    }
+
+    private static func insertMetadata(_ metadata: PlaceIndexMetadata, entries: Int, into db: SQLiteDatabase) throws {
+        let rows: [(String, String)] = [
+            ("schema_version", String(schemaVersion)), ("format", "provision-search-pack"), ("pack", metadata.pack),
+            ("sources", json(metadata.sources)), ("attribution", metadata.attribution),
+            ("build_time", metadata.buildTime), ("tile_schema", metadata.tileSchema),
+            ("name_fields", json(metadata.nameFields)), ("entries", String(entries)),
+        ]
+        for (name, value) in rows {
+            try db.run("INSERT INTO metadata (name, value) VALUES (?, ?)", [.text(name), .text(value)])
+        }
+    }
+
+    /// Inserts entries one at a time into the places, R*Tree, names, FTS and region tables,
+    /// numbering places and names from 1 in the order given.
+    ///
+    /// Why the statements are held: looking each up by its text for every row of millions costs more
+    /// than the insert.
+    private struct PlaceRows {
+        private(set) var places = 0
+        private var names: Int64 = 0
+        private let place, rtree, name, fts, region: SQLiteStatement
+
+        init(db: SQLiteDatabase) throws {
+            place = try db.prepare("""
+                INSERT INTO places (id, name, kind, layer, class, subclass, shape, lon, lat, west, south, east, north,
+                                    rank, minzoom, maxzoom) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            rtree = try db.prepare("INSERT INTO places_rtree (id, min_lon, max_lon, min_lat, max_lat) VALUES (?, ?, ?, ?, ?)")
+            name = try db.prepare("INSERT INTO names (id, place_id, name, tokens) VALUES (?, ?, ?, ?)")
+            fts = try db.prepare("INSERT INTO names_fts (docid, name) VALUES (?, ?)")
+            region = try db.prepare("INSERT INTO place_regions (region, place_id) VALUES (?, ?)")
+        }
+
+        mutating func insert(_ entry: PlaceEntry) throws {
+            places += 1
+            let id = Int64(places)
+            try Self.run(place, [.int(id), .text(entry.names[0]), .text(entry.kind.rawValue), .text(entry.layer),
+                                 .text(entry.featureClass), .text(entry.subclass), .text(entry.shape.rawValue),
+                                 .double(entry.position.lng), .double(entry.position.lat),
+                                 .double(entry.extent.west), .double(entry.extent.south),
+                                 .double(entry.extent.east), .double(entry.extent.north),
+                                 .int(Int64(entry.rank)), .int(Int64(entry.minZoom)), .int(Int64(entry.maxZoom))])
+            try Self.run(rtree, [.int(id), .double(entry.position.lng), .double(entry.position.lng),
+                                 .double(entry.position.lat), .double(entry.position.lat)])
+            for text in entry.names {
+                names += 1
+                try Self.run(name, [.int(names), .int(id), .text(text), .int(Int64(words(text).count))])
+                try Self.run(fts, [.int(names), .text(text)])
+            }
+            for regionID in entry.regions {
+                try Self.run(region, [.text(regionID), .int(id)])
+            }
+        }
+
+        /// Runs `statement` once with `values` bound, as `SQLiteDatabase.run` does.
+        private static func run(_ statement: SQLiteStatement, _ values: [SQLiteValue]) throws {
+            try statement.bind(values)
+            while try statement.step() {}
+            statement.reset()
         }
     }
 

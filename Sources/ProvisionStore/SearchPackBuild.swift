@@ -50,39 +50,49 @@ public enum SearchPackBuild {
            "sha256:" + SHA256.hex(data) == record.digest, PlaceIndexDatabase.problems(url).isEmpty {
             return Outcome(record: record, built: false, findings: nil)
         }
-        let (entries, findings, schemas) = try entries(of: pack, plan: plan, store: store)
+        let schemas = try self.schemas(of: pack)
         let attributions = pack.sources.map(\.attribution).filter { !$0.isEmpty }
         let metadata = PlaceIndexMetadata(
             pack: pack.pack.id, sources: pack.sources.map(\.name),
             attribution: attributions.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }.joined(separator: "; "),
-            buildTime: rfc3339(buildTime), tileSchema: schemas.joined(separator: ","), nameFields: pack.pack.names)
-        try PlaceIndexDatabase.write(entries, metadata: metadata, to: url)
+            buildTime: rfc3339(buildTime), tileSchema: schemas.map(\.name).reduce(into: [String]()) {
+                if !$0.contains($1) { $0.append($1) }
+            }.joined(separator: ","), nameFields: pack.pack.names)
+        var findings = SearchPackFindings(id: pack.pack.id)
+        let count = try PlaceIndexDatabase.write(metadata: metadata, to: url) { add in
+            findings = try entries(of: pack, schemas: schemas, plan: plan, store: store, add)
+        }
         let data = try Data(contentsOf: url)
         let written = SearchPackRecord(id: pack.pack.id, file: pack.pack.file, digest: "sha256:" + SHA256.hex(data),
-                                       inputDigest: inputDigest, settingsDigest: pack.settingsDigest, entries: entries.count,
+                                       inputDigest: inputDigest, settingsDigest: pack.settingsDigest, entries: count,
                                        bytes: Int64(data.count), tiles: tiles)
         return Outcome(record: written, built: true, findings: findings)
     }
 
-    /// The entries of every source (one builder each: sources may differ in schema), in source
-    /// order, what the builders read and skipped summed, and each distinct schema's name.
-    static func entries(of pack: SearchPackPlan, plan: Plan, store: StoredTiles) throws
-        -> ([PlaceEntry], SearchPackFindings, [String]) {
-        let regions = pack.regions.compactMap { id in
-            plan.regions.first { $0.regionID == id }.map { PlaceRegion(id: id, area: $0.area) }
-        }
-        var all: [PlaceEntry] = []
-        var total = SearchPackFindings(id: pack.pack.id)
-        var schemas: [String] = []
-        for source in pack.sources {
-            let schema: PlaceSchema
+    /// Each source's tile schema, in source order.
+    ///
+    /// - Throws: `SearchPackError` when a source's schema is unknown and the pack has no mapping.
+    static func schemas(of pack: SearchPackPlan) throws -> [PlaceSchema] {
+        try pack.sources.map { source in
             do {
-                schema = try PlaceSchema.detect(vectorLayerIDs: source.vectorLayers ?? [], source: source.name,
-                                                mapping: pack.pack.layers.map(SearchPackPlanning.layerRules))
+                return try PlaceSchema.detect(vectorLayerIDs: source.vectorLayers ?? [], source: source.name,
+                                              mapping: pack.pack.layers.map(SearchPackPlanning.layerRules))
             } catch {
                 throw SearchPackError("search pack '\(pack.pack.id)': \(error)")
             }
-            if !schemas.contains(schema.name) { schemas.append(schema.name) }
+        }
+    }
+
+    /// Hands `body` the entries of every source (one builder each, read with the source's schema
+    /// of `schemas`: sources may differ in schema), in source order, each source's as its
+    /// builder finishes, and returns what the builders read and skipped summed.
+    static func entries(of pack: SearchPackPlan, schemas: [PlaceSchema], plan: Plan, store: StoredTiles,
+                        _ body: (PlaceEntry) throws -> Void) throws -> SearchPackFindings {
+        let regions = pack.regions.compactMap { id in
+            plan.regions.first { $0.regionID == id }.map { PlaceRegion(id: id, area: $0.area) }
+        }
+        var total = SearchPackFindings(id: pack.pack.id)
+        for (source, schema) in zip(pack.sources, schemas) {
             let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: schema, nameFields: pack.pack.names,
                                                                        regions: regions))
             try forEachTile(of: source, pack: pack, plan: plan, store: store) { tile, content in
@@ -91,11 +101,10 @@ public enum SearchPackBuild {
                 if Gzip.isGzip(data) { data = try Gzip.inflate(data) }
                 builder.add(tile: tile, data: data)
             }
-            let (entries, report) = builder.finish()
-            all += entries
+            let report = try builder.finish(body)
             total.add(report, source: source.name)
         }
-        return (all, total, schemas)
+        return total
     }
 
     /// Calls `body` with every tile the store holds of `source` inside the cover of a region of

@@ -102,6 +102,34 @@ final class PlaceIndexTests: XCTestCase {
         XCTAssertEqual(sameEntries.map(\.minZoom).min(), 6)
     }
 
+    func testEntriesHandedOutAsMadeAreAllTheEntriesSortedAndWriteTheSameFile() throws {
+        func builder() -> PlaceIndexBuilder {
+            let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles))
+            for (tile, data) in TestWorld.encodedTiles() { builder.add(tile: tile, data: data) }
+            return builder
+        }
+        var handed: [PlaceEntry] = []
+        let report = builder().finish { handed.append($0) }
+        let built = try build()
+        XCTAssertEqual(handed, built.entries)
+        XCTAssertEqual(report.entries, handed.count)
+        // Sorted group by group is sorted as a whole.
+        let sorted = handed.sorted { a, b in
+            if a.kind != b.kind { return a.kind < b.kind }
+            if a.names != b.names { return a.names.lexicographicallyPrecedes(b.names) }
+            return (a.layer, a.featureClass, a.subclass, a.position.lng, a.position.lat)
+                < (b.layer, b.featureClass, b.subclass, b.position.lng, b.position.lat)
+        }
+        XCTAssertEqual(handed, sorted)
+        // Written as they come, the metadata (which counts them) last: the same bytes.
+        let url = try scratch().appendingPathComponent("streamed.db")
+        let count = try PlaceIndexDatabase.write(metadata: PlaceIndexTests.metadata, to: url) { add in
+            _ = try builder().finish(add)
+        }
+        XCTAssertEqual(count, handed.count)
+        XCTAssertEqual(try Data(contentsOf: url), try Data(contentsOf: built.url))
+    }
+
     func testPositionsLieOnOrInsideTheirFeatures() throws {
         let built = try build()
         for f in TestWorld.features {
