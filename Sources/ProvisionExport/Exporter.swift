@@ -124,20 +124,12 @@ struct Exporter {
         let writer = try writing(destination) { try MBTilesArchiveWriter(destination: destination) }
         defer { writer.abandon() }
         let set = source.set
-        do {
+        try copying(source, to: destination) {
             try database.forEachTile(of: set, regions: regions) { stored, data, compressed in
                 let tile = try ArchiveTile(stored: data, compressed: compressed, gzip: shape.format.isGzipped)
                 let id = source.isTMS ? TileID(z: stored.z, x: stored.x, y: stored.tmsY) : stored
-                do {
-                    try writer.add(id, tile: tile)
-                } catch {
-                    throw WriteFailure(error: error)
-                }
+                try Self.write { try writer.add(id, tile: tile) }
             }
-        } catch let failure as WriteFailure {
-            throw writeError(failure.error, destination)
-        } catch {
-            throw ProvisionError(store: error, context: "cannot read source '\(source.name)' from the store", kind: readKind(error))
         }
         var metadata: [(name: String, value: String)] = [
             ("name", shape.name), ("format", shape.format.name), ("bounds", shape.extent.boundsText),
@@ -177,25 +169,17 @@ struct Exporter {
         order.sort { $0.id < $1.id }
         let writer = try writing(destination) { try PMTilesArchiveWriter(destination: destination) }
         defer { writer.abandon() }
-        do {
-            // One read transaction for every row: SQLite takes its file lock once, not once a tile.
+        // One read transaction for every row: SQLite takes its file lock once, not once a tile.
+        try copying(source, to: destination) {
             try database.reading {
                 for entry in order {
                     guard let row = try database.tileRow(entry.row) else {
                         throw StoreError(.notFound, "tile row \(entry.row) disappeared while exporting", path: database.path)
                     }
                     let tile = try ArchiveTile(stored: row.data, compressed: row.compressed, gzip: shape.format.isGzipped)
-                    do {
-                        try writer.add(tileID: entry.id, tile: tile)
-                    } catch {
-                        throw WriteFailure(error: error)
-                    }
+                    try Self.write { try writer.add(tileID: entry.id, tile: tile) }
                 }
             }
-        } catch let failure as WriteFailure {
-            throw writeError(failure.error, destination)
-        } catch {
-            throw ProvisionError(store: error, context: "cannot read source '\(source.name)' from the store", kind: readKind(error))
         }
         order = []
         var metadata = JSONObject([("name", .string(shape.name)), ("format", .string(shape.format.name))])
@@ -213,6 +197,27 @@ struct Exporter {
     /// An error of the output side, told apart from one reading the store.
     private struct WriteFailure: Error {
         var error: Error
+    }
+
+    /// Runs `body`, which reads `source` from the store and writes to `destination`: a failure
+    /// `write(_:)` marked is a write error, any other a read error of the source.
+    private func copying(_ source: ExportCatalog.Source, to destination: URL, _ body: () throws -> Void) throws(ProvisionError) {
+        do {
+            try body()
+        } catch let failure as WriteFailure {
+            throw writeError(failure.error, destination)
+        } catch {
+            throw ProvisionError(store: error, context: "cannot read source '\(source.name)' from the store", kind: readKind(error))
+        }
+    }
+
+    /// Runs a write of the output inside `copying`, marking its failure as the output's.
+    private static func write(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch {
+            throw WriteFailure(error: error)
+        }
     }
 
     /// Runs a write to `destination`, turning its failures into `cannotWrite` errors.
