@@ -162,6 +162,21 @@ public protocol StoredTiles: AnyObject {
         -> [StoredTileRow]
 }
 
+extension StoredTiles {
+    /// Calls `body` with every tile row of one template, ratio and zoom, ascending by x then y,
+    /// read `page` rows at a time so that a zoom of any size never sits in memory at once.
+    public func forEachTileRow(urlTemplate: String, pixelRatio: Int, zoom: Int, page: Int = 256,
+                               _ body: (StoredTileRow) throws -> Void) throws {
+        var after: (x: Int, y: Int)?
+        while true {
+            let rows = try tileRows(urlTemplate: urlTemplate, pixelRatio: pixelRatio, zoom: zoom, after: after, limit: page)
+            for row in rows { try body(row) }
+            guard rows.count == page, let last = rows.last else { return }
+            after = (last.key.tile.x, last.key.tile.y)
+        }
+    }
+}
+
 /// The resources a store holds: which are stored, and their payloads.
 public protocol StoredResources: AnyObject {
     /// The subset of `urls` already stored as resources.

@@ -21,23 +21,15 @@ public enum GlyphResolution {
             for z in set.zooms {
                 let cover = set.cover(of: row.area, zoom: z)
                 if requireAll, try !allStored(row.area, set: set, zoom: z, store: store) { return nil }
-                var after: (x: Int, y: Int)?
                 var matched = 0
-                while true {
-                    let rows = try store.tileRows(urlTemplate: set.urlTemplate, pixelRatio: set.pixelRatio, zoom: z,
-                                                  after: after, limit: page)
-                    for stored in rows {
-                        let t = stored.key.tile
-                        let tile = set.isTMS ? TileID(z: t.z, x: t.x, y: t.tmsY) : t
-                        guard cover.contains(tile), let data = stored.content.data else {
-                            if cover.contains(tile) { matched += 1 }
-                            continue
-                        }
-                        matched += 1
+                try store.forEachTileRow(urlTemplate: set.urlTemplate, pixelRatio: set.pixelRatio, zoom: z, page: page) { stored in
+                    let t = stored.key.tile
+                    let tile = set.isTMS ? TileID(z: t.z, x: t.x, y: t.tmsY) : t
+                    guard cover.contains(tile) else { return }
+                    matched += 1
+                    if let data = stored.content.data {
                         scan.add(payload: data, compressed: stored.content.compressed, urlTemplate: set.urlTemplate, tile: tile)
                     }
-                    guard rows.count == page, let last = rows.last else { break }
-                    after = (last.key.tile.x, last.key.tile.y)
                 }
                 if requireAll && matched < cover.count { return nil }
             }

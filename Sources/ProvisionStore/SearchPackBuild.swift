@@ -119,17 +119,10 @@ public enum SearchPackBuild {
         }
         for z in covers.keys.sorted() {
             let zoomCovers = covers[z] ?? []
-            var after: (x: Int, y: Int)?
-            while true {
-                let rows = try store.tileRows(urlTemplate: source.urlTemplate, pixelRatio: source.pixelRatio, zoom: z,
-                                              after: after, limit: page)
-                for stored in rows {
-                    let t = stored.key.tile
-                    let tile = source.isTMS ? TileID(z: t.z, x: t.x, y: t.tmsY) : t
-                    if zoomCovers.contains(where: { $0.contains(tile) }) { try body(tile, stored.content) }
-                }
-                guard rows.count == page, let last = rows.last else { break }
-                after = (last.key.tile.x, last.key.tile.y)
+            try store.forEachTileRow(urlTemplate: source.urlTemplate, pixelRatio: source.pixelRatio, zoom: z, page: page) { stored in
+                let t = stored.key.tile
+                let tile = source.isTMS ? TileID(z: t.z, x: t.x, y: t.tmsY) : t
+                if zoomCovers.contains(where: { $0.contains(tile) }) { try body(tile, stored.content) }
             }
         }
     }

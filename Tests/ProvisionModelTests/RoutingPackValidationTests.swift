@@ -11,7 +11,7 @@ private let routingJob: JSONValue = baseJob
 
 /// Invalid variations of `routingJob`: (name, edits, the one diagnostic expected as pointer and
 /// message; a message starting with "~" only has to be contained).
-private let routingCases: [(String, [(String, JSONValue?)], (String, String))] = [
+private let routingCases: [InvalidJobCase] = [
     ("template without {tilePath}", [("/routingPacks/0/tiles", "https://graph.example.com/v1/{z}/{x}/{y}.gph")],
      ("/routingPacks/0/tiles", "~expected {tilePath} exactly once (Valhalla's mjolnir.tile_url form")),
     ("template with {tilePath} twice", [("/routingPacks/0/tiles", "https://graph.example.com/{tilePath}/{tilePath}")],
@@ -112,19 +112,6 @@ final class RoutingPackValidationTests: XCTestCase {
 
     func testEachInvalidRoutingPackCaseReportsExactlyItsDiagnostic() throws {
         let base = try makeTemporaryDirectory(self)
-        for (name, edits, (pointer, message)) in routingCases {
-            var document = routingJob
-            for (at, value) in edits { document = document.setting(at, to: value) }
-            let result = validate(document, base: base)
-            XCTAssertNil(result.job, name)
-            XCTAssertEqual(result.diagnostics.count, 1, "\(name): \(result.diagnostics.map(\.description))")
-            guard let found = result.diagnostics.first else { continue }
-            XCTAssertEqual(found.pointer, pointer, name)
-            if message.hasPrefix("~") {
-                XCTAssertTrue(found.message.contains(message.dropFirst()), "\(name): \(found.message)")
-            } else {
-                XCTAssertEqual(found.message, message, name)
-            }
-        }
+        assertEachCaseReportsExactlyItsDiagnostic(routingCases, editing: routingJob, base: base)
     }
 }

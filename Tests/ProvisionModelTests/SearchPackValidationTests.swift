@@ -11,7 +11,7 @@ private let searchJob: JSONValue = baseJob
 
 /// Invalid variations of `searchJob`: (name, edits, the one diagnostic expected as pointer and
 /// message; a message starting with "~" only has to be contained).
-private let searchCases: [(String, [(String, JSONValue?)], (String, String))] = [
+private let searchCases: [InvalidJobCase] = [
     ("unknown pack in a region", [("/regions/1/searchPacks/0", "place")],
      ("/regions/1/searchPacks/0", "unknown search pack \"place\"; did you mean \"places\"?")),
     ("pack in a region of a job without packs", [("/searchPacks", nil), ("/regions/0/searchPacks", nil)],
@@ -86,19 +86,6 @@ final class SearchPackValidationTests: XCTestCase {
 
     func testEachInvalidSearchPackCaseReportsExactlyItsDiagnostic() throws {
         let base = try makeTemporaryDirectory(self)
-        for (name, edits, (pointer, message)) in searchCases {
-            var document = searchJob
-            for (at, value) in edits { document = document.setting(at, to: value) }
-            let result = validate(document, base: base)
-            XCTAssertNil(result.job, name)
-            XCTAssertEqual(result.diagnostics.count, 1, "\(name): \(result.diagnostics.map(\.description))")
-            guard let found = result.diagnostics.first else { continue }
-            XCTAssertEqual(found.pointer, pointer, name)
-            if message.hasPrefix("~") {
-                XCTAssertTrue(found.message.contains(message.dropFirst()), "\(name): \(found.message)")
-            } else {
-                XCTAssertEqual(found.message, message, name)
-            }
-        }
+        assertEachCaseReportsExactlyItsDiagnostic(searchCases, editing: searchJob, base: base)
     }
 }

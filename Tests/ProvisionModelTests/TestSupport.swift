@@ -68,6 +68,29 @@ func validate(_ document: JSONValue, base: URL) -> JobLoadResult {
     JobLoader.parse(data: document.data(), baseDirectory: base, displayName: "job.json")
 }
 
+/// A table row of invalid input: its name, the edits to a valid job, and the one diagnostic
+/// expected (pointer, and message, or `~` and a part of it).
+typealias InvalidJobCase = (name: String, edits: [(String, JSONValue?)], expected: (pointer: String, message: String))
+
+/// Checks that each case of `cases`, applied to `job`, is refused with exactly its one diagnostic.
+func assertEachCaseReportsExactlyItsDiagnostic(_ cases: [InvalidJobCase], editing job: JSONValue, base: URL,
+                                               file: StaticString = #filePath, line: UInt = #line) {
+    for (name, edits, (pointer, message)) in cases {
+        var document = job
+        for (at, value) in edits { document = document.setting(at, to: value) }
+        let result = validate(document, base: base)
+        XCTAssertNil(result.job, name, file: file, line: line)
+        XCTAssertEqual(result.diagnostics.count, 1, "\(name): \(result.diagnostics.map(\.description))", file: file, line: line)
+        guard let found = result.diagnostics.first else { continue }
+        XCTAssertEqual(found.pointer, pointer, name, file: file, line: line)
+        if message.hasPrefix("~") {
+            XCTAssertTrue(found.message.contains(message.dropFirst()), "\(name): \(found.message)", file: file, line: line)
+        } else {
+            XCTAssertEqual(found.message, message, name, file: file, line: line)
+        }
+    }
+}
+
 /// A compact job that validates without any files: two style packs, a bbox region and a
 /// polygon region.
 let baseJob: JSONValue = [
