@@ -169,6 +169,16 @@ extension PlanError: UserFacingError {
     var standalone: ProvisionError? { ProvisionError(.invalidJob, description) }
 }
 
+extension SearchPackError: UserFacingError {
+    /// A search pack the job's settings cannot build (no vector source, an unknown schema): 65.
+    var standalone: ProvisionError? { ProvisionError(.invalidJob, description) }
+}
+
+extension RoutingPackError: UserFacingError {
+    /// A routing pack that cannot be written as asked (tiles of two builds): 65.
+    var standalone: ProvisionError? { ProvisionError(.invalidJob, description) }
+}
+
 extension CoverageError: UserFacingError {
     /// A coverage picture asked for at a zoom it has no tiles at: usage (64).
     var standalone: ProvisionError? { ProvisionError(.usage, description) }

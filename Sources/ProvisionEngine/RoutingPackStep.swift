@@ -187,13 +187,9 @@ struct RoutingPackStep {
             try? staging.remove()
             emit(pack, record: written, built: true, fetched: fetched, seconds: Date().timeIntervalSince(started))
             return (written, nil)
-        } catch let error as RoutingPackError {
-            return (previous, ProvisionError(.invalidJob, error.description))
-        } catch let error as ProvisionError {
-            return (previous, error)
         } catch {
-            return (previous, ProvisionError(.cannotWriteStore, "cannot write routing pack '\(pack.pack.id)': \(describe(error))",
-                                             cause: error))
+            // The job's settings (65), a failure already named, or the store (73).
+            return (previous, ProvisionError(store: error, context: "cannot write routing pack '\(pack.pack.id)'"))
         }
     }
 

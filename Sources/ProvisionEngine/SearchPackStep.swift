@@ -87,7 +87,6 @@ struct SearchPackStep {
 
     /// What stops the build of search pack `id`: its job's settings (65), else the store (73).
     static func failure(_ error: any Error, pack id: String) -> ProvisionError {
-        if let error = error as? SearchPackError { return ProvisionError(.invalidJob, error.description) }
-        return ProvisionError(.cannotWriteStore, "cannot build search pack '\(id)': \(describe(error))", cause: error)
+        ProvisionError(store: error, context: "cannot build search pack '\(id)'")
     }
 }
