@@ -91,16 +91,25 @@ public struct PlaceIndexOptions: Sendable {
     public var regions: [PlaceRegion]
     /// Names longer than this many characters are skipped as absurd.
     public var maxNameLength: Int
+    /// The bytes of read features the builder holds in memory before it sets them aside, sorted,
+    /// on disk.
+    public var memoryBudget: Int
+    /// Where features set aside go (unlinked files, on that directory's disk); nil: the system's
+    /// temporary directory.
+    public var sortDirectory: URL?
 
     /// The default name fields: the local name, English, international and Latin.
     public static let defaultNameFields = ["name", "name:en", "name_en", "name_int", "name:latin"]
 
     public init(schema: PlaceSchema, nameFields: [String] = PlaceIndexOptions.defaultNameFields,
-                regions: [PlaceRegion] = [], maxNameLength: Int = 200) {
+                regions: [PlaceRegion] = [], maxNameLength: Int = 200, memoryBudget: Int = 64 << 20,
+                sortDirectory: URL? = nil) {
         self.schema = schema
         self.nameFields = nameFields
         self.regions = regions
         self.maxNameLength = maxNameLength
+        self.memoryBudget = memoryBudget
+        self.sortDirectory = sortDirectory
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionLabels
 import TileMath
 
@@ -12,7 +13,9 @@ import TileMath
 ///   and pieces whose ends touch (within two pixels) join: one entry per connected part;
 /// - polygons likewise at the highest zoom, pieces whose boxes touch join; the position is inside
 ///   the largest piece; a label point of the same group inside a polygon's box joins it.
-/// What is held grows with the entries (and the geometry of one zoom), not with the tiles.
+/// Each named feature read waits in an `ExternalSorter` keyed by its group: memory holds at most
+/// `PlaceIndexOptions.memoryBudget` bytes of them, the rest waits in sorted runs on disk, and
+/// `finish` rebuilds one group at a time. Memory stays flat with the tile count.
 /// The result does not depend on the order tiles are added in.
 public final class PlaceIndexBuilder {
     struct GroupKey: Hashable, Comparable {
@@ -50,7 +53,7 @@ public final class PlaceIndexBuilder {
     }
 
     public let options: PlaceIndexOptions
-    private var groups: [GroupKey: Group] = [:]
+    private let sorter: ExternalSorter
     private var report = PlaceIndexReport()
     private var layersSeen: Set<String> = []
     private let layerNames: Set<String>
@@ -58,11 +61,15 @@ public final class PlaceIndexBuilder {
     public init(options: PlaceIndexOptions) {
         self.options = options
         self.layerNames = Set(options.schema.layers.keys)
+        self.sorter = ExternalSorter(directory: options.sortDirectory ?? FileManager.default.temporaryDirectory,
+                                     memoryBudget: options.memoryBudget)
     }
 
     /// Reads the named features of one (inflated) vector tile. A tile that is not a vector tile
     /// is counted in `malformedTiles` and adds nothing.
-    public func add(tile: TileID, data: Data) {
+    ///
+    /// - Throws: `ExternalSorter.FileError` when what is read cannot be set aside on disk.
+    public func add(tile: TileID, data: Data) throws {
         report.tiles += 1
         var pending: [(GroupKey, Int, DecodedGeometry?, Int)] = []
         var seen: Set<String> = []
@@ -111,19 +118,20 @@ public final class PlaceIndexBuilder {
                 groupKey.featureClass = ""
                 groupKey.subclass = ""
             }
-            add(groupKey, rank: rank, featureClass: key.featureClass, subclass: key.subclass, geometry: geometry,
-                zoom: tile.z, extent: extent)
+            let piece = PlacePiece(group: groupKey, rank: rank, featureClass: key.featureClass, subclass: key.subclass,
+                                   zoom: tile.z, extent: extent, geometry: geometry)
+            try sorter.append(key: piece.key, value: piece.value)
         }
     }
 
-    private func add(_ key: GroupKey, rank: Int, featureClass: String, subclass: String, geometry: DecodedGeometry,
-                     zoom: Int, extent: Int) {
-        var group = groups[key] ?? Group()
+    /// Adds one piece to its group (pieces come in the order they were read).
+    private static func add(_ piece: PlacePiece, to group: inout Group) {
+        let (rank, featureClass, subclass, zoom, extent) = (piece.rank, piece.featureClass, piece.subclass, piece.zoom, piece.extent)
         group.minZoom = min(group.minZoom, zoom)
         group.maxZoom = max(group.maxZoom, zoom)
         group.rank = min(group.rank, rank)
         if group.best.map({ (rank, featureClass, subclass) < $0 }) ?? true { group.best = (rank, featureClass, subclass) }
-        switch geometry {
+        switch piece.geometry {
         case .points(let points):
             // Held: one point per feature, at the highest zoom seen. A point within a few pixels (of
             // the coarser zoom) of a held one is the same feature: the higher zoom's stays.
@@ -152,32 +160,35 @@ public final class PlaceIndexBuilder {
             }
             if zoom == group.polygonZoom { group.polygons.formUnion(polygons) }
         }
-        groups[key] = group
     }
 
-    /// The coordinates held now: grows with the entries and the geometry of one zoom, not with
+    /// The bytes of features held in memory now: at most about `options.memoryBudget`, whatever
     /// the number of tiles or zooms read.
-    public var heldCoordinates: Int {
-        groups.values.reduce(0) { total, group in
-            total + group.points.count + group.lines.reduce(0) { $0 + $1.count }
-                + group.polygons.reduce(0) { $0 + $1.reduce(0) { $0 + $1.count } }
-        }
-    }
+    public var heldBytes: Int { sorter.heldBytes }
+
+    /// The sorted runs of features set aside on disk so far.
+    public var spilledRuns: Int { sorter.spilledRuns }
 
     /// The entries, sorted by kind, names, layer, class, subclass and position, and what was seen.
-    public func finish() -> (entries: [PlaceEntry], report: PlaceIndexReport) {
+    ///
+    /// - Throws: `ExternalSorter.FileError` when features set aside on disk cannot be read back.
+    public func finish() throws -> (entries: [PlaceEntry], report: PlaceIndexReport) {
         var entries: [PlaceEntry] = []
-        let report = finish { entries.append($0) }
+        let report = try finish { entries.append($0) }
         return (entries, report)
     }
 
     /// Calls `body` with the entries in the order `finish()` returns them, one group of equal kind
-    /// and names at a time, and returns what was seen. Each group's geometry is let go once its
-    /// entries are made, so the entries are never all held at once; the builder is spent after.
+    /// and names at a time, and returns what was seen. The groups are rebuilt one at a time from
+    /// the sorted features, so neither the groups nor the entries are ever all held at once; the
+    /// builder is spent after.
     ///
     /// Why by kind and names: the groups are sorted by them first, so the entries of one run of equal
     /// kind and names sorted (stably, in group order) are exactly that run of all entries sorted.
-    public func finish(_ body: (PlaceEntry) throws -> Void) rethrows -> PlaceIndexReport {
+    ///
+    /// - Throws: `ExternalSorter.FileError` when features set aside on disk cannot be read back, or
+    ///   what `body` throws.
+    public func finish(_ body: (PlaceEntry) throws -> Void) throws -> PlaceIndexReport {
         var count = 0
         var run: [PlaceEntry] = []
         func flush() throws {
@@ -186,10 +197,23 @@ public final class PlaceIndexBuilder {
             count += run.count
             run.removeAll(keepingCapacity: true)
         }
-        for key in groups.keys.sorted() {
+        var current: (bytes: [UInt8], key: GroupKey, group: Group)?
+        func close() throws {
+            guard let (_, key, group) = current else { return }
             if let first = run.first, first.kind != key.kind || first.names != key.names { try flush() }
-            run += Self.entries(key, groups.removeValue(forKey: key)!, regions: options.regions)
+            run += Self.entries(key, group, regions: options.regions)
         }
+        try sorter.forEachSorted { keyBytes, value in
+            if let held = current, held.bytes.elementsEqual(keyBytes) {
+                Self.add(PlacePiece(group: held.key, value: value), to: &current!.group)
+                return
+            }
+            try close()
+            let key = PlacePiece.group(keyBytes)
+            current = (Array(keyBytes), key, Group())
+            Self.add(PlacePiece(group: key, value: value), to: &current!.group)
+        }
+        try close()
         try flush()
         var report = self.report
         report.entries = count

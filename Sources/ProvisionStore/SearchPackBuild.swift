@@ -1,5 +1,6 @@
 import Foundation
 import PlaceIndex
+import ProvisionFoundation
 import ProvisionCodecs
 import ProvisionModel
 import TileMath
@@ -60,7 +61,8 @@ public enum SearchPackBuild {
             }.joined(separator: ","), nameFields: pack.pack.names)
         var findings = SearchPackFindings(id: pack.pack.id)
         let count = try PlaceIndexDatabase.write(metadata: metadata, to: url) { add in
-            findings = try entries(of: pack, schemas: schemas, plan: plan, store: store, add)
+            findings = try entries(of: pack, schemas: schemas, plan: plan, store: store,
+                                   sortDirectory: url.deletingLastPathComponent(), add)
         }
         let data = try Data(contentsOf: url)
         let written = SearchPackRecord(id: pack.pack.id, file: pack.pack.file, digest: "sha256:" + SHA256.hex(data),
@@ -86,23 +88,33 @@ public enum SearchPackBuild {
     /// Hands `body` the entries of every source (one builder each, read with the source's schema
     /// of `schemas`: sources may differ in schema), in source order, each source's as its
     /// builder finishes, and returns what the builders read and skipped summed.
+    /// Features read wait, sorted, in unlinked files in `sortDirectory` (the pack file's).
     static func entries(of pack: SearchPackPlan, schemas: [PlaceSchema], plan: Plan, store: StoredTiles,
-                        _ body: (PlaceEntry) throws -> Void) throws -> SearchPackFindings {
+                        sortDirectory: URL, _ body: (PlaceEntry) throws -> Void) throws -> SearchPackFindings {
         let regions = pack.regions.compactMap { id in
             plan.regions.first { $0.regionID == id }.map { PlaceRegion(id: id, area: $0.area) }
         }
         var total = SearchPackFindings(id: pack.pack.id)
         for (source, schema) in zip(pack.sources, schemas) {
             let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: schema, nameFields: pack.pack.names,
-                                                                       regions: regions))
-            try forEachTile(of: source, pack: pack, plan: plan, store: store) { tile, content in
-                guard let payload = content.data, !payload.isEmpty else { return }
-                var data = content.compressed ? try Zlib.inflate(payload, framing: .zlibOrGzip) : payload
-                if Gzip.isGzip(data) { data = try Gzip.inflate(data) }
-                builder.add(tile: tile, data: data)
+                                                                       regions: regions, sortDirectory: sortDirectory))
+            do {
+                try forEachTile(of: source, pack: pack, plan: plan, store: store) { tile, content in
+                    guard let payload = content.data, !payload.isEmpty else { return }
+                    var data = content.compressed ? try Zlib.inflate(payload, framing: .zlibOrGzip) : payload
+                    if Gzip.isGzip(data) { data = try Gzip.inflate(data) }
+                    try builder.add(tile: tile, data: data)
+                }
+                let report = try builder.finish(body)
+                total.add(report, source: source.name)
+            } catch let error as ExternalSorter.FileError {
+                let detail = "search pack '\(pack.pack.id)' sets read features aside there, sorted: \(error)"
+                if StoreError.isDiskFull(errno: error.code) {
+                    throw StoreError.diskFull(writing: error.directory, detail: detail, underlyingCode: error.code,
+                                              underlyingIsErrno: true)
+                }
+                throw StoreError(.io, detail, path: error.directory, underlyingCode: error.code)
             }
-            let report = try builder.finish(body)
-            total.add(report, source: source.name)
         }
         return total
     }

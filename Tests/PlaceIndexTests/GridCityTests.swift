@@ -38,8 +38,8 @@ final class GridCityTests: XCTestCase {
         }
         let started = Date()
         let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles))
-        for (tile, data) in tiles { builder.add(tile: tile, data: data) }
-        let (entries, _) = builder.finish()
+        for (tile, data) in tiles { try builder.add(tile: tile, data: data) }
+        let (entries, _) = try builder.finish()
         let url = try scratch().appendingPathComponent("search/grid.db")
         try PlaceIndexDatabase.write(entries, metadata: PlaceIndexTests.metadata, to: url)
         let seconds = Date().timeIntervalSince(started)

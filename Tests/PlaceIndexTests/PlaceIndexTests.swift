@@ -1,5 +1,6 @@
 import Foundation
 import PlaceIndex
+import ProvisionFoundation
 import ProvisionStore
 import ProvisionTestSupport
 import TileMath
@@ -27,8 +28,8 @@ extension XCTestCase {
                file: String = "search/helsinki.db") throws -> Built {
         let started = Date()
         let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles, regions: regions))
-        for (tile, data) in tiles { builder.add(tile: tile, data: data) }
-        let (entries, report) = builder.finish()
+        for (tile, data) in tiles { try builder.add(tile: tile, data: data) }
+        let (entries, report) = try builder.finish()
         let url = try scratch().appendingPathComponent(file)
         try PlaceIndexDatabase.write(entries, metadata: PlaceIndexTests.metadata, to: url)
         return Built(entries: entries, report: report, url: url, seconds: Date().timeIntervalSince(started))
@@ -78,38 +79,70 @@ final class PlaceIndexTests: XCTestCase {
         XCTAssertEqual(bay.names, ["Töölönlahti", "Töölö Bay"])
     }
 
-    func testWhatIsHeldDoesNotGrowWithZoomsOrRepeatedTiles() throws {
-        func held(_ zooms: ClosedRange<Int>, times: Int) -> (Int, [PlaceEntry]) {
-            let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles))
-            for _ in 0..<times {
-                for z in zooms {
-                    let nw = WebMercator.tile(containing: TestWorld.p(TestWorld.area.west, TestWorld.area.north), zoom: z)
-                    let se = WebMercator.tile(containing: TestWorld.p(TestWorld.area.east, TestWorld.area.south), zoom: z)
-                    for x in nw.x...se.x {
-                        for y in nw.y...se.y {
-                            let tile = TileID(z: z, x: x, y: y)
-                            builder.add(tile: tile, data: VectorTileEncoder.encode(tile, features: TestWorld.tileFeatures))
-                        }
+    /// The test world at `zooms`, read `times` times, into a builder holding at most `budget` bytes.
+    private func read(_ zooms: ClosedRange<Int>, times: Int, budget: Int = 64 << 20,
+                      watch: (PlaceIndexBuilder) -> Void = { _ in }) throws -> PlaceIndexBuilder {
+        let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles, memoryBudget: budget,
+                                                                   sortDirectory: try scratch()))
+        for _ in 0..<times {
+            for z in zooms {
+                let nw = WebMercator.tile(containing: TestWorld.p(TestWorld.area.west, TestWorld.area.north), zoom: z)
+                let se = WebMercator.tile(containing: TestWorld.p(TestWorld.area.east, TestWorld.area.south), zoom: z)
+                for x in nw.x...se.x {
+                    for y in nw.y...se.y {
+                        let tile = TileID(z: z, x: x, y: y)
+                        try builder.add(tile: tile, data: VectorTileEncoder.encode(tile, features: TestWorld.tileFeatures))
+                        watch(builder)
                     }
                 }
             }
-            return (builder.heldCoordinates, builder.finish().entries)
         }
-        let (base, entries) = held(12...14, times: 1)
-        let (more, sameEntries) = held(6...14, times: 3)
-        XCTAssertEqual(more, base, "nine zooms read three times hold what three zooms read once do")
-        XCTAssertEqual(sameEntries.map(\.names), entries.map(\.names))
-        XCTAssertEqual(sameEntries.map(\.minZoom).min(), 6)
+        return builder
+    }
+
+    func testZoomsOrRepeatedTilesAddNoEntries() throws {
+        let entries = try read(12...14, times: 1).finish().entries
+        let more = try read(6...14, times: 3).finish().entries
+        XCTAssertEqual(more.map(\.names), entries.map(\.names))
+        XCTAssertEqual(more.map(\.minZoom).min(), 6)
+    }
+
+    func testWhatIsHeldStaysWithinTheBudgetAndSpillingChangesNothing() throws {
+        let whole = try read(6...14, times: 3)
+        XCTAssertEqual(whole.spilledRuns, 0, "the test world fits in the default budget")
+        let entries = try whole.finish().entries
+        // A budget a few features large: what is held never passes it by more than one tile's
+        // features, and the rest waits on disk in many runs, merged back in the same order.
+        let budget = 1 << 10
+        var mostHeld = 0
+        let spilled = try read(6...14, times: 3, budget: budget) { mostHeld = max(mostHeld, $0.heldBytes) }
+        XCTAssertLessThan(mostHeld, budget)
+        XCTAssertGreaterThan(spilled.spilledRuns, 20)
+        XCTAssertEqual(try spilled.finish().entries, entries)
+        // Nothing is left on disk: the runs' files are unlinked as they are made.
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: spilled.options.sortDirectory!.path), [])
+    }
+
+    func testARunThatCannotBeWrittenIsAnErrorNamingTheDirectory() throws {
+        let gone = try scratch().appendingPathComponent("missing")
+        let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles, memoryBudget: 1, sortDirectory: gone))
+        let (tile, data) = TestWorld.encodedTiles()[0]
+        XCTAssertThrowsError(try builder.add(tile: tile, data: data)) { error in
+            let failure = error as? ExternalSorter.FileError
+            XCTAssertEqual(failure?.operation, "create")
+            XCTAssertEqual(failure?.code, ENOENT)
+            XCTAssertTrue("\(error)".contains(gone.path), "\(error)")
+        }
     }
 
     func testEntriesHandedOutAsMadeAreAllTheEntriesSortedAndWriteTheSameFile() throws {
-        func builder() -> PlaceIndexBuilder {
+        func builder() throws -> PlaceIndexBuilder {
             let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles))
-            for (tile, data) in TestWorld.encodedTiles() { builder.add(tile: tile, data: data) }
+            for (tile, data) in TestWorld.encodedTiles() { try builder.add(tile: tile, data: data) }
             return builder
         }
         var handed: [PlaceEntry] = []
-        let report = builder().finish { handed.append($0) }
+        let report = try builder().finish { handed.append($0) }
         let built = try build()
         XCTAssertEqual(handed, built.entries)
         XCTAssertEqual(report.entries, handed.count)

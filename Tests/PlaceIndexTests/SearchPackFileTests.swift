@@ -189,8 +189,8 @@ final class SearchPackFileTests: XCTestCase {
         ]
         let tiles = TestWorld.tiles.map { ($0, VectorTileEncoder.encode($0, features: features)) }
         let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .mapboxStreetsV8))
-        for (tile, data) in tiles { builder.add(tile: tile, data: data) }
-        let (entries, report) = builder.finish()
+        for (tile, data) in tiles { try builder.add(tile: tile, data: data) }
+        let (entries, report) = try builder.finish()
         XCTAssertEqual(entries.map(\.names), [["Kallio"], ["Hämeentie"]])
         XCTAssertEqual(entries.map(\.rank), [12, 3])
         XCTAssertEqual(entries.map(\.subclass), ["", "primary"])
@@ -198,8 +198,8 @@ final class SearchPackFileTests: XCTestCase {
 
         let custom = PlaceSchema(name: "custom", layers: ["road": LayerRule(kind: .street)])
         let mapped = PlaceIndexBuilder(options: PlaceIndexOptions(schema: custom, nameFields: ["name"]))
-        for (tile, data) in tiles { mapped.add(tile: tile, data: data) }
-        XCTAssertEqual(mapped.finish().entries.map(\.names), [["Hämeentie"]])
+        for (tile, data) in tiles { try mapped.add(tile: tile, data: data) }
+        XCTAssertEqual(try mapped.finish().entries.map(\.names), [["Hämeentie"]])
     }
 
     // MARK: Bad input
@@ -223,9 +223,9 @@ final class SearchPackFileTests: XCTestCase {
         ]
         let tile = WebMercator.tile(containing: TestWorld.p(24.9420, 60.1686), zoom: 14)
         let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles))
-        builder.add(tile: tile, data: VectorTileEncoder.encode(tile, features: bad + [TestWorld.features[6]]))
-        builder.add(tile: TileID(z: 14, x: tile.x + 1, y: tile.y), data: Data([0x1a, 0xff, 0x01]))
-        let (entries, report) = builder.finish()
+        try builder.add(tile: tile, data: VectorTileEncoder.encode(tile, features: bad + [TestWorld.features[6]]))
+        try builder.add(tile: TileID(z: 14, x: tile.x + 1, y: tile.y), data: Data([0x1a, 0xff, 0x01]))
+        let (entries, report) = try builder.finish()
         XCTAssertEqual(entries.map(\.names), [["Bell Tower"], ["Stockmann"]])
         XCTAssertEqual(report.namesWithControlCharacters, 1)
         XCTAssertEqual(report.namesTooLong, 1)

@@ -25,8 +25,8 @@ final class SearchCommandTests: WorkspaceTestCase {
     @discardableResult
     func writePack(_ pack: String, features: [TestFeature] = TestWorld.tileFeatures) throws -> URL {
         let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles, regions: Self.regions))
-        for (tile, data) in TestWorld.encodedTiles(features) { builder.add(tile: tile, data: data) }
-        let (entries, _) = builder.finish()
+        for (tile, data) in TestWorld.encodedTiles(features) { try builder.add(tile: tile, data: data) }
+        let (entries, _) = try builder.finish()
         let url = ws.store.appendingPathComponent("search/\(pack).db")
         try PlaceIndexDatabase.write(entries, metadata: PlaceIndexMetadata(
             pack: pack, sources: ["https://tiles.example/omt.json"], attribution: "© OpenStreetMap contributors",
