@@ -119,7 +119,7 @@ public enum LockSignature {
             }
         }
         // The copy in the read buffer is not left for another read to find.
-        buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        _ = buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
         return data
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
-import ProvisionFoundation
-import ProvisionEngine
 import ProvisionCodecs
+import ProvisionEngine
 import ProvisionExecution
+import ProvisionFoundation
 import ProvisionModel
 import ProvisionReports
 import ProvisionStore
@@ -125,11 +125,13 @@ struct Exporter {
         defer { writer.abandon() }
         let set = source.set
         try copying(source, to: destination) {
-            try database.forEachTile(of: set, regions: regions) { stored, data, compressed in
-                let tile = try ArchiveTile(stored: data, compressed: compressed, gzip: shape.format.isGzipped)
-                let id = source.isTMS ? TileID(z: stored.z, x: stored.x, y: stored.tmsY) : stored
+            let tiles = Self.archiveTiles(gzip: shape.format.isGzipped) { (id: TileID, tile) in
                 try Self.write { try writer.add(id, tile: tile) }
             }
+            try database.forEachTile(of: set, regions: regions) { stored, data, compressed in
+                try tiles.add((source.isTMS ? TileID(z: stored.z, x: stored.x, y: stored.tmsY) : stored, data, compressed))
+            }
+            try tiles.finish()
         }
         var metadata: [(name: String, value: String)] = [
             ("name", shape.name), ("format", shape.format.name), ("bounds", shape.extent.boundsText),
@@ -171,14 +173,17 @@ struct Exporter {
         defer { writer.abandon() }
         // One read transaction for every row: SQLite takes its file lock once, not once a tile.
         try copying(source, to: destination) {
+            let tiles = Self.archiveTiles(gzip: shape.format.isGzipped) { (id: UInt64, tile) in
+                try Self.write { try writer.add(tileID: id, tile: tile) }
+            }
             try database.reading {
                 for entry in order {
                     guard let row = try database.tileRow(entry.row) else {
                         throw StoreError(.notFound, "tile row \(entry.row) disappeared while exporting", path: database.path)
                     }
-                    let tile = try ArchiveTile(stored: row.data, compressed: row.compressed, gzip: shape.format.isGzipped)
-                    try Self.write { try writer.add(tileID: entry.id, tile: tile) }
+                    try tiles.add((entry.id, row.data, row.compressed))
                 }
+                try tiles.finish()
             }
         }
         order = []
@@ -192,6 +197,19 @@ struct Exporter {
                               extent: shape.extent, metadata: JSONValue.object(metadata).data(.compact))
         }
         return (summary.tileCount, summary.contentCount, summary.byteCount)
+    }
+
+    /// Turns stored rows `(key, bytes, compressed)` into archive tiles on every core (inflating,
+    /// hashing and rewrapping are most of an export's CPU) and hands them to `write` in the order
+    /// the rows were added. A row that cannot be read is thrown, in its turn, as a read error.
+    private static func archiveTiles<Key: Sendable>(gzip: Bool, write: @escaping (Key, ArchiveTile) throws -> Void)
+        -> ParallelBatches<(Key, Data, Bool), Result<(Key, ArchiveTile), any Error>> {
+        ParallelBatches(transform: { key, stored, compressed in
+            Result { (key, try ArchiveTile(stored: stored, compressed: compressed, gzip: gzip)) }
+        }, consume: { made in
+            let (key, tile) = try made.get()
+            try write(key, tile)
+        })
     }
 
     /// An error of the output side, told apart from one reading the store.
