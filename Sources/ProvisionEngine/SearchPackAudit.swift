@@ -35,18 +35,18 @@ enum SearchPackAudit {
             pack.problems.append("the file is missing; 'apply --repair' builds it again")
             return pack
         }
-        let data: Data
+        let file: (bytes: Int64, hex: String)
         do {
-            data = try Data(contentsOf: url)
+            file = try SHA256.file(at: url)
         } catch {
             pack.problems.append("the file cannot be read: \(describe(error))")
             return pack
         }
         pack.fileChecked = true
         pack.problems += PlaceIndexDatabase.problems(url)
-        let digest = "sha256:" + SHA256.hex(data)
+        let digest = "sha256:" + file.hex
         if digest != record.digest {
-            pack.problems.append("its SHA-256 (\(digest.prefix(19))…, \(ByteFormat.string(Int64(data.count)))) differs from the "
+            pack.problems.append("its SHA-256 (\(digest.prefix(19))…, \(ByteFormat.string(file.bytes))) differs from the "
                                  + "lock's (\(record.digest.prefix(19))…, \(ByteFormat.string(record.bytes))): it is not the file "
                                  + "the apply wrote; 'apply --repair' builds it again")
         }

@@ -102,20 +102,21 @@ struct BundleExport {
         var written: [ExportResult.SearchPackFile] = []
         for record in exporter.lock?.searchPacks ?? [] {
             let url = store.url.appendingPathComponent(record.file)
-            let data: Data
+            // Hashed, then copied as a file: a pack may be gigabytes and is never held in memory.
+            let file: (bytes: Int64, hex: String)
             do {
-                data = try Data(contentsOf: url)
+                file = try SHA256.file(at: url)
             } catch {
                 throw ProvisionError(.invalidJob, "search pack '\(record.id)': \(record.file) cannot be read in the store at "
                                      + "\(store.display) (\(describe(error))); run 'provision apply' to build it again", cause: error)
             }
-            guard "sha256:" + SHA256.hex(data) == record.digest else {
+            guard "sha256:" + file.hex == record.digest else {
                 throw ProvisionError(.invalidJob, "search pack '\(record.id)': \(record.file) in the store at \(store.display) is "
                                      + "damaged: its bytes are not the ones the lock recorded; run 'provision apply' to build it again")
             }
-            try writing { try bundle.write(data, to: record.file) }
+            try writing { try FileManager.default.copyItem(at: url, to: try bundle.url(for: record.file)) }
             written.append(ExportResult.SearchPackFile(path: record.file, pack: record.id, entries: record.entries,
-                                                       bytes: Int64(data.count)))
+                                                       bytes: file.bytes))
         }
         return written
     }

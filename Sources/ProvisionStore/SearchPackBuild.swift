@@ -47,8 +47,9 @@ public enum SearchPackBuild {
         }
         let inputDigest = "sha256:" + hasher.finalizeHex()
         // A file that cannot be read is not the one the lock records: it is built again.
-        if let record, record.inputDigest == inputDigest, let data = try? Data(contentsOf: url),
-           "sha256:" + SHA256.hex(data) == record.digest, PlaceIndexDatabase.problems(url).isEmpty {
+        // Hashed in blocks, never held whole: a pack may be gigabytes.
+        if let record, record.inputDigest == inputDigest, let file = try? SHA256.file(at: url),
+           "sha256:" + file.hex == record.digest, PlaceIndexDatabase.problems(url).isEmpty {
             return Outcome(record: record, built: false, findings: nil)
         }
         let schemas = try self.schemas(of: pack)
@@ -64,10 +65,10 @@ public enum SearchPackBuild {
             findings = try entries(of: pack, schemas: schemas, plan: plan, store: store,
                                    sortDirectory: url.deletingLastPathComponent(), add)
         }
-        let data = try Data(contentsOf: url)
-        let written = SearchPackRecord(id: pack.pack.id, file: pack.pack.file, digest: "sha256:" + SHA256.hex(data),
+        let file = try SHA256.file(at: url)
+        let written = SearchPackRecord(id: pack.pack.id, file: pack.pack.file, digest: "sha256:" + file.hex,
                                        inputDigest: inputDigest, settingsDigest: pack.settingsDigest, entries: count,
-                                       bytes: Int64(data.count), tiles: tiles)
+                                       bytes: file.bytes, tiles: tiles)
         return Outcome(record: written, built: true, findings: findings)
     }
 

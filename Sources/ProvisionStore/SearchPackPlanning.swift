@@ -44,8 +44,9 @@ public enum SearchPackPlanning {
         -> (SearchPackAction, String) {
         guard let record else { return (.build, "new") }
         let url = directory.appendingPathComponent(pack.pack.file)
-        guard let data = try? Data(contentsOf: url) else { return (.build, "file missing") }
-        guard "sha256:" + SHA256.hex(data) == record.digest else { return (.build, "file changed since it was built") }
+        // A file that cannot be read is built again, as a missing one is.
+        guard let file = try? SHA256.file(at: url) else { return (.build, "file missing") }
+        guard "sha256:" + file.hex == record.digest else { return (.build, "file changed since it was built") }
         guard record.settingsDigest == pack.settingsDigest else { return (.build, "settings changed") }
         if tilesChange(pack, plan: plan) { return (.build, "tiles change") }
         return (.keep, "")
