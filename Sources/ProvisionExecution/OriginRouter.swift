@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionFoundation
 import ProvisionModel
 
 /// A fetcher that sends each canonical URL to the origin its longest matching prefix names.

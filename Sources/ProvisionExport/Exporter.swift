@@ -125,11 +125,12 @@ struct Exporter {
         defer { writer.abandon() }
         let set = source.set
         try copying(source, to: destination) {
-            let tiles = Self.archiveTiles(gzip: shape.format.isGzipped) { (id: TileID, tile) in
+            let tiles = ArchiveTiles(gzip: shape.format.isGzipped) { (id: TileID, tile) in
                 try Self.write { try writer.add(id, tile: tile) }
             }
             try database.forEachTile(of: set, regions: regions) { stored, data, compressed in
-                try tiles.add((source.isTMS ? TileID(z: stored.z, x: stored.x, y: stored.tmsY) : stored, data, compressed))
+                try tiles.add(source.isTMS ? TileID(z: stored.z, x: stored.x, y: stored.tmsY) : stored, stored: data,
+                              compressed: compressed)
             }
             try tiles.finish()
         }
@@ -173,7 +174,7 @@ struct Exporter {
         defer { writer.abandon() }
         // One read transaction for every row: SQLite takes its file lock once, not once a tile.
         try copying(source, to: destination) {
-            let tiles = Self.archiveTiles(gzip: shape.format.isGzipped) { (id: UInt64, tile) in
+            let tiles = ArchiveTiles(gzip: shape.format.isGzipped) { (id: UInt64, tile) in
                 try Self.write { try writer.add(tileID: id, tile: tile) }
             }
             try database.reading {
@@ -181,7 +182,7 @@ struct Exporter {
                     guard let row = try database.tileRow(entry.row) else {
                         throw StoreError(.notFound, "tile row \(entry.row) disappeared while exporting", path: database.path)
                     }
-                    try tiles.add((entry.id, row.data, row.compressed))
+                    try tiles.add(entry.id, stored: row.data, compressed: row.compressed)
                 }
                 try tiles.finish()
             }
@@ -199,17 +200,42 @@ struct Exporter {
         return (summary.tileCount, summary.contentCount, summary.byteCount)
     }
 
-    /// Turns stored rows `(key, bytes, compressed)` into archive tiles on every core (inflating,
-    /// hashing and rewrapping are most of an export's CPU) and hands them to `write` in the order
-    /// the rows were added. A row that cannot be read is thrown, in its turn, as a read error.
-    private static func archiveTiles<Key: Sendable>(gzip: Bool, write: @escaping (Key, ArchiveTile) throws -> Void)
-        -> ParallelBatches<(Key, Data, Bool), Result<(Key, ArchiveTile), any Error>> {
-        ParallelBatches(transform: { key, stored, compressed in
-            Result { (key, try ArchiveTile(stored: stored, compressed: compressed, gzip: gzip)) }
-        }, consume: { made in
-            let (key, tile) = try made.get()
-            try write(key, tile)
-        })
+    /// Turns stored rows `(key, bytes, compressed)` into archive tiles on the other cores
+    /// (inflating, hashing and rewrapping are most of an export's CPU) while the caller reads and
+    /// writes on its own, and hands them to `write` in the order the rows were added. A row that
+    /// cannot be read is thrown, in its turn, as a read error.
+    private final class ArchiveTiles<Key: Sendable> {
+        private let pool: OrderedPool<(Key, Data, Bool), Result<(Key, ArchiveTile), any Error>>
+        private let write: (Key, ArchiveTile) throws -> Void
+        private var ready: [Result<(Key, ArchiveTile), any Error>] = []
+
+        init(gzip: Bool, write: @escaping (Key, ArchiveTile) throws -> Void) {
+            pool = OrderedPool(workers: ProcessInfo.processInfo.activeProcessorCount, batchSize: 64,
+                               name: "provision.export") { key, stored, compressed in
+                Result { (key, try ArchiveTile(stored: stored, compressed: compressed, gzip: gzip)) }
+            }
+            self.write = write
+        }
+
+        deinit { pool.close() }
+
+        func add(_ key: Key, stored: Data, compressed: Bool) throws {
+            pool.add((key, stored, compressed)) { ready.append($0) }
+            try flush()
+        }
+
+        func finish() throws {
+            pool.drain { ready.append($0) }
+            try flush()
+        }
+
+        private func flush() throws {
+            defer { ready.removeAll(keepingCapacity: true) }
+            for made in ready {
+                let (key, tile) = try made.get()
+                try write(key, tile)
+            }
+        }
     }
 
     /// An error of the output side, told apart from one reading the store.

@@ -1,5 +1,5 @@
 import XCTest
-@testable import ProvisionExecution
+import ProvisionFoundation
 
 /// Work done on several threads comes back in the order it went in, and the pool never holds
 /// more than its capacity.

@@ -1,13 +1,13 @@
 import Foundation
-import ProvisionFoundation
-import ProvisionModel
 
 /// Applies a function to inputs on worker threads, in batches, and hands the outputs back on the
 /// calling thread in the order the inputs came.
 ///
 /// Why: bodies from local origins (MBTiles archives, directories) are read faster than one core
 /// can verify them (inflate, check every vector tile field, rewrap as zlib), and the store writer
-/// needs a core of its own; verifying on the other cores keeps both busy. Why in order: results
+/// needs a core of its own; verifying on the other cores keeps both busy. An export likewise
+/// reads and writes rows on one thread and makes each archive tile (inflate, hash, rewrap) on
+/// the others. Why in order: results
 /// then reach the downloader exactly as they would one at a time (the same failures recorded
 /// first, tiles nearly in key order for the next file), only sooner. Why batches: a hand-over
 /// costs a lock and a wake-up, which a few dozen tiles share.
@@ -15,7 +15,7 @@ import ProvisionModel
 /// The caller's side (`add`, `deliverReady`, `drain`) is used by one thread; at most `capacity`
 /// batches are in the pool at once, so memory stays bounded: `add` delivers the oldest batch
 /// (waiting for it) when the pool is full.
-final class OrderedPool<Input: Sendable, Output: Sendable> {
+public final class OrderedPool<Input: Sendable, Output: Sendable> {
     /// The state the workers share with the caller.
     private struct State: Sendable {
         /// Batches waiting for a worker, oldest first, with their sequence numbers.
@@ -31,6 +31,7 @@ final class OrderedPool<Input: Sendable, Output: Sendable> {
     private let workerCount: Int
     private let batchSize: Int
     private let capacity: Int
+    private let name: String
     private var workers: [Thread] = []
     private let stopped = DispatchGroup()
     /// The batch being filled.
@@ -39,9 +40,11 @@ final class OrderedPool<Input: Sendable, Output: Sendable> {
     private var submitted = 0
     private var delivered = 0
 
-    /// A pool of `workers` threads (started on the first batch) applying `transform`, taking
-    /// `batchSize` inputs at a time, holding at most `capacity` batches.
-    init(workers: Int, batchSize: Int = 32, capacity: Int? = nil, transform: @escaping @Sendable (Input) -> Output) {
+    /// A pool of `workers` threads named `name.N` (started on the first batch) applying
+    /// `transform`, taking `batchSize` inputs at a time, holding at most `capacity` batches.
+    public init(workers: Int, batchSize: Int = 32, capacity: Int? = nil, name: String = "provision.verify",
+                transform: @escaping @Sendable (Input) -> Output) {
+        self.name = name
         workerCount = max(1, workers)
         self.batchSize = max(1, batchSize)
         self.capacity = max(2, capacity ?? 4 * max(1, workers))
@@ -53,11 +56,11 @@ final class OrderedPool<Input: Sendable, Output: Sendable> {
     }
 
     /// Whether no input is waiting or being worked on.
-    var isIdle: Bool { pending.isEmpty && submitted == delivered }
+    public var isIdle: Bool { pending.isEmpty && submitted == delivered }
 
     /// Adds an input; when its batch is full it goes to the workers, and when the pool is full
     /// the oldest batch is delivered first (waiting for it).
-    func add(_ input: Input, deliver: (Output) -> Void) {
+    public func add(_ input: Input, deliver: (Output) -> Void) {
         pending.append(input)
         guard pending.count >= batchSize else { return }
         while submitted - delivered >= capacity { deliverNext(waiting: true, deliver) }
@@ -65,18 +68,18 @@ final class OrderedPool<Input: Sendable, Output: Sendable> {
     }
 
     /// Delivers the finished batches at the head of the order, without waiting.
-    func deliverReady(_ deliver: (Output) -> Void) {
+    public func deliverReady(_ deliver: (Output) -> Void) {
         while delivered < submitted, deliverNext(waiting: false, deliver) {}
     }
 
     /// Submits what is pending and delivers everything, waiting for the workers.
-    func drain(_ deliver: (Output) -> Void) {
+    public func drain(_ deliver: (Output) -> Void) {
         if !pending.isEmpty { submit() }
         while delivered < submitted { deliverNext(waiting: true, deliver) }
     }
 
     /// Stops the workers (after the batches they hold) and waits for them to end.
-    func close() {
+    public func close() {
         guard !workers.isEmpty else { return }
         shared.withLock { $0.closed = true }
         stopped.wait()
@@ -110,7 +113,7 @@ final class OrderedPool<Input: Sendable, Output: Sendable> {
     }
 
     private func startWorkers() {
-        let shared = self.shared, transform = self.transform, stopped = self.stopped
+        let shared = self.shared, transform = self.transform, stopped = self.stopped, name = self.name
         for index in 0..<workerCount {
             stopped.enter()
             let thread = Thread {
@@ -133,7 +136,7 @@ final class OrderedPool<Input: Sendable, Output: Sendable> {
                     shared.withLock { $0.done[next.sequence] = outputs }
                 }
             }
-            thread.name = "provision.verify.\(index)"
+            thread.name = "\(name).\(index)"
             thread.start()
             workers.append(thread)
         }
