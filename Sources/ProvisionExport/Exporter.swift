@@ -182,6 +182,7 @@ struct Exporter {
                     guard let row = try database.tileRow(entry.row) else {
                         throw StoreError(.notFound, "tile row \(entry.row) disappeared while exporting", path: database.path)
                     }
+                    if row.data.isEmpty { continue }  // a tile without content: not in the archive
                     try tiles.add(entry.id, stored: row.data, compressed: row.compressed)
                 }
                 try tiles.finish()

@@ -85,13 +85,17 @@ extension OfflineDatabase {
         }
     }
 
-    /// Calls `body` with the row id and stored tile of every tile of a tileset that has content,
-    /// without reading the bytes.
+    /// Calls `body` with the row id and stored tile of every tile row of a tileset, with content
+    /// or without (an empty row: the caller skips it when it reads the bytes).
+    ///
+    /// Why not only those with content: asking for the length of `data` reads every row's page,
+    /// the whole file; without it the tiles' key index answers alone (it holds the row id). On a
+    /// 200k-tile store that was a second of a five-second PMTiles export.
     public func forEachTileRowID(of set: StoredTileSet, regions: [Int64]? = nil,
                                  _ body: (_ rowID: Int64, _ tile: TileID) throws -> Void) throws {
         let statement = try db.prepare("""
             SELECT id, z, x, y FROM tiles
-            WHERE url_template = ?1 AND pixel_ratio = ?2 AND length(data) > 0
+            WHERE url_template = ?1 AND pixel_ratio = ?2
             \(Self.regionFilter(regions, prefix: "AND"))
             """)
         defer { statement.reset() }
