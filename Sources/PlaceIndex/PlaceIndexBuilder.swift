@@ -126,7 +126,8 @@ public final class PlaceIndexBuilder {
 
     /// Adds one piece to its group (pieces come in the order they were read).
     private static func add(_ piece: PlacePiece, to group: inout Group) {
-        let (rank, featureClass, subclass, zoom, extent) = (piece.rank, piece.featureClass, piece.subclass, piece.zoom, piece.extent)
+        let (rank, featureClass, subclass) = (piece.rank, piece.featureClass, piece.subclass)
+        let (zoom, extent) = (piece.zoom, piece.extent)
         group.minZoom = min(group.minZoom, zoom)
         group.maxZoom = max(group.maxZoom, zoom)
         group.rank = min(group.rank, rank)
@@ -204,8 +205,10 @@ public final class PlaceIndexBuilder {
             run += Self.entries(key, group, regions: options.regions)
         }
         try sorter.forEachSorted { keyBytes, value in
-            if let held = current, held.bytes.elementsEqual(keyBytes) {
-                Self.add(PlacePiece(group: held.key, value: value), to: &current!.group)
+            // Compared in place: a copy of `current` would share the group's sets, and the add
+            // below would then copy them for every piece.
+            if current?.bytes.elementsEqual(keyBytes) == true {
+                Self.add(PlacePiece(group: current!.key, value: value), to: &current!.group)
                 return
             }
             try close()

@@ -60,9 +60,11 @@ struct PlacePiece {
         var names: [String] = []
         while !(key[index] == 0 && key[index + 1] == 0) { names.append(readOrdered(key, &index)) }
         index += 2
-        let layer = readOrdered(key, &index), featureClass = readOrdered(key, &index), subclass = readOrdered(key, &index)
-        return PlaceIndexBuilder.GroupKey(kind: PlaceKind.allCases[Int(key[0])], layer: layer, featureClass: featureClass,
-                                          subclass: subclass, names: names)
+        let layer = readOrdered(key, &index)
+        let featureClass = readOrdered(key, &index)
+        let subclass = readOrdered(key, &index)
+        return PlaceIndexBuilder.GroupKey(kind: PlaceKind.allCases[Int(key[0])], layer: layer,
+                                          featureClass: featureClass, subclass: subclass, names: names)
     }
 
     /// The piece of `group` a value holds.

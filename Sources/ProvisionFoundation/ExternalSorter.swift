@@ -251,14 +251,16 @@ public final class ExternalSorter {
     }
 
     fileprivate static func length(in base: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
-        UInt32(base[offset]) | UInt32(base[offset + 1]) << 8 | UInt32(base[offset + 2]) << 16 | UInt32(base[offset + 3]) << 24
+        UInt32(base[offset]) | UInt32(base[offset + 1]) << 8
+            | UInt32(base[offset + 2]) << 16 | UInt32(base[offset + 3]) << 24
     }
 
     private static func record(in base: UnsafeRawBufferPointer, at offset: Int)
         -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        let keyLength = Int(length(in: base, at: offset)), valueLength = Int(length(in: base, at: offset + 4))
-        return (UnsafeRawBufferPointer(rebasing: base[(offset + 8)..<(offset + 8 + keyLength)]),
-                UnsafeRawBufferPointer(rebasing: base[(offset + 8 + keyLength)..<(offset + 8 + keyLength + valueLength)]))
+        let keyStart = offset + 8, keyLength = Int(length(in: base, at: offset))
+        let valueStart = keyStart + keyLength, valueLength = Int(length(in: base, at: offset + 4))
+        return (UnsafeRawBufferPointer(rebasing: base[keyStart..<valueStart]),
+                UnsafeRawBufferPointer(rebasing: base[valueStart..<(valueStart + valueLength)]))
     }
 
     /// Bytewise order of `a` and `b`: negative, zero or positive.

@@ -91,7 +91,8 @@ final class PlaceIndexTests: XCTestCase {
                 for x in nw.x...se.x {
                     for y in nw.y...se.y {
                         let tile = TileID(z: z, x: x, y: y)
-                        try builder.add(tile: tile, data: VectorTileEncoder.encode(tile, features: TestWorld.tileFeatures))
+                        let data = VectorTileEncoder.encode(tile, features: TestWorld.tileFeatures)
+                        try builder.add(tile: tile, data: data)
                         watch(builder)
                     }
                 }
@@ -125,7 +126,8 @@ final class PlaceIndexTests: XCTestCase {
 
     func testARunThatCannotBeWrittenIsAnErrorNamingTheDirectory() throws {
         let gone = try scratch().appendingPathComponent("missing")
-        let builder = PlaceIndexBuilder(options: PlaceIndexOptions(schema: .openMapTiles, memoryBudget: 1, sortDirectory: gone))
+        let options = PlaceIndexOptions(schema: .openMapTiles, memoryBudget: 1, sortDirectory: gone)
+        let builder = PlaceIndexBuilder(options: options)
         let (tile, data) = TestWorld.encodedTiles()[0]
         XCTAssertThrowsError(try builder.add(tile: tile, data: data)) { error in
             let failure = error as? ExternalSorter.FileError
