@@ -178,12 +178,7 @@ public final class ApplyLease {
     }
 
     private static func posixError(_ what: String, _ path: String) -> StoreError {
-        let code = errno
-        let detail = "\(what): \(String(cString: strerror(code)))"
-        if StoreError.isDiskFull(errno: code) {
-            return .diskFull(writing: path, detail: detail, underlyingCode: code, underlyingIsErrno: true)
-        }
-        return StoreError(.io, detail, path: path, underlyingCode: code)
+        .system(errno, what, path: path)
     }
 
     private static func hostName() -> String {

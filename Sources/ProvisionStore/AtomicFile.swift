@@ -74,12 +74,7 @@ public enum AtomicFile {
 
     /// The `.io` (or `.diskFull`, naming `target`, the file the user knows) error for `errno`.
     private static func posixError(_ what: String, _ path: String, target: String? = nil) -> StoreError {
-        let code = errno
-        let detail = "\(what): \(String(cString: strerror(code)))"
-        if StoreError.isDiskFull(errno: code) {
-            return .diskFull(writing: target ?? path, detail: detail, underlyingCode: code, underlyingIsErrno: true)
-        }
-        return StoreError(.io, detail, path: path, underlyingCode: code)
+        .system(errno, what, path: path, target: target)
     }
 }
 

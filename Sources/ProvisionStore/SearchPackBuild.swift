@@ -109,12 +109,8 @@ public enum SearchPackBuild {
                 let report = try builder.finish(body)
                 total.add(report, source: source.name)
             } catch let error as ExternalSorter.FileError {
-                let detail = "search pack '\(pack.pack.id)' sets read features aside there, sorted: \(error)"
-                if StoreError.isDiskFull(errno: error.code) {
-                    throw StoreError.diskFull(writing: error.directory, detail: detail, underlyingCode: error.code,
-                                              underlyingIsErrno: true)
-                }
-                throw StoreError(.io, detail, path: error.directory, underlyingCode: error.code)
+                throw StoreError.system(error.code, "search pack '\(pack.pack.id)' cannot \(error.operation) a temporary "
+                                        + "sort file (the features read wait there, sorted)", path: error.directory)
             }
         }
         return total

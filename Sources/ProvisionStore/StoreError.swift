@@ -81,6 +81,17 @@ public struct StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// The error for a failed system call on `path` with `errno` `code`: `.diskFull` (naming
+    /// `target`, the file the user knows, else `path`) when the file system has no room left,
+    /// else `.io`. `detail` says what was being done.
+    public static func system(_ code: Int32, _ detail: String, path: String, target: String? = nil) -> StoreError {
+        let detail = "\(detail): \(String(cString: strerror(code)))"
+        if isDiskFull(errno: code) {
+            return .diskFull(writing: target ?? path, detail: detail, underlyingCode: code, underlyingIsErrno: true)
+        }
+        return StoreError(.io, detail, path: path, underlyingCode: code)
+    }
+
     /// Whether an errno means the file system has no room left (ENOSPC, EDQUOT).
     public static func isDiskFull(errno code: Int32) -> Bool {
         code == ENOSPC || code == EDQUOT
