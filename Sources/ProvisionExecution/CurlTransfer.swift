@@ -149,7 +149,7 @@ final class CurlTransfer {
 
     /// What the finished transfer amounts to: a raw body with cache fields, or a failure
     /// with an optional Retry-After in seconds.
-    enum Outcome {
+    enum Outcome: Sendable {
         /// A 2xx body with its cache headers and declared Content-Type.
         case body(Data, CacheHeaders, contentType: String?)
         case failure(FetchFailure, retryAfter: TimeInterval?)

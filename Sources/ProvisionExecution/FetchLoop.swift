@@ -3,7 +3,8 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 
-/// The state of one `HTTPFetcher.fetchAll` call: the scheduler in front of libcurl's multi handle.
+/// The state of one `HTTPFetcher.fetchAll` call: the scheduler in front of the fetcher's
+/// transfer loops (`TransferLoop`), run on the calling thread.
 ///
 /// A request is started only when a transfer slot is free, its host is under `perHost` and the
 /// rate limiter has a token. A request whose host is full waits in `waiting` while requests to
@@ -13,9 +14,14 @@ import ProvisionModel
 /// nothing to give for now (`TransportPull.later`: a tile waiting for its archive directory);
 /// it is asked again once an answer has been handled.
 ///
-/// Bodies are checked on the `VerificationStage`'s thread while the loop goes on reading. No
-/// transfer starts while the bodies in flight and those awaiting their check number twice
-/// `concurrency`, so that many bodies at most are held in memory at once.
+/// The transfers move on the fetcher's transfer loops, each a libcurl multi handle: the first is
+/// driven here, on the calling thread, the others on threads of their own. A started request
+/// goes to the loop with the fewest in flight, except that every transfer to a host not known to
+/// answer over HTTP/1.x goes to one loop, so that an HTTP/2 host gets one connection (RFC 9113
+/// §9.1) carrying every stream; the threaded loops send finished ones back
+/// through a `TransferMailbox`, which wakes this thread's poll. Bodies are checked on the `VerificationStage`'s thread while the
+/// loops go on reading. No transfer starts while the bodies in flight and those awaiting their
+/// check number twice `concurrency`, so that many bodies at most are held in memory at once.
 struct FetchLoop {
     /// A pulled request that is not in flight: a new one whose host is full, or a retry.
     struct Pending: Sendable {
@@ -45,6 +51,20 @@ struct FetchLoop {
     /// Checks bodies beside the loop; `verifying` of them have no verdict yet.
     private let verification: VerificationStage
     private var verifying = 0
+    /// The transfer loops this run uses, what each has in flight, and what it is yet to be handed.
+    private let loops: [TransferLoop]
+    private var inFlight: [Int]
+    private var inFlightTotal = 0
+    private var starts: [[Pending]]
+    /// The loop of each host that has not answered over HTTP/1.x (yet): its transfers stay there.
+    private var pinned: [String: Int] = [:]
+    /// Hosts that answered over HTTP/1.x: their transfers go to the loop with the fewest in
+    /// flight among those under their share of the host's connections.
+    private var spread: Set<String> = []
+    /// Each host's transfers in flight on each loop.
+    private var hostOnLoop: [String: [Int]] = [:]
+    /// Where the threaded loops leave finished transfers.
+    private let mailbox: TransferMailbox
 
     init(fetcher: HTTPFetcher, onResult: @escaping (FetchRequest, Result<FetchedBody, FetchFailure>) -> Void) {
         self.fetcher = fetcher
@@ -53,21 +73,40 @@ struct FetchLoop {
         self.limiter = configuration.requestsPerSecond.map { RateLimiter(rate: $0) }
         self.waitingCap = max(64, 4 * configuration.concurrency)
         self.clock = configuration.clock
-        nonisolated(unsafe) let multi = fetcher.multi
-        // curl_multi_wakeup may be called from any thread; the stage is closed before the
-        // multi handle can go away (`run` closes it on return).
+        self.loops = Array(fetcher.loops.prefix(configuration.concurrency))
+        self.inFlight = Array(repeating: 0, count: loops.count)
+        self.starts = Array(repeating: [], count: loops.count)
+        // curl_multi_wakeup may be called from any thread; the stage and the threaded loops are
+        // closed before the multi handle can go away (`run` closes them on return).
+        nonisolated(unsafe) let multi = loops[0].multi
+        self.mailbox = TransferMailbox { curl_multi_wakeup(multi) }
         self.verification = VerificationStage(verifier: fetcher.verifier) { curl_multi_wakeup(multi) }
     }
 
     mutating func run<S: TransportSource>(_ requests: inout S) {
-        defer { verification.close() }
+        let local = loops[0]
+        let threaded = loops.dropFirst()
+        let mailbox = self.mailbox
+        let threads = threaded.map { $0.start(posting: mailbox) }
+        defer {
+            verification.close()
+            for (loop, stopped) in zip(threaded, threads) { loop.close(stopped) }
+        }
+        var finished: [TransferLoop.Finished] = []
         while true {
             deliver(verification.takeVerdicts())
+            // Transfers finish in bursts (streams of one connection, or connections started
+            // together, stay in step): the burst's bodies go to the verification thread at once,
+            // and the freed slots are refilled and the new requests sent straight away, so the
+            // server has work while the bodies are checked.
+            receive(finished + mailbox.take())
+            finished = []
             let now = clock.now
             startWaiting(now: now)
             pull(&requests, now: now)
             if stopReason != nil { abandonWaiting() }
-            if fetcher.active.isEmpty {
+            handOver(failures: &finished)
+            if inFlightTotal == 0 {
                 if verifying > 0 {
                     deliver(verification.waitForVerdicts())
                     continue
@@ -78,30 +117,33 @@ struct FetchLoop {
                 idle(now: now)
                 continue
             }
-            var running: Int32 = 0
-            curl_multi_perform(fetcher.multi, &running)
-            let done = collectFinished()
-            if done.isEmpty {
-                curl_multi_poll(fetcher.multi, nil, 0, pollTimeout(now: clock.now), nil)
-                continue
+            local.perform(into: &finished)
+            if finished.isEmpty {
+                local.poll(milliseconds: pollTimeout(now: clock.now))
+                local.perform(into: &finished)
             }
-            // Transfers finish in bursts (streams of one connection, or connections started
-            // together, stay in step): the burst's bodies go to the verification thread at once,
-            // and the freed slots are refilled and the new requests sent straight away, so the
-            // server has work while the bodies are checked.
-            var bodies: [VerificationStage.Job] = []
-            for (pending, outcome) in done {
-                if let job = handle(pending, outcome) { bodies.append(job) }
-            }
-            verifying += bodies.count
-            verification.submit(bodies)
-            // An answer may have brought the source more (a directory its tiles waited for).
-            deferred = false
-            let refill = clock.now
-            startWaiting(now: refill)
-            pull(&requests, now: refill)
-            curl_multi_perform(fetcher.multi, &running)
         }
+    }
+
+    /// Frees the slots of finished transfers, reports their answers (or schedules retries) and
+    /// sends their bodies to be checked.
+    private mutating func receive(_ finished: [TransferLoop.Finished]) {
+        guard !finished.isEmpty else { return }
+        var bodies: [VerificationStage.Job] = []
+        for transfer in finished {
+            inFlight[transfer.loop] -= 1
+            inFlightTotal -= 1
+            hostActive[transfer.pending.host, default: 1] -= 1
+            hostOnLoop[transfer.pending.host]?[transfer.loop] -= 1
+            if transfer.multiplexed == false, spread.insert(transfer.pending.host).inserted {
+                pinned[transfer.pending.host] = nil
+            }
+            if let job = handle(transfer.pending, transfer.outcome) { bodies.append(job) }
+        }
+        verifying += bodies.count
+        verification.submit(bodies)
+        // An answer may have brought the source more (a directory its tiles waited for).
+        deferred = false
     }
 
     // MARK: - Scheduling
@@ -113,8 +155,7 @@ struct FetchLoop {
     /// Whether a transfer may start: a slot is free, and the bodies held (in flight or awaiting
     /// their check) are fewer than twice `concurrency`.
     private var hasSlot: Bool {
-        fetcher.active.count < configuration.concurrency
-            && fetcher.active.count + verifying < 2 * configuration.concurrency
+        inFlightTotal < configuration.concurrency && inFlightTotal + verifying < 2 * configuration.concurrency
     }
 
     /// Starts waiting requests that are due and whose host has room, oldest first.
@@ -169,7 +210,7 @@ struct FetchLoop {
         }
     }
 
-    /// How long `curl_multi_poll` may wait: at most 1 s, and no later than the next retry or token.
+    /// How long the loop may wait for a transfer: at most 1 s, and no later than the next retry or token.
     /// Requests already due but held by their host's cap wait for a transfer to finish, which
     /// wakes the poll anyway.
     private mutating func pollTimeout(now: UInt64) -> Int32 {
@@ -193,56 +234,39 @@ struct FetchLoop {
 
     // MARK: - Transfers
 
+    /// Counts a transfer in flight and queues it for its loop: the host's own while it is not
+    /// known to answer over HTTP/1.x, else the one with the fewest in flight of those under their
+    /// share of the host (one always is: the host has fewer than `perHost` in flight, the sum of
+    /// the shares).
     private mutating func start(_ pending: Pending) {
-        let transfer: CurlTransfer
-        if let reused = fetcher.idle.popLast() {
-            transfer = reused
+        let host = pending.host
+        var onLoop = hostOnLoop[host] ?? Array(repeating: 0, count: loops.count)
+        var target: Int
+        if let loop = pinned[host] {
+            target = loop
         } else {
-            let options = CurlTransfer.Options(
-                timeout: configuration.timeout, stallTimeout: configuration.stallTimeout,
-                maxRedirects: configuration.maxRedirects, maxBytes: configuration.maxResponseBytes,
-                userAgent: configuration.userAgent, trust: configuration.trust, secrets: configuration.secrets)
-            guard let created = CurlTransfer(options: options) else {
-                finish(pending, .failure(.transport("curl_easy_init failed")), retryAfter: nil)
-                return
-            }
-            transfer = created
+            let open = inFlight.indices.filter { !spread.contains(host) || onLoop[$0] < loops[$0].hostConnections }
+            target = open.min { inFlight[$0] < inFlight[$1] } ?? 0
+            if !spread.contains(host) { pinned[host] = target }
         }
-        transfer.prepare(pending.transport, attempt: pending.attempt)
-        transfer.host = pending.host
-        guard curl_multi_add_handle(fetcher.multi, transfer.handle) == CURLM_OK else {
-            transfer.transport = nil
-            fetcher.idle.append(transfer)
-            finish(pending, .failure(.transport("curl_multi_add_handle failed")), retryAfter: nil)
-            return
-        }
-        hostActive[pending.host, default: 0] += 1
-        fetcher.active[transfer.handle] = transfer
+        onLoop[target] += 1
+        hostOnLoop[host] = onLoop
+        inFlight[target] += 1
+        inFlightTotal += 1
+        hostActive[host, default: 0] += 1
+        starts[target].append(pending)
     }
 
-    /// Reads libcurl's completion messages and frees their slots; returns what each answered.
-    private mutating func collectFinished() -> [(Pending, CurlTransfer.Outcome)] {
-        var done: [(Pending, CurlTransfer.Outcome)] = []
-        var remaining: Int32 = 0
-        var now: Int64?
-        while let message = curl_multi_info_read(fetcher.multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
-                  let transfer = fetcher.active.removeValue(forKey: handle) else { continue }
-            let code = message.pointee.data.result
-            curl_multi_remove_handle(fetcher.multi, handle)
-            hostActive[transfer.host, default: 1] -= 1
-            let wallClock = now ?? configuration.now()
-            now = wallClock
-            let outcome = transfer.outcome(code, now: wallClock, buildTime: configuration.buildTime ?? wallClock)
-            let pending = transfer.transport.map {
-                Pending(transport: $0, host: transfer.host, attempt: transfer.attempt, due: 0)
-            }
-            transfer.transport = nil
-            transfer.body = Data()
-            fetcher.idle.append(transfer)
-            if let pending { done.append((pending, outcome)) }
+    /// Hands the transfers started this turn to their loops: the first loop's are added to its
+    /// multi handle here (those that cannot start join `failures`), the others' go over with one
+    /// wake-up per loop.
+    private mutating func handOver(failures: inout [TransferLoop.Finished]) {
+        for pending in starts[0] { loops[0].begin(pending, failures: &failures) }
+        starts[0].removeAll(keepingCapacity: true)
+        for index in starts.indices.dropFirst() where !starts[index].isEmpty {
+            loops[index].submit(starts[index])
+            starts[index].removeAll(keepingCapacity: true)
         }
-        return done
     }
 
     /// Reports an answer (or schedules a retry); a body to check is returned instead. Raw bodies

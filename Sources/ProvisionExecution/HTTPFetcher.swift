@@ -9,11 +9,13 @@ public protocol RetryCounting: AnyObject {
     var retryCount: Int { get }
 }
 
-/// The HTTP transport: libcurl's multi interface driven on the calling thread.
+/// The HTTP transport: libcurl's multi interface, on `transferLoops` threads of its own.
 ///
-/// Why the multi interface directly: one thread drives every transfer with a poll loop,
+/// Why the multi interface directly: a few threads drive every transfer with poll loops,
 /// connections and TLS sessions are reused across requests, and there is no per-request
-/// thread or task. In-flight transfers never exceed `concurrency`; requests are pulled from
+/// thread or task. The calling thread schedules (`FetchLoop`), and each transfer loop
+/// (`TransferLoop`) moves its share of the transfers, so receiving (TLS, HTTP/2, headers) uses
+/// more than one core. In-flight transfers never exceed `concurrency`; requests are pulled from
 /// the caller's iterator only when a slot is free, so the work list is never materialised.
 /// A transiently failed request waits out its backoff delay in a side list while the other
 /// transfers continue, then re-enters the in-flight set.
@@ -36,6 +38,9 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         public var concurrency: Int
         /// Transfers in flight at once to one host (`host:port` of the transport URL).
         public var perHost: Int
+        /// Threads that move the transfers, each with its own connections (at most `concurrency`
+        /// and `perHost`: each loop holds a share of a host's connections).
+        public var transferLoops: Int
         /// Transfer starts per second, retries included; nil for no limit.
         public var requestsPerSecond: Double?
         /// Seconds one attempt may take in total.
@@ -74,6 +79,10 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
         /// Where the fetch loop reads the time and waits for it: retry delays and the rate limit.
         public var clock: any MonotonicClock
 
+        /// One transfer loop per core, up to four: receiving uses every core of a small machine,
+        /// and connections are not split more finely than a host's few needs.
+        public static var defaultTransferLoops: Int { min(4, max(1, ProcessInfo.processInfo.activeProcessorCount)) }
+
         /// The default User-Agent.
         public static let defaultUserAgent = "provision/0.1 (+https://github.com/provision-maps/provision)"
 
@@ -93,6 +102,7 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
                     clock: any MonotonicClock = SystemClock()) {
             self.concurrency = max(1, settings.concurrency)
             self.perHost = max(1, settings.perHost)
+            self.transferLoops = Configuration.defaultTransferLoops
             self.requestsPerSecond = settings.requestsPerSecond.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
             self.timeout = settings.timeoutSeconds > 0 ? settings.timeoutSeconds : 30
             let stall = stallTimeout ?? settings.stallSeconds
@@ -117,9 +127,8 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
     /// The checks every body passes before it is delivered.
     public let verifier: Verifier
 
-    let multi: UnsafeMutableRawPointer
-    var idle: [CurlTransfer] = []
-    var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// The transfer loops, with their connections kept from one `fetchAll` to the next.
+    let loops: [TransferLoop]
     /// Serialises `fetchAll` calls.
     private let lock = NSLock()
     private let retries = Mutex(0)
@@ -128,27 +137,18 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
 
     /// Creates a fetcher; throws `FetchFailure.transport` when libcurl cannot be initialised.
     public init(configuration: Configuration = Configuration(), verifier: Verifier? = nil) throws {
-        guard Self.globalInit == CURLE_OK, let multi = curl_multi_init() else {
+        let count = max(1, min(configuration.transferLoops, configuration.concurrency, configuration.perHost))
+        let loops = (0..<count).compactMap { index in
+            // perHost split as evenly as it goes: the shares add up to perHost.
+            let share = configuration.perHost / count + (index < configuration.perHost % count ? 1 : 0)
+            return TransferLoop(index: index, configuration: configuration, hostConnections: share)
+        }
+        guard Self.globalInit == CURLE_OK, loops.count == count else {
             throw FetchFailure.transport("libcurl could not be initialised")
         }
-        self.multi = multi
+        self.loops = loops
         self.configuration = configuration
         self.verifier = verifier ?? Verifier(maxInflatedBytes: configuration.maxResponseBytes)
-        provision_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.concurrency * 2)
-        // The loop keeps its own per-host count (so a host at its cap never holds a slot);
-        // libcurl's cap backs it up for redirects to another host.
-        provision_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.perHost)
-        // HTTP/2 streams share a connection: with CURLOPT_PIPEWAIT a transfer waits for the
-        // host's connection to finish its handshake and then multiplexes onto it, so `perHost`
-        // transfers in flight to an HTTP/2 host usually travel on one connection.
-        provision_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-    }
-
-    deinit {
-        for transfer in active.values { curl_multi_remove_handle(multi, transfer.handle) }
-        active.removeAll()
-        idle.removeAll()
-        curl_multi_cleanup(multi)
     }
 
     /// Retries made since creation.

@@ -140,4 +140,33 @@ final class HTTPFetcherTLSTests: XCTestCase {
         // (waiting to share the first would serialise the host), never more than perHost.
         XCTAssertTrue((2...8).contains(connections), "\(tileCount) requests, 8 in flight, on \(connections) connections")
     }
+
+    /// Fetches every tile through three transfer loops; returns how many connections nginx saw
+    /// and how many transfers each loop carried.
+    private func fetchThroughThreeLoops(concurrency: Int) throws -> (connections: Int, carried: [Int]) {
+        var configuration = HTTPFetcher.Configuration(
+            settings: DownloadSettings(concurrency: concurrency, retries: 3, timeoutSeconds: 10), retry: fastRetries(),
+            trust: TLSTrust(caFile: nginx.caFile.path, caDirectory: nil))
+        configuration.transferLoops = 3
+        let fetcher = try HTTPFetcher(configuration: configuration)
+        let results = fetch(fetcher, (0..<tileCount).map(request))
+        XCTAssertEqual(results.filter { (try? $0.1.get()) != nil }.count, tileCount)
+        XCTAssertEqual(nginx.requests.count, tileCount)
+        return (Set(nginx.requests.map(\.connection)).count, fetcher.loops.map(\.carried))
+    }
+
+    func testAnHTTP2HostStaysOnOneTransferLoopAndOneConnection() throws {
+        let (connections, carried) = try fetchThroughThreeLoops(concurrency: 16)
+        XCTAssertEqual(connections, 1, "every stream on one connection, whatever the number of loops")
+        XCTAssertEqual(carried.sorted(), [0, 0, tileCount], "the host's transfers stay on the loop of its connection")
+    }
+
+    func testAnHTTP1HostOverTLSIsSpreadOverTheTransferLoops() throws {
+        nginx.stop()
+        nginx = try NginxTLSServer(serving: [("/tiles/", tiles)], http2: false)
+        let (connections, carried) = try fetchThroughThreeLoops(concurrency: 8)
+        XCTAssertTrue((3...8).contains(connections), "\(connections) connections: at least one per loop, at most perHost")
+        XCTAssertEqual(carried.reduce(0, +), tileCount)
+        XCTAssertEqual(carried.filter { $0 > 0 }.count, 3, "each loop decrypts its share: \(carried)")
+    }
 }
