@@ -384,11 +384,54 @@ def targets(peers, plans, scale=None, export=None, search=None):
     if flat:
         add("search pack build: peak RSS flat with the tile count (200k ≤ 1.25× 100k) (issue 23)", flat["rss"],
             flat["rss"] <= 1.25, f"×{flat['rss']:.2f} ({flat['rss100']:.0f} → {flat['rss200']:.0f} MB)")
+    speed_targets(add, rate, tools, scale, export)
     mg = scale.get("merge", {})
     if "byteIdentical" in mg:
         add("merge of 4 shards byte-identical to one apply (issue 12)", mg["byteIdentical"], mg["byteIdentical"],
             "yes" if mg["byteIdentical"] else "no")
     return rows
+
+
+def speed_targets(add, rate, tools, scale, export):
+    """The targets of issue 25: every path against the tool it replaces, in the same run."""
+    p, c = rate("provision", "plain16"), rate("curl", "plain16")
+    if p and c:
+        add("HTTP/1.1 ≥ 1.2× curl --parallel, no latency, 16 conns (issue 25)", p / c, p / c >= 1.2, f"{p / c:.2f}×")
+    pc = tools.get("provision", {}).get("plain16", {}).get("cpuPer10k")
+    cc = tools.get("curl", {}).get("plain16", {}).get("cpuPer10k")
+    if pc is not None and cc:
+        add("HTTP/1.1 CPU s per 10k tiles ≤ curl's (issue 25)", pc / cc, pc <= cc, f"{pc:.2f} s vs {cc:.2f} s")
+    for case in ("delay16", "delay64"):
+        p, w = rate("provision", case), rate("wrk", case)
+        if p and w:
+            add(f"+20 ms, {case[5:]} conns: ≥ 95% of wrk (issue 25)", p / w, p / w >= 0.95, f"{p / w:.2f}×")
+    h2 = scale.get("h2", {}).get("tools", {})
+    hp, hl = h2.get("provision", {}).get("tilesPerSecond"), h2.get("h2load", {}).get("tilesPerSecond")
+    if hp and hl:
+        add("HTTPS/HTTP/2 apply ≥ 50% of h2load (issue 25)", hp / hl, hp / hl >= 0.5, f"{hp / hl:.0%}")
+    export = export or {}
+    pm, conv = export.get("provisionPMTiles", {}), export.get("pmtilesConvert", {})
+    mb, raw = export.get("provisionMBTiles", {}), export.get("sqlite3", {})
+    ok = lambda e: e.get("rc") == 0 and e.get("seconds")
+    if ok(mb) and ok(raw):
+        r = mb["seconds"] / raw["seconds"]
+        add("MBTiles export ≤ 1.5× the sqlite3 copy (issue 25)", r, r <= 1.5, f"{r:.2f}× its time")
+    if ok(pm) and ok(conv):
+        r = conv["seconds"] / pm["seconds"]
+        add("PMTiles export ≥ 2× pmtiles-convert's tiles/s (issue 25)", r, r >= 2, f"{r:.2f}×")
+    if ok(pm) and ok(raw):
+        r = pm["seconds"] / raw["seconds"]
+        add("PMTiles export ≤ 2× the sqlite3 copy (issue 25)", r, r <= 2, f"{r:.2f}× its time")
+    single, copy = scale.get("apply", {}), scale.get("sqlite3", {})
+    if single.get("rc") == 0 and copy.get("rc") == 0 and copy.get("seconds"):
+        r = single["seconds"] / copy["seconds"]
+        add(f"{single['tiles']:,}-tile apply from MBTiles ≤ 1.3× the sqlite3 copy (issue 25)", r, r <= 1.3,
+            f"{r:.2f}× its time")
+    sh, mg = scale.get("shards", {}), scale.get("merge", {})
+    if sh.get("ok") and mg.get("rc") == 0 and mg.get("seconds") and sh.get("maxSeconds"):
+        r = mg["seconds"] / sh["maxSeconds"]
+        add(f"merge of {sh['count']} shards no slower than the slowest shard (issue 25)", r, r <= 1.0,
+            f"{mg['seconds']:.1f} s vs {sh['maxSeconds']:.1f} s")
 
 
 def routing_table(routing):
