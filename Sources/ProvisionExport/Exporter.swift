@@ -170,7 +170,7 @@ struct Exporter {
             throw ProvisionError(store: error, context: "cannot read source '\(source.name)' from the store", kind: readKind(error))
         }
         order.sort { $0.id < $1.id }
-        let writer = try writing(destination) { try PMTilesArchiveWriter(destination: destination) }
+        let writer = try writing(destination) { try PMTilesArchiveWriter(destination: destination, expectedTiles: order.count) }
         defer { writer.abandon() }
         // One read transaction for every row: SQLite takes its file lock once, not once a tile.
         try copying(source, to: destination) {
