@@ -18,10 +18,11 @@ import ProvisionModel
 /// driven here, on the calling thread, the others on threads of their own. A started request
 /// goes to the loop with the fewest in flight, except that every transfer to a host not known to
 /// answer over HTTP/1.x goes to one loop, so that an HTTP/2 host gets one connection (RFC 9113
-/// §9.1) carrying every stream; the threaded loops send finished ones back
-/// through a `TransferMailbox`, which wakes this thread's poll. Bodies are checked on the `VerificationStage`'s thread while the
-/// loops go on reading. No transfer starts while the bodies in flight and those awaiting their
-/// check number twice `concurrency`, so that many bodies at most are held in memory at once.
+/// §9.1) carrying every stream. The threaded loops send finished transfers back through a
+/// `TransferMailbox`, which wakes this thread's poll. Bodies are checked on the
+/// `VerificationStage`'s thread while the loops go on reading. No transfer starts while the
+/// bodies in flight and those awaiting their check number twice `concurrency`, so that many
+/// bodies at most are held in memory at once.
 struct FetchLoop {
     /// A pulled request that is not in flight: a new one whose host is full, or a retry.
     struct Pending: Sendable {
@@ -240,17 +241,22 @@ struct FetchLoop {
     /// the shares).
     private mutating func start(_ pending: Pending) {
         let host = pending.host
-        var onLoop = hostOnLoop[host] ?? Array(repeating: 0, count: loops.count)
-        var target: Int
+        let none = Array(repeating: 0, count: loops.count)
+        var target = 0
         if let loop = pinned[host] {
             target = loop
+        } else if spread.contains(host) {
+            let onLoop = hostOnLoop[host, default: none]
+            var best: Int?
+            for index in loops.indices where onLoop[index] < loops[index].hostConnections {
+                if best.map({ inFlight[index] < inFlight[$0] }) ?? true { best = index }
+            }
+            target = best ?? 0
         } else {
-            let open = inFlight.indices.filter { !spread.contains(host) || onLoop[$0] < loops[$0].hostConnections }
-            target = open.min { inFlight[$0] < inFlight[$1] } ?? 0
-            if !spread.contains(host) { pinned[host] = target }
+            for index in inFlight.indices where inFlight[index] < inFlight[target] { target = index }
+            pinned[host] = target
         }
-        onLoop[target] += 1
-        hostOnLoop[host] = onLoop
+        hostOnLoop[host, default: none][target] += 1
         inFlight[target] += 1
         inFlightTotal += 1
         hostActive[host, default: 0] += 1

@@ -9,7 +9,8 @@ public protocol RetryCounting: AnyObject {
     var retryCount: Int { get }
 }
 
-/// The HTTP transport: libcurl's multi interface, on `transferLoops` threads of its own.
+/// The HTTP transport: libcurl's multi interface, driven by the calling thread and
+/// `transferLoops - 1` threads of its own.
 ///
 /// Why the multi interface directly: a few threads drive every transfer with poll loops,
 /// connections and TLS sessions are reused across requests, and there is no per-request
@@ -137,15 +138,14 @@ public final class HTTPFetcher: Fetcher, RetryCounting {
 
     /// Creates a fetcher; throws `FetchFailure.transport` when libcurl cannot be initialised.
     public init(configuration: Configuration = Configuration(), verifier: Verifier? = nil) throws {
+        guard Self.globalInit == CURLE_OK else { throw FetchFailure.transport("libcurl could not be initialised") }
         let count = max(1, min(configuration.transferLoops, configuration.concurrency, configuration.perHost))
         let loops = (0..<count).compactMap { index in
             // perHost split as evenly as it goes: the shares add up to perHost.
             let share = configuration.perHost / count + (index < configuration.perHost % count ? 1 : 0)
             return TransferLoop(index: index, configuration: configuration, hostConnections: share)
         }
-        guard Self.globalInit == CURLE_OK, loops.count == count else {
-            throw FetchFailure.transport("libcurl could not be initialised")
-        }
+        guard loops.count == count else { throw FetchFailure.transport("libcurl could not make a multi handle") }
         self.loops = loops
         self.configuration = configuration
         self.verifier = verifier ?? Verifier(maxInflatedBytes: configuration.maxResponseBytes)

@@ -3,15 +3,16 @@ import Foundation
 import ProvisionFoundation
 import ProvisionModel
 
-/// One of the fetcher's transfer loops: a libcurl multi handle with its transfers, driven on a
-/// thread of its own while a `FetchLoop` runs.
+/// One of the fetcher's transfer loops: a libcurl multi handle with its transfers. While a
+/// `FetchLoop` runs, the first loop is driven by it on the calling thread, each other one on a
+/// thread of its own.
 ///
 /// Why several: receiving a response costs the thread that drives it the TLS decryption, the
 /// HTTP/2 framing and the header parsing. With one thread for every transfer, that thread was the
 /// limit against a fast origin while the other core had little to do. Each loop keeps its own
-/// connections (an HTTP/2 host gets one per loop). The `FetchLoop` on the calling thread still
-/// decides what starts and when, so the per-host cap, the rate limit and the memory bound hold
-/// over all the loops together.
+/// connections: an HTTP/1.x host's are shared out among the loops, an HTTP/2 host's one
+/// connection stays on one loop. The `FetchLoop` still decides what starts, where and when, so
+/// the per-host cap, the rate limit and the memory bound hold over all the loops together.
 ///
 /// A transfer belongs to the loop that created it for its whole life; libcurl's callbacks reach
 /// it through an unretained pointer, so the loop must outlive every transfer on it.
@@ -68,7 +69,7 @@ final class TransferLoop {
         provision_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, hostConnections)
         // HTTP/2 streams share a connection: with CURLOPT_PIPEWAIT a transfer waits for the
         // host's connection to finish its handshake and then multiplexes onto it, so the
-        // transfers in flight to an HTTP/2 host usually travel on one connection per loop.
+        // transfers in flight to an HTTP/2 host (all on one loop) travel on one connection.
         provision_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
     }
 
