@@ -4,7 +4,7 @@
   bench.py peers  --fixture DIR --work DIR --fs DIR --plain-port P --delay-port Q --provision BIN
                   [--reps N] [--quick] [--download-tiles BIN] --json FILE
   bench.py plans  --work DIR --fs DIR --cache DIR --provision BIN [--quick] --json FILE
-  bench.py scale  --work DIR --fs DIR --cache DIR --provision BIN --fixture DIR [--h2-port P --h2-ca PEM]
+  bench.py scale  --work DIR --fs DIR --cache DIR --provision BIN --fixture DIR [--h2-port P --h1s-port P --h2-ca PEM]
                   [--quick] [--https-only] --json FILE
   bench.py search --work DIR --fs DIR --cache DIR --provision BIN [--quick] --json FILE
   bench.py report PART.json... --json FILE   (prints the tables, writes the merged JSON)
@@ -456,6 +456,7 @@ def main():
     s.add_argument("--provision", required=True)
     s.add_argument("--fixture", required=True)
     s.add_argument("--h2-port", type=lambda v: int(v) if v else 0, default=0)
+    s.add_argument("--h1s-port", type=lambda v: int(v) if v else 0, default=0)
     s.add_argument("--h2-ca", default="")
     s.add_argument("--fs-kind", default="one file system")
     s.add_argument("--quick", action="store_true")

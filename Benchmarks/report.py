@@ -105,7 +105,7 @@ def scale_table(scale):
     mix = ", ".join(f"{c['tiles'] / n * 100:.1f}% {name}" for name, c in classes.items())
     where = (f"{fx.get('count', 0):,} distinct tiles ({fx.get('bytes', 0) / 1e9:.2f} GB of gzip MVT, "
              f"{fx.get('minBytes', 0):,}–{fx.get('maxBytes', 0):,} B: {mix}) from an MBTiles origin"
-             if fx else "The HTTPS/HTTP/2 case only (--https-only)")
+             if fx else "The HTTPS cases only (--https-only: HTTP/2, and HTTP/1.1)")
     lines = [
         f"{where} into {scale.get('filesystem', 'one file system')}; "
         f"×: provision's tiles/s ÷ the peer's (its time ratio is the inverse)",
@@ -171,15 +171,29 @@ def scale_table(scale):
             add = (s.get("tiles") or {}).get("add") if isinstance(s.get("tiles"), dict) else None
             label = label.format(n=e.get("tiles", 0)) + (f" (to add {add:,})" if isinstance(add, int) else "")
             row(label, e)
-    h2 = scale.get("h2", {})
-    if h2.get("tools"):
-        tools = h2["tools"]
+    for key, title in (("h2", "HTTPS + HTTP/2"), ("h1s", "HTTPS + HTTP/1.1")):
+        lines += tls_rows(scale.get(key, {}), title, http2=key == "h2")
+    if mg and mg.get("available", True) and "byteIdentical" in mg:
+        lines += ["", f"byte-identical (merge of the shards vs the single apply, offline.db and provision.lock.json): "
+                      f"{'yes' if mg['byteIdentical'] else 'no'} (offline.db {'yes' if mg['offlineDbIdentical'] else 'no'}, "
+                      f"lock {'yes' if mg['lockIdentical'] else 'no'})"]
+    elif mg and not mg.get("available", True):
+        lines += ["", "byte-identical: not checked (merge: not available in this build)"]
+    return lines
+
+
+def tls_rows(case, title, http2):
+    """The rows of one HTTPS case of the scale part: h2load, curl and provision from one nginx."""
+    lines = []
+    if case.get("tools"):
+        tools, n = case["tools"], case["connections"]
         p = tools.get("provision", {}).get("tilesPerSecond")
-        labels = {"h2load": f"h2load -c1 -m{h2['connections']} (ceiling, writes nothing)",
-                  "curl": f"curl --parallel --parallel-max {h2['connections']} --http2 (multiplexed, plain files)",
-                  "provision": f"**provision apply** (concurrency {h2['connections']})"}
-        lines.append(f"| *HTTPS + HTTP/2 from nginx on 127.0.0.1: {h2['tiles']:,} tiles ({h2['bytes'] / 1e6:.0f} MB), "
-                     f"median of {h2['reps']}* | | | | | |")
+        labels = {"h2load": (f"h2load -c1 -m{n}" if http2 else f"h2load --h1 -c{n}") + " (ceiling, writes nothing)",
+                  "curl": (f"curl --parallel --parallel-max {n} --http2 (multiplexed, plain files)" if http2
+                           else f"curl --parallel --parallel-max {n} --http1.1 (plain files)"),
+                  "provision": f"**provision apply** (concurrency {n})"}
+        lines.append(f"| *{title} from nginx on 127.0.0.1: {case['tiles']:,} tiles ({case['bytes'] / 1e6:.0f} MB), "
+                     f"median of {case['reps']}* | | | | | |")
         for tool in ("h2load", "curl", "provision"):
             e = tools.get(tool)
             if not e:
@@ -190,16 +204,10 @@ def scale_table(scale):
             ratio = f"×{p / e['tilesPerSecond']:.2f}" if p and tool != "provision" else ""
             lines.append(f"| {labels[tool]} | {e['tiles']:,} | {e['seconds']:.2f} | {e['tilesPerSecond']:,.0f} | "
                          f"{e['peakRSSMB']:.0f} | {ratio} |")
-    elif h2.get("note"):
-        lines.append(f"| HTTPS + HTTP/2: {h2['note']} | | | | | |")
-    elif h2.get("error"):
-        lines.append(f"| HTTPS + HTTP/2: failed: {str(h2['error'])[:120]} | | | | | |")
-    if mg and mg.get("available", True) and "byteIdentical" in mg:
-        lines += ["", f"byte-identical (merge of the shards vs the single apply, offline.db and provision.lock.json): "
-                      f"{'yes' if mg['byteIdentical'] else 'no'} (offline.db {'yes' if mg['offlineDbIdentical'] else 'no'}, "
-                      f"lock {'yes' if mg['lockIdentical'] else 'no'})"]
-    elif mg and not mg.get("available", True):
-        lines += ["", "byte-identical: not checked (merge: not available in this build)"]
+    elif case.get("note"):
+        lines.append(f"| {title}: {case['note']} | | | | | |")
+    elif case.get("error"):
+        lines.append(f"| {title}: failed: {str(case['error'])[:120]} | | | | | |")
     return lines
 
 

@@ -484,27 +484,33 @@ COMMIT;
 
     # 4. HTTPS + HTTP/2
     def h2_part(self):
+        """HTTPS with HTTP/2 (one multiplexed connection) and, from the same nginx, HTTPS with
+        HTTP/1.1 only (a connection per request in flight): provision, curl and h2load."""
+        self.guarded("h2", lambda: self.tls_part("h2", self.args.h2_port, http2=True))
+        self.guarded("h1s", lambda: self.tls_part("h1s", self.args.h1s_port, http2=False))
+
+    def tls_part(self, key, port, http2):
         a = self.args
-        if not a.h2_port:
-            self.result["h2"] = {"note": "HTTPS/HTTP/2 server not started"}
+        if not port:
+            self.result[key] = {"note": "HTTPS server not started"}
             return
         with open(os.path.join(a.fixture, "fixture.json")) as f:
             fixture = json.load(f)
         with open(os.path.join(a.fixture, "paths.txt")) as f:
             paths = [line.strip() for line in f if line.strip()]
-        base = f"https://127.0.0.1:{a.h2_port}"
+        base = f"https://127.0.0.1:{port}"
         conns = 16
-        out_curl = os.path.join(self.fs, "h2-curl")
-        curl_list = os.path.join(self.work, "h2-curl.list")
-        uris = os.path.join(self.work, "h2-uris.txt")
+        out_curl = os.path.join(self.fs, f"{key}-curl")
+        curl_list = os.path.join(self.work, f"{key}-curl.list")
+        uris = os.path.join(self.work, f"{key}-uris.txt")
         with open(curl_list, "w") as f:
             for p in paths:
                 f.write(f'url = "{base}{p}"\noutput = "{out_curl}/{p[len("/tiles/"):]}"\n')
         with open(uris, "w") as f:
             f.write("".join(f"{base}{p}\n" for p in paths))
-        job = os.path.join(self.work, "h2-job.json")
+        job = os.path.join(self.work, f"{key}-job.json")
         with open(job, "w") as f:
-            json.dump({"version": 1, "name": "https h2",
+            json.dump({"version": 1, "name": f"https {key}",
                        "regions": [{"id": "fixture", "name": "Fixture", "bbox": fixture["bbox"],
                                     "zoom": [fixture["minzoom"], fixture["maxzoom"]],
                                     "tilesets": ["https://tiles.h2.invalid/tiles/{z}/{x}/{y}.pbf"]}],
@@ -517,9 +523,11 @@ COMMIT;
         n = len(paths)
         for rep in range(reps):  # round the tools, as part one does
             for tool in tools:
-                name = f"h2-{tool}-{rep}"
+                name = f"{key}-{tool}-{rep}"
                 if tool == "h2load":
-                    m = self.measure(name, ["h2load", "-n", str(n), "-c", "1", "-m", str(conns), "-i", uris], env=env)
+                    # HTTP/2: one connection with `conns` streams; HTTP/1.1: `conns` connections.
+                    shape = ["-c", "1", "-m", str(conns)] if http2 else ["--h1", "-c", str(conns)]
+                    m = self.measure(name, ["h2load", "-n", str(n), *shape, "-i", uris], env=env)
                     got = 0
                     with open(os.path.join(self.logs, name + ".out"), errors="replace") as f:
                         for line in f:
@@ -534,14 +542,14 @@ COMMIT;
                     fresh_dir(out_curl)
                     # Multiplexed as provision and h2load are: --parallel-immediate would open a
                     # connection per transfer instead (measured: no faster, curl is CPU-bound here).
-                    m = self.measure(name, ["curl", "-sS", "--fail", "--http2", "--parallel",
+                    m = self.measure(name, ["curl", "-sS", "--fail", "--http2" if http2 else "--http1.1", "--parallel",
                                             "--parallel-max", str(conns), "--cacert", a.h2_ca, "--create-dirs",
                                             "-K", curl_list], env=env)
                     got = sum(len(files) for _, _, files in os.walk(out_curl))
                     ok = m["rc"] == 0 and got == n
                     shutil.rmtree(out_curl, ignore_errors=True)
                 else:
-                    store = os.path.join(self.fs, "h2-provision")
+                    store = os.path.join(self.fs, f"{key}-provision")
                     fresh_dir(store)
                     shutil.rmtree(store)
                     m = self.measure(name, [self.prov, "apply", job, "--store", store, "--quiet"], env=env)
@@ -552,10 +560,11 @@ COMMIT;
                 if not ok:
                     e["error"] = f"rc {m['rc']}, {got}/{n}: {m['stderr']}"
                 runs[tool].append(e)
-                log(f"h2 {tool:9} rep {rep + 1}/{reps}: {got:,} tiles in {m['wall']:.2f} s = "
+                log(f"{key} {tool:9} rep {rep + 1}/{reps}: {got:,} tiles in {m['wall']:.2f} s = "
                     f"{e['tilesPerSecond']:,.0f}/s, cpu {m['cpu']:.2f} s, rss {m['rssMB']:.0f} MB"
                     + (f"  [{e['error']}]" if not ok else ""))
-        summary = {"tiles": n, "bytes": fixture["bytes"], "connections": conns, "reps": reps, "tools": {}}
+        summary = {"tiles": n, "bytes": fixture["bytes"], "connections": conns, "reps": reps, "http2": http2,
+                   "tools": {}}
         for tool in tools:
             ok = [r for r in runs[tool] if r["tiles"]]
             t = {"runs": runs[tool], "ok": len(ok) == len(runs[tool])}
@@ -568,7 +577,7 @@ COMMIT;
             else:
                 t["error"] = runs[tool][-1].get("error", "failed")
             summary["tools"][tool] = t
-        self.result["h2"] = summary
+        self.result[key] = summary
 
     def run(self):
         self.result["quick"] = bool(self.args.quick)
@@ -587,7 +596,7 @@ COMMIT;
             self.guarded("plan10M", self.plan_part)
         shutil.rmtree(self.single, ignore_errors=True)
         if "h2" in cases:
-            self.guarded("h2", self.h2_part)
+            self.h2_part()
         return self.result
 
     def guarded(self, key, part):
