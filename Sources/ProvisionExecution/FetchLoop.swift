@@ -62,8 +62,9 @@ struct FetchLoop {
     /// Hosts that answered over HTTP/1.x: their transfers go to the loop with the fewest in
     /// flight among those under their share of the host's connections.
     private var spread: Set<String> = []
-    /// Each host's transfers in flight on each loop.
+    /// Each host's transfers in flight on each loop, and a host's count before its first.
     private var hostOnLoop: [String: [Int]] = [:]
+    private let noneOnLoop: [Int]
     /// Where the threaded loops leave finished transfers.
     private let mailbox: TransferMailbox
 
@@ -77,6 +78,7 @@ struct FetchLoop {
         self.loops = Array(fetcher.loops.prefix(configuration.concurrency))
         self.inFlight = Array(repeating: 0, count: loops.count)
         self.starts = Array(repeating: [], count: loops.count)
+        self.noneOnLoop = Array(repeating: 0, count: loops.count)
         // curl_multi_wakeup may be called from any thread; the stage and the threaded loops are
         // closed before the multi handle can go away (`run` closes them on return).
         nonisolated(unsafe) let multi = loops[0].multi
@@ -241,7 +243,7 @@ struct FetchLoop {
     /// the shares).
     private mutating func start(_ pending: Pending) {
         let host = pending.host
-        let none = Array(repeating: 0, count: loops.count)
+        let none = noneOnLoop  // shared storage, not a new array: the start of every transfer comes here
         var target = 0
         if let loop = pinned[host] {
             target = loop

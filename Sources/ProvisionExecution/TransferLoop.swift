@@ -147,25 +147,16 @@ final class TransferLoop {
 
     /// Adds a transfer to the multi handle; a transfer that cannot start is finished at once.
     func begin(_ pending: FetchLoop.Pending, failures: inout [Finished]) {
-        let transfer: CurlTransfer
-        if let reused = idle.popLast() {
-            transfer = reused
-        } else {
-            guard let created = CurlTransfer(options: options) else {
-                failures.append(Finished(pending: pending, outcome: .failure(.transport("curl_easy_init failed"), retryAfter: nil),
-                                         loop: index))
-                return
-            }
-            transfer = created
+        func fail(_ message: String) {
+            failures.append(Finished(pending: pending, outcome: .failure(.transport(message), retryAfter: nil), loop: index))
         }
+        guard let transfer = idle.popLast() ?? CurlTransfer(options: options) else { return fail("curl_easy_init failed") }
         transfer.prepare(pending.transport, attempt: pending.attempt)
         transfer.host = pending.host
         guard curl_multi_add_handle(multi, transfer.handle) == CURLM_OK else {
             transfer.transport = nil
             idle.append(transfer)
-            failures.append(Finished(pending: pending, outcome: .failure(.transport("curl_multi_add_handle failed"), retryAfter: nil),
-                                     loop: index))
-            return
+            return fail("curl_multi_add_handle failed")
         }
         active[transfer.handle] = transfer
     }
@@ -185,7 +176,8 @@ final class TransferLoop {
             var version = 0
             provision_curl_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
             if let transport = transfer.transport {
-                let pending = FetchLoop.Pending(transport: transport, host: transfer.host, attempt: transfer.attempt, due: 0)
+                let pending = FetchLoop.Pending(transport: transport, host: transfer.host, attempt: transfer.attempt,
+                                                due: 0)
                 finished.append(Finished(pending: pending, outcome: outcome, loop: index,
                                          multiplexed: version == 0 ? nil : version >= CURL_HTTP_VERSION_2_0))
             }

@@ -170,7 +170,9 @@ struct Exporter {
             throw ProvisionError(store: error, context: "cannot read source '\(source.name)' from the store", kind: readKind(error))
         }
         order.sort { $0.id < $1.id }
-        let writer = try writing(destination) { try PMTilesArchiveWriter(destination: destination, expectedTiles: order.count) }
+        let writer = try writing(destination) {
+            try PMTilesArchiveWriter(destination: destination, expectedTiles: order.count)
+        }
         defer { writer.abandon() }
         // One read transaction for every row: SQLite takes its file lock once, not once a tile.
         try copying(source, to: destination) {
@@ -201,9 +203,9 @@ struct Exporter {
         return (summary.tileCount, summary.contentCount, summary.byteCount)
     }
 
-    /// Turns stored rows `(key, bytes, compressed)` into archive tiles on the other cores
-    /// (inflating, hashing and rewrapping are most of an export's CPU) while the caller reads and
-    /// writes on its own, and hands them to `write` in the order the rows were added. A row that
+    /// Turns stored rows `(key, bytes, compressed)` into archive tiles on worker threads, one per
+    /// core (inflating, hashing and rewrapping are most of an export's CPU), while the caller reads
+    /// and writes, and hands them to `write` in the order the rows were added. A row that
     /// cannot be read is thrown, in its turn, as a read error.
     private final class ArchiveTiles<Key: Sendable> {
         private let pool: OrderedPool<(Key, Data, Bool), Result<(Key, ArchiveTile), any Error>>

@@ -7,10 +7,9 @@ import Foundation
 /// can verify them (inflate, check every vector tile field, rewrap as zlib), and the store writer
 /// needs a core of its own; verifying on the other cores keeps both busy. An export likewise
 /// reads and writes rows on one thread and makes each archive tile (inflate, hash, rewrap) on
-/// the others. Why in order: results
-/// then reach the downloader exactly as they would one at a time (the same failures recorded
-/// first, tiles nearly in key order for the next file), only sooner. Why batches: a hand-over
-/// costs a lock and a wake-up, which a few dozen tiles share.
+/// the others. Why in order: results then reach the downloader exactly as they would one at a
+/// time (the same failures recorded first, tiles nearly in key order for the next file), only
+/// sooner. Why batches: a hand-over costs a lock and a wake-up, which a few dozen tiles share.
 ///
 /// The caller's side (`add`, `deliverReady`, `drain`) is used by one thread; at most `capacity`
 /// batches are in the pool at once, so memory stays bounded: `add` delivers the oldest batch

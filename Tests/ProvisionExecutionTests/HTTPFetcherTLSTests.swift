@@ -25,10 +25,12 @@ final class HTTPFetcherTLSTests: XCTestCase {
         try? FileManager.default.removeItem(at: tiles)
     }
 
-    private func makeFetcher(_ trust: TLSTrust, concurrency: Int = 4) throws -> HTTPFetcher {
-        try HTTPFetcher(configuration: HTTPFetcher.Configuration(
+    private func makeFetcher(_ trust: TLSTrust, concurrency: Int = 4, transferLoops: Int? = nil) throws -> HTTPFetcher {
+        var configuration = HTTPFetcher.Configuration(
             settings: DownloadSettings(concurrency: concurrency, retries: 3, timeoutSeconds: 10),
-            retry: fastRetries(), trust: trust))
+            retry: fastRetries(), trust: trust)
+        if let transferLoops { configuration.transferLoops = transferLoops }
+        return try HTTPFetcher(configuration: configuration)
     }
 
     private func request(_ index: Int) -> FetchRequest {
@@ -144,11 +146,8 @@ final class HTTPFetcherTLSTests: XCTestCase {
     /// Fetches every tile through three transfer loops; returns how many connections nginx saw
     /// and how many transfers each loop carried.
     private func fetchThroughThreeLoops(concurrency: Int) throws -> (connections: Int, carried: [Int]) {
-        var configuration = HTTPFetcher.Configuration(
-            settings: DownloadSettings(concurrency: concurrency, retries: 3, timeoutSeconds: 10), retry: fastRetries(),
-            trust: TLSTrust(caFile: nginx.caFile.path, caDirectory: nil))
-        configuration.transferLoops = 3
-        let fetcher = try HTTPFetcher(configuration: configuration)
+        let fetcher = try makeFetcher(TLSTrust(caFile: nginx.caFile.path, caDirectory: nil), concurrency: concurrency,
+                                      transferLoops: 3)
         let results = fetch(fetcher, (0..<tileCount).map(request))
         XCTAssertEqual(results.filter { (try? $0.1.get()) != nil }.count, tileCount)
         XCTAssertEqual(nginx.requests.count, tileCount)
@@ -165,7 +164,8 @@ final class HTTPFetcherTLSTests: XCTestCase {
         nginx.stop()
         nginx = try NginxTLSServer(serving: [("/tiles/", tiles)], http2: false)
         let (connections, carried) = try fetchThroughThreeLoops(concurrency: 8)
-        XCTAssertTrue((3...8).contains(connections), "\(connections) connections: at least one per loop, at most perHost")
+        XCTAssertTrue((3...8).contains(connections),
+                      "\(connections) connections: at least one per loop, at most perHost")
         XCTAssertEqual(carried.reduce(0, +), tileCount)
         XCTAssertEqual(carried.filter { $0 > 0 }.count, 3, "each loop decrypts its share: \(carried)")
     }

@@ -22,7 +22,9 @@ final class TransferLoopTests: XCTestCase {
         configuration.transferLoops = 3
         let fetcher = try HTTPFetcher(configuration: configuration)
         // Interleaved, as a job's hosts are.
-        let requests = (0..<30).flatMap { index in servers.map { FetchRequest(url: "\($0.baseURL)/t/\(index)", kind: .tile) } }
+        let requests = (0..<30).flatMap { index in
+            servers.map { FetchRequest(url: "\($0.baseURL)/t/\(index)", kind: .tile) }
+        }
 
         let caller = Thread.current
         var received: [String: Data] = [:]
@@ -43,6 +45,24 @@ final class TransferLoopTests: XCTestCase {
         let carried = fetcher.loops.map(\.carried)
         XCTAssertEqual(carried.reduce(0, +), 60)
         XCTAssertEqual(carried.filter { $0 > 0 }.count, 3, "HTTP/1.1 hosts are spread over every loop: \(carried)")
+    }
+
+    func testConcurrencyHoldsOverEveryLoop() throws {
+        let server = try LoopbackHTTPServer()
+        defer { server.stop() }
+        for index in 0..<40 {
+            server.setRoute("/t/\(index)", .delay(0.02, then: .ok(Fixtures.tile(layers: ["a"], seed: index))))
+        }
+        // perHost above concurrency: only the concurrency cap can hold the transfers to 5.
+        var configuration = HTTPFetcher.Configuration(
+            settings: DownloadSettings(concurrency: 5, retries: 0, timeoutSeconds: 10, perHost: 16))
+        configuration.transferLoops = 3
+        let fetcher = try HTTPFetcher(configuration: configuration)
+        let results = fetch(fetcher, (0..<40).map { FetchRequest(url: "\(server.baseURL)/t/\($0)", kind: .tile) })
+        XCTAssertEqual(results.filter { (try? $0.1.get()) != nil }.count, 40)
+        XCTAssertLessThanOrEqual(server.peakConcurrentRequests, 5, "concurrency counts the transfers of every loop")
+        XCTAssertGreaterThanOrEqual(server.peakConcurrentRequests, 3, "transfers overlap")
+        XCTAssertEqual(fetcher.loops.map(\.carried).filter { $0 > 0 }.count, 3, "every loop carried some")
     }
 
     func testOneLoopPerRequestInFlightAtMost() throws {
