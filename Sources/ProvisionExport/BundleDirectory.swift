@@ -1,4 +1,5 @@
 import Foundation
+import ProvisionCodecs
 import ProvisionStore
 
 /// A directory an export fills (a bundle, or the files beside a patch: `PatchFiles`), built
@@ -18,6 +19,8 @@ public final class BundleDirectory {
     public let staging: URL
     /// The first line of the README.txt of the directories this one may replace, and what they are called.
     private let kind: (marker: String, noun: String)
+    /// What the directory is called in messages ("bundle", "patch's files directory").
+    public var noun: String { kind.noun }
     private var committed = false
 
     /// Creates the staging directory; throws when `destination` exists and is neither empty nor a
@@ -64,9 +67,54 @@ public final class BundleDirectory {
         }
     }
 
+    /// A file `copy(_:to:)` could not read: the source's fault, told apart from a failure to write
+    /// the copy (the bundle's).
+    public struct UnreadableSource: Error {
+        public var error: any Error
+    }
+
+    /// Copies the file at `source` to `relativePath` through a flushed file, hashing the bytes as
+    /// they are written, and returns their count and lower-case hex SHA-256: the digest of the
+    /// copy the bundle holds, which the caller compares with the lock's before committing.
+    ///
+    /// Why not `FileManager.copyItem`: its copy is never flushed, so after a power loss the renamed
+    /// bundle could hold an empty or torn pack that nothing checks again; and hashing the source
+    /// before copying it vouched for bytes that could change before the copy read them.
+    public func copy(_ source: URL, to relativePath: String) throws -> (bytes: Int64, sha256: String) {
+        let input = open(source.path, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw UnreadableSource(error: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
+        defer { close(input) }
+        let file = try ExportFile(destination: try url(for: relativePath))
+        do {
+            var hash = SHA256()
+            var bytes: Int64 = 0
+            var chunk = Data(count: 1 << 20)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { throw UnreadableSource(error: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)) }
+                if count == 0 { break }
+                let piece = chunk.prefix(count)
+                hash.update(piece)
+                try file.write(piece)
+                bytes += Int64(count)
+            }
+            try file.commit()
+            return (bytes, hash.finalizeHex())
+        } catch {
+            file.discard()
+            throw error
+        }
+    }
+
     /// Moves the finished directory to `destination`, replacing a previous bundle there.
+    ///
+    /// Every directory of the bundle is flushed first: the files are (`ExportFile`), but their
+    /// names live in their directories, and a bundle renamed into place before those reach the
+    /// disk could come back from a power loss with files missing.
     public func commit() throws {
         let manager = FileManager.default
+        try syncDirectories()
         let aside = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).old-\(getpid())")
         var isDirectory: ObjCBool = false
         let exists = manager.fileExists(atPath: destination.path, isDirectory: &isDirectory)
@@ -93,6 +141,27 @@ public final class BundleDirectory {
         }
         // Best effort: the new bundle is in place; the old one set aside is only left over.
         if exists { try? manager.removeItem(at: aside) }
+    }
+
+    /// Flushes the staging directory and every directory in it.
+    private func syncDirectories() throws {
+        var directories = [staging]
+        let keys: [URLResourceKey] = [.isDirectoryKey]
+        for case let url as URL in FileManager.default.enumerator(at: staging, includingPropertiesForKeys: keys) ?? .init()
+        // An entry whose kind cannot be read is not flushed as a directory; a file is flushed by its writer.
+        where (try? url.resourceValues(forKeys: Set(keys)))?.isDirectory == true {
+            directories.append(url)
+        }
+        for directory in directories {
+            let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0, fsync(descriptor) == 0 else {
+                let code = errno
+                if descriptor >= 0 { close(descriptor) }
+                throw StoreError(.io, "cannot flush \(directory.path): \(String(cString: strerror(code)))",
+                                 path: destination.path, underlyingCode: code)
+            }
+            close(descriptor)
+        }
     }
 
     /// Removes the staging directory unless it was committed (idempotent).

@@ -17,20 +17,9 @@ extension BundleExport {
                                + "damaged (\(why)); run 'provision apply --repair' to fetch its damaged tiles again")
             }
             if let problem = RoutingPackCheck.fileProblems(record, directory: store.url).problems.first { throw damaged(problem) }
-            let copy: URL
-            do {
-                copy = try bundle.url(for: record.file)
-                try FileManager.default.copyItem(at: store.url.appendingPathComponent(record.file), to: copy)
-            } catch {
-                throw ProvisionError(store: error, context: "cannot write the bundle \(out.path)", kind: .cannotWriteStore)
-            }
-            let digest: String
-            do {
-                digest = try RoutingPackBuild.fileDigest(copy).0
-            } catch {
-                throw ProvisionError(store: error, context: "cannot read the bundle \(out.path)", kind: .cannotWriteStore)
-            }
-            guard digest == record.digest else { throw damaged("its bytes are not the ones the lock recorded") }
+            _ = try PackCopy.copy(record.file, from: store, into: bundle, digest: record.digest,
+                                  unreadable: { damaged("it cannot be read: \(describe($0))") },
+                                  damaged: { damaged("its bytes are not the ones the lock recorded") })
             written.append(ExportResult.RoutingPackFile(path: record.file, pack: record.id, tiles: record.tiles.count,
                                                         bytes: record.bytes))
         }

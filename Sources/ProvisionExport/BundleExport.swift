@@ -95,28 +95,22 @@ struct BundleExport {
         var skippedFontStacks: [String] = []
     }
 
-    /// Copies each search pack the lock records (`search/<pack>.db`) into the bundle, its bytes
-    /// first checked against the lock's digest: a pack missing or changed since it was built is
+    /// Copies each search pack the lock records (`search/<pack>.db`) into the bundle, the copy's
+    /// bytes checked against the lock's digest: a pack missing or changed since it was built is
     /// damaged input (65), named. A store without a lock has no pack to vouch for.
     private func writeSearchPacks(into bundle: BundleDirectory) throws(ProvisionError) -> [ExportResult.SearchPackFile] {
         var written: [ExportResult.SearchPackFile] = []
         for record in exporter.lock?.searchPacks ?? [] {
-            let url = store.url.appendingPathComponent(record.file)
-            // Hashed, then copied as a file: a pack may be gigabytes and is never held in memory.
-            let file: (bytes: Int64, hex: String)
-            do {
-                file = try SHA256.file(at: url)
-            } catch {
-                throw ProvisionError(.invalidJob, "search pack '\(record.id)': \(record.file) cannot be read in the store at "
-                                     + "\(store.display) (\(describe(error))); run 'provision apply' to build it again", cause: error)
-            }
-            guard "sha256:" + file.hex == record.digest else {
-                throw ProvisionError(.invalidJob, "search pack '\(record.id)': \(record.file) in the store at \(store.display) is "
-                                     + "damaged: its bytes are not the ones the lock recorded; run 'provision apply' to build it again")
-            }
-            try writing { try FileManager.default.copyItem(at: url, to: try bundle.url(for: record.file)) }
+            // Copied as a file, never held in memory (a pack may be gigabytes), and checked as copied.
+            let bytes = try PackCopy.copy(record.file, from: store, into: bundle, digest: record.digest, unreadable: { error in
+                ProvisionError(.invalidJob, "search pack '\(record.id)': \(record.file) cannot be read in the store at "
+                               + "\(store.display) (\(describe(error))); run 'provision apply' to build it again", cause: error)
+            }, damaged: {
+                ProvisionError(.invalidJob, "search pack '\(record.id)': \(record.file) in the store at \(store.display) is "
+                               + "damaged: its bytes are not the ones the lock recorded; run 'provision apply' to build it again")
+            })
             written.append(ExportResult.SearchPackFile(path: record.file, pack: record.id, entries: record.entries,
-                                                       bytes: file.bytes))
+                                                       bytes: bytes))
         }
         return written
     }

@@ -76,26 +76,14 @@ struct PatchFiles {
     }
 
     private func copy(_ pack: ExportResult.PatchPack, from store: StorePath, into staged: BundleDirectory) throws(ProvisionError) {
-        let target: URL
-        do {
-            target = try staged.url(for: pack.path)
-        } catch {
-            throw ProvisionError(store: error, context: "cannot write \(staged.destination.path)", kind: .cannotWriteStore)
-        }
-        let source = store.url.appendingPathComponent(pack.path)
-        let hex: String
-        do {
-            try FileManager.default.copyItem(at: source, to: target)
-            hex = try SHA256.file(at: target).hex
-        } catch {
-            throw ProvisionError(.invalidJob, "\(pack.kind.rawValue) pack '\(pack.pack)': \(pack.path) cannot be read in the store "
-                                 + "at \(store.display) (\(describe(error))); run 'provision apply' to build it again", cause: error)
-        }
-        guard hex == pack.sha256 else {
-            throw ProvisionError(.invalidJob, "\(pack.kind.rawValue) pack '\(pack.pack)': \(pack.path) in the store at "
-                                 + "\(store.display) is damaged: its bytes are not the ones the lock recorded; run "
-                                 + "'provision apply' to build it again")
-        }
+        let what = "\(pack.kind.rawValue) pack '\(pack.pack)': \(pack.path)"
+        _ = try PackCopy.copy(pack.path, from: store, into: staged, digest: "sha256:" + pack.sha256, unreadable: { error in
+            ProvisionError(.invalidJob, "\(what) cannot be read in the store at \(store.display) (\(describe(error))); run "
+                           + "'provision apply' to build it again", cause: error)
+        }, damaged: {
+            ProvisionError(.invalidJob, "\(what) in the store at \(store.display) is damaged: its bytes are not the ones the lock "
+                           + "recorded; run 'provision apply' to build it again")
+        })
     }
 
     /// README.txt: what the directory holds and how an app applies it.

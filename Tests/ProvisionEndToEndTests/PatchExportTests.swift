@@ -374,6 +374,18 @@ final class PatchExportTests: WorkspaceTestCase {
         try assertNothingWritten("damaged.db")
     }
 
+    /// The directory beside a patch, a changed search pack copied into it, is flushed to disk,
+    /// every file and directory, before it is renamed into place (strace).
+    func testThePatchFilesAreFlushedBeforeTheirDirectoryIsRenamedIntoPlace() throws {
+        try apply(try searchJob([("places", "place")]), store: "v1", time: Self.v1Time)
+        try apply(try searchJob([("places", "poi")]), store: "v2", time: Self.v2Time)
+        let (result, trace) = try FlushTrace.run(ws, ["export", "--format", "patch", "--store", url("v2").path,
+                                                      "--since", url("v1").path, "--out", url("patch.db").path, "--quiet"])
+        result.expect(0)
+        XCTAssertEqual(try Data(contentsOf: url("patch.files/search/places.db")), try Data(contentsOf: url("v2/search/places.db")))
+        XCTAssertEqual(try trace.unflushed(in: url("patch.files")), [])
+    }
+
     /// Asserts `out` was not written, nor any temporary file beside it.
     private func assertNothingWritten(_ out: String = "patch.db", file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertFalse(FileManager.default.fileExists(atPath: url(out).path), file: file, line: line)

@@ -195,6 +195,21 @@ final class SearchPackApplyTests: WorkspaceTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: ws.root.path).filter { $0.hasPrefix(".") }, [])
     }
 
+    /// Every file and directory of a bundle, the copied search pack and the directories included,
+    /// is flushed to disk before the bundle is renamed into place (strace): a power loss after
+    /// the export leaves the whole bundle or none, never one with an empty pack.
+    func testEveryFileOfABundleIsFlushedBeforeTheBundleIsRenamedIntoPlace() throws {
+        try ws.provision("apply", "--quiet", try writeJob(layers: mapping), environment: epoch).expect(0)
+        let bundle = ws.root.appendingPathComponent("bundle")
+        for run in ["new", "replacing the previous bundle"] {
+            let (result, trace) = try FlushTrace.run(ws, ["export", "--store", ws.store.path, "--format", "bundle",
+                                                          "--out", bundle.path, "--quiet"])
+            result.expect(0, run)
+            XCTAssertTrue(try Data(contentsOf: bundle.appendingPathComponent("search/places.db")) == Data(contentsOf: pack), run)
+            XCTAssertEqual(try trace.unflushed(in: bundle), [], run)
+        }
+    }
+
     /// A shard's apply says it builds no pack and its lock records what the merge builds (valid
     /// against lock.schema.json); the merge builds the pack the single apply builds, byte for byte.
     func testShardsLeaveThePackToTheMerge() throws {
