@@ -12,6 +12,10 @@ fresh file system:
 
 Every output's tile count is checked against the store's (the PMTiles headers read with the
 `pmtiles` package). Target: provision's peak RSS at most 150 MB for each export.
+
+Then the same exports (and pmtiles-convert) of a second store, at the quick size: the fixture with
+60% of its tiles replaced by one of three small tiles, as open ocean and unbroken land repeat in a
+real tileset.
 """
 import json
 import os
@@ -19,7 +23,7 @@ import shutil
 import subprocess
 
 from bench import log, run_measured, tail
-from scale import EPOCH, SIDES, build_mbtiles, count_rows, write_job
+from scale import EPOCH, SIDES, build_mbtiles, build_ocean_mbtiles, count_rows, write_job
 
 
 def rows(path):
@@ -124,7 +128,52 @@ COMMIT;
         self.result["sqlite3"] = e
         shutil.rmtree(out, ignore_errors=True)
         shutil.rmtree(store, ignore_errors=True)
+        try:
+            self.result["ocean"] = self.ocean()
+        except Exception as error:  # a failed case is reported, not fatal
+            self.result["ocean"] = {"error": str(error)[-400:]}
         return self.result
+
+    def ocean(self):
+        """The same exports of a store where 60% of the tiles are one of three small tiles (open
+        ocean and unbroken land in a real tileset), at the quick size: provision's PMTiles export
+        against pmtiles-convert, and its MBTiles export."""
+        side = SIDES["quick"]
+        source = os.path.join(self.args.cache, f"scale-{side}.mbtiles")
+        build_mbtiles(source, side)
+        mbtiles = os.path.join(self.args.cache, f"scale-{side}-ocean.mbtiles")
+        fx = build_ocean_mbtiles(source, mbtiles)
+        store = os.path.join(self.fs, "export-ocean-store")
+        shutil.rmtree(store, ignore_errors=True)
+        job = write_job(os.path.join(self.work, "ocean.json"), side, mbtiles)
+        applied = subprocess.run([self.prov, "apply", job, "--store", store, "--quiet"], env=self.env,
+                                 stderr=open(os.path.join(self.logs, "ocean-apply.err"), "wb"))
+        if applied.returncode != 0:
+            raise RuntimeError(f"the apply failed ({applied.returncode}); see {self.logs}/ocean-apply.err")
+        db = os.path.join(store, "offline.db")
+        tiles = count_rows(db)
+        result = {"store": {"tiles": tiles, "bytes": os.path.getsize(db), "repeated": fx.get("repeated", 0)}}
+        out = os.path.join(self.fs, "export-ocean-out")
+        os.makedirs(out, exist_ok=True)
+        mine = os.path.join(out, "provision.pmtiles")
+        e = self.measure("ocean-provision-pmtiles", [self.prov, "export", "--store", store, "--format", "pmtiles",
+                                                     "--out", mine, "--quiet"], tiles, mine)
+        e["header"] = self.pmtiles_tiles(mine) if e["rc"] == 0 else {}
+        result["provisionPMTiles"] = e
+        source_out = os.path.join(out, "provision.mbtiles")
+        e = self.measure("ocean-provision-mbtiles", [self.prov, "export", "--store", store, "--format", "mbtiles",
+                                                     "--out", source_out, "--quiet"], tiles, source_out)
+        e["rows"] = rows(source_out) if e["rc"] == 0 else 0
+        result["provisionMBTiles"] = e
+        if self.args.pmtiles_convert and os.path.exists(source_out):
+            peer = os.path.join(out, "peer.pmtiles")
+            e = self.measure("ocean-pmtiles-convert", [self.args.pmtiles_convert, source_out, peer], tiles, peer,
+                             timeout=3600)
+            e["header"] = self.pmtiles_tiles(peer) if e["rc"] == 0 else {}
+            result["pmtilesConvert"] = e
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(store, ignore_errors=True)
+        return result
 
 
 def run_export(args):

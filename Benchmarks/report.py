@@ -243,6 +243,18 @@ def export_table(export):
     row("**provision export --format pmtiles**", pm, conv, "pmtiles-convert", tiles=(pm or {}).get("header", {}).get("tiles"))
     row("sqlite3 shell: the rows as stored into an MBTiles `tiles` table (the limit)", raw, tiles=(raw or {}).get("rows"))
     row("**provision export --format mbtiles**", mb, raw, "sqlite3", tiles=(mb or {}).get("rows"))
+    ocean = export.get("ocean") or {}
+    if ocean.get("error"):
+        lines.append(f"| the store of repeated small tiles: failed: {str(ocean['error'])[:120]} | | | | | | | |")
+    elif ocean:
+        os_ = ocean.get("store", {})
+        lines.append(f"| *a store of {os_.get('tiles', 0):,} tiles, {os_.get('repeated', 0):,} of them one of three small "
+                     f"tiles (open ocean, unbroken land; {os_.get('bytes', 0) / 1e6:,.0f} MB offline.db)* | | | | | | | |")
+        oconv, opm = ocean.get("pmtilesConvert"), ocean.get("provisionPMTiles")
+        row("pmtiles-convert from provision's MBTiles", oconv, tiles=(oconv or {}).get("header", {}).get("tiles"))
+        row("**provision export --format pmtiles**", opm, oconv, "pmtiles-convert",
+            tiles=(opm or {}).get("header", {}).get("tiles"))
+        row("**provision export --format mbtiles**", ocean.get("provisionMBTiles"), tiles=(ocean.get("provisionMBTiles") or {}).get("rows"))
     return lines
 
 

@@ -242,6 +242,47 @@ def build_mbtiles(path, side, seed=SEED):
     return meta
 
 
+def build_ocean_mbtiles(source, path, share=0.6, seed=SEED):
+    """`source` (a fixture of build_mbtiles) with a `share` of its tiles, picked at random, replaced
+    by one of three small tiles (cached with a stamp): what open ocean and unbroken land do to a
+    real tileset, where a few small tiles repeat thousands of times. Returns its description."""
+    stamp = path + ".json"
+    key = {"version": FIXTURE_VERSION, "seed": seed, "source": os.path.basename(source), "share": share}
+    meta = cached_fixture(path, key)
+    if meta:
+        return meta
+    started = time.monotonic()
+    rng = random.Random(seed + 2)
+    oceans = [gzip.compress(small_tile(rng, target), mtime=0) for target in (80, 120, 160)]
+    tmp = path + ".tmp"
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as con:
+        db = new_mbtiles(tmp, con.execute("SELECT name, value FROM metadata").fetchall())
+        count = repeated = 0
+        batch = []
+        for z, x, y, data in con.execute("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY rowid"):
+            if rng.random() < share:
+                data = oceans[rng.randrange(len(oceans))]
+                repeated += 1
+            batch.append((z, x, y, data))
+            count += 1
+            if len(batch) == 20_000:
+                db.executemany("INSERT INTO tiles VALUES (?, ?, ?, ?)", batch)
+                batch = []
+        db.executemany("INSERT INTO tiles VALUES (?, ?, ?, ?)", batch)
+    db.commit()
+    db.execute("CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row)")
+    db.commit()
+    db.close()
+    os.replace(tmp, path)
+    meta = dict(key)
+    meta.update({"count": count, "repeated": repeated, "repeatedBytes": [len(o) for o in oceans]})
+    with open(stamp, "w") as f:
+        json.dump(meta, f, indent=1)
+    meta["buildSeconds"] = time.monotonic() - started
+    log(f"ocean fixture: {count:,} tiles, {repeated:,} of them one of three small tiles, in {meta['buildSeconds']:.0f} s")
+    return meta
+
+
 # --- jobs, runs ---------------------------------------------------------------------------------
 
 def write_job(path, side, mbtiles=None, region_id="scale", maxtiles=20_000_000):
