@@ -244,36 +244,6 @@ struct Exporter {
         }
     }
 
-    /// The archive tiles of some small rows made lately, found again by the rows' stored bytes.
-    ///
-    /// Why: real tilesets repeat a few small tiles (open ocean, unbroken land) thousands of times,
-    /// and an archive tile is a function of its row alone, so a row equal to one already made is
-    /// not inflated, hashed and rewrapped again. A direct-mapped table: a row's slot comes from
-    /// its length and last four bytes (a zlib stream's Adler-32), a hit needs equal bytes, and a
-    /// miss replaces the slot, so a row that never repeats costs one comparison. Bounded: rows
-    /// of at most `largestRow` bytes whose tiles inflate to at most `largestPayload`, in `slots`
-    /// slots: at most about 10 MB.
-    private final class ArchiveTileMemo: Sendable {
-        static let largestRow = 1_024
-        static let largestPayload = 8_192
-        static let slots = 1_024
-
-        private let table = Mutex([(stored: Data, compressed: Bool, tile: ArchiveTile)?](repeating: nil, count: slots))
-
-        func tile(stored: Data, compressed: Bool, make: () throws -> ArchiveTile) throws -> ArchiveTile {
-            guard stored.count >= 4, stored.count <= Self.largestRow else { return try make() }
-            let tail = stored.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            let slot = Int((tail ^ UInt32(stored.count) &* 0x9E37_79B9) >> 22) % Self.slots
-            let found = table.read { table in
-                table[slot].flatMap { $0.compressed == compressed && $0.stored == stored ? $0.tile : nil }
-            }
-            if let found { return found }
-            let tile = try make()
-            if tile.payload.count <= Self.largestPayload { table.withLock { $0[slot] = (stored, compressed, tile) } }
-            return tile
-        }
-    }
-
     /// An error of the output side, told apart from one reading the store.
     private struct WriteFailure: Error {
         var error: Error
