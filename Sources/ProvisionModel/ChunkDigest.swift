@@ -78,6 +78,10 @@ public struct ChunkSums: Equatable, Sendable {
     }
 
     /// The row value of a row digest: its first eight bytes, big-endian, reduced.
+    ///
+    /// `@inlinable` so the caller's module specialises it: unspecialised, every row of an apply
+    /// looked up the prefix iterator's metadata at run time (about 1.5% of its CPU, perf).
+    @inlinable
     public static func value<C: Collection>(ofDigest digest: C) -> UInt64 where C.Element == UInt8 {
         var value: UInt64 = 0
         for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
@@ -164,7 +168,8 @@ public struct ChunkSums: Equatable, Sendable {
         return (sums.first, sums.second)
     }
 
-    private static func reduce(_ value: UInt64) -> UInt64 {
+    @usableFromInline
+    static func reduce(_ value: UInt64) -> UInt64 {
         let folded = (value & modulus) + (value >> 61)
         return folded >= modulus ? folded - modulus : folded
     }

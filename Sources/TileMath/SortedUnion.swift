@@ -3,12 +3,17 @@
 /// Why: two regions may cover the same tiles (at low zooms they always do). Merging their
 /// sorted covers counts and lists each tile once while holding one element per input, so a
 /// download list never has to be materialised as a set.
+///
+/// Why `@inlinable`: an apply takes every tile of its job from this iterator. Called from another
+/// module as an unspecialised generic, each `next()` looked up the type's metadata at run time
+/// (3.3% of a 200,080-tile apply's CPU, perf); inlinable, the caller's module specialises it.
 public struct SortedUnion<Base: Sequence>: Sequence, IteratorProtocol where Base.Element: Comparable {
-    private var iterators: [Base.Iterator]
-    private var heads: [Base.Element?]
-    private var last: Base.Element?
+    @usableFromInline var iterators: [Base.Iterator]
+    @usableFromInline var heads: [Base.Element?]
+    @usableFromInline var last: Base.Element?
 
     /// The union of `sequences`, each of which must be ascending.
+    @inlinable
     public init(_ sequences: [Base]) {
         iterators = sequences.map { $0.makeIterator() }
         heads = []
@@ -16,6 +21,7 @@ public struct SortedUnion<Base: Sequence>: Sequence, IteratorProtocol where Base
     }
 
     /// The next smallest element not yet returned.
+    @inlinable
     public mutating func next() -> Base.Element? {
         while true {
             var best: Int?
