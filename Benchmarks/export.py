@@ -67,36 +67,47 @@ class Export:
         out = subprocess.run([self.args.python, "-c", script, path], capture_output=True, text=True)
         return json.loads(out.stdout) if out.returncode == 0 else {"tiles": 0, "contents": 0, "error": out.stderr[-300:]}
 
+    def provision_export(self, name, store, fmt, path, tiles):
+        """`provision export --format fmt` of `store` to `path`, measured, with the tiles read back."""
+        e = self.measure(name, [self.prov, "export", "--store", store, "--format", fmt, "--out", path, "--quiet"],
+                         tiles, path)
+        if fmt == "pmtiles":
+            e["header"] = self.pmtiles_tiles(path) if e["rc"] == 0 else {}
+        else:
+            e["rows"] = rows(path) if e["rc"] == 0 else 0
+        return e
+
+    def apply(self, mbtiles, side, name, log_name):
+        """Applies the MBTiles origin `mbtiles` into a fresh store `name` on the run's file system
+        (not measured); returns the store and its tile count. Raises when the apply fails."""
+        store = os.path.join(self.fs, name)
+        shutil.rmtree(store, ignore_errors=True)
+        job = write_job(os.path.join(self.work, name + ".json"), side, mbtiles)
+        with open(os.path.join(self.logs, log_name + ".err"), "wb") as err:
+            applied = subprocess.run([self.prov, "apply", job, "--store", store, "--quiet"], env=self.env, stderr=err)
+        if applied.returncode != 0:
+            raise RuntimeError(f"export: the apply failed ({applied.returncode}); see {self.logs}/{log_name}.err")
+        return store, count_rows(os.path.join(store, "offline.db"))
+
     def run(self):
         side = SIDES["quick" if self.args.quick else "full"]
         mbtiles = os.path.join(self.args.cache, f"scale-{side}.mbtiles")
         fx = build_mbtiles(mbtiles, side)
-        store = os.path.join(self.fs, "export-store")
-        shutil.rmtree(store, ignore_errors=True)
-        job = write_job(os.path.join(self.work, "apply.json"), side, mbtiles)
-        log(f"export: applying {fx['count']:,} tiles into {store} (not measured)")
-        applied = subprocess.run([self.prov, "apply", job, "--store", store, "--quiet"], env=self.env,
-                                 stderr=open(os.path.join(self.logs, "apply.err"), "wb"))
-        if applied.returncode != 0:
-            raise SystemExit(f"export: the apply failed ({applied.returncode}); see {self.logs}/apply.err")
+        log(f"export: applying {fx['count']:,} tiles (not measured)")
+        try:
+            store, tiles = self.apply(mbtiles, side, "export-store", "apply")
+        except RuntimeError as error:
+            raise SystemExit(str(error))
         db = os.path.join(store, "offline.db")
-        tiles = count_rows(db)
         self.result["store"] = {"tiles": tiles, "bytes": os.path.getsize(db), "fixture": fx["count"]}
         out = os.path.join(self.fs, "export-out")
         os.makedirs(out, exist_ok=True)
 
         # PMTiles: provision, then the pmtiles package's converter from provision's MBTiles.
         mine = os.path.join(out, "provision.pmtiles")
-        e = self.measure("provision-pmtiles", [self.prov, "export", "--store", store, "--format", "pmtiles",
-                                               "--out", mine, "--quiet"], tiles, mine)
-        e["header"] = self.pmtiles_tiles(mine) if e["rc"] == 0 else {}
-        self.result["provisionPMTiles"] = e
-
+        self.result["provisionPMTiles"] = self.provision_export("provision-pmtiles", store, "pmtiles", mine, tiles)
         source = os.path.join(out, "provision.mbtiles")
-        e = self.measure("provision-mbtiles", [self.prov, "export", "--store", store, "--format", "mbtiles",
-                                               "--out", source, "--quiet"], tiles, source)
-        e["rows"] = rows(source) if e["rc"] == 0 else 0
-        self.result["provisionMBTiles"] = e
+        self.result["provisionMBTiles"] = self.provision_export("provision-mbtiles", store, "mbtiles", source, tiles)
         os.remove(mine) if os.path.exists(mine) else None
 
         peer = os.path.join(out, "peer.pmtiles")
@@ -143,28 +154,16 @@ COMMIT;
         build_mbtiles(source, side)
         mbtiles = os.path.join(self.args.cache, f"scale-{side}-ocean.mbtiles")
         fx = build_ocean_mbtiles(source, mbtiles)
-        store = os.path.join(self.fs, "export-ocean-store")
-        shutil.rmtree(store, ignore_errors=True)
-        job = write_job(os.path.join(self.work, "ocean.json"), side, mbtiles)
-        applied = subprocess.run([self.prov, "apply", job, "--store", store, "--quiet"], env=self.env,
-                                 stderr=open(os.path.join(self.logs, "ocean-apply.err"), "wb"))
-        if applied.returncode != 0:
-            raise RuntimeError(f"the apply failed ({applied.returncode}); see {self.logs}/ocean-apply.err")
+        store, tiles = self.apply(mbtiles, side, "export-ocean-store", "ocean-apply")
         db = os.path.join(store, "offline.db")
-        tiles = count_rows(db)
         result = {"store": {"tiles": tiles, "bytes": os.path.getsize(db), "repeated": fx.get("repeated", 0)}}
         out = os.path.join(self.fs, "export-ocean-out")
         os.makedirs(out, exist_ok=True)
         mine = os.path.join(out, "provision.pmtiles")
-        e = self.measure("ocean-provision-pmtiles", [self.prov, "export", "--store", store, "--format", "pmtiles",
-                                                     "--out", mine, "--quiet"], tiles, mine)
-        e["header"] = self.pmtiles_tiles(mine) if e["rc"] == 0 else {}
-        result["provisionPMTiles"] = e
+        result["provisionPMTiles"] = self.provision_export("ocean-provision-pmtiles", store, "pmtiles", mine, tiles)
         source_out = os.path.join(out, "provision.mbtiles")
-        e = self.measure("ocean-provision-mbtiles", [self.prov, "export", "--store", store, "--format", "mbtiles",
-                                                     "--out", source_out, "--quiet"], tiles, source_out)
-        e["rows"] = rows(source_out) if e["rc"] == 0 else 0
-        result["provisionMBTiles"] = e
+        result["provisionMBTiles"] = self.provision_export("ocean-provision-mbtiles", store, "mbtiles", source_out,
+                                                           tiles)
         if self.args.pmtiles_convert and os.path.exists(source_out):
             peer = os.path.join(out, "peer.pmtiles")
             e = self.measure("ocean-pmtiles-convert", [self.args.pmtiles_convert, source_out, peer], tiles, peer,

@@ -80,7 +80,8 @@ public struct ChunkSums: Equatable, Sendable {
     /// The row value of a row digest: its first eight bytes, big-endian, reduced.
     ///
     /// `@inlinable` so the caller's module specialises it: unspecialised, every row of an apply
-    /// looked up the prefix iterator's metadata at run time (about 1.5% of its CPU, perf).
+    /// looked up the prefix iterator's metadata at run time (with `SortedUnion.next()`, 3.4% of
+    /// a 200,080-tile apply's CPU, perf).
     @inlinable
     public static func value<C: Collection>(ofDigest digest: C) -> UInt64 where C.Element == UInt8 {
         var value: UInt64 = 0
