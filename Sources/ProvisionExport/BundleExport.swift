@@ -1,5 +1,4 @@
 import Foundation
-import ProvisionCodecs
 import ProvisionFoundation
 import ProvisionEngine
 import ProvisionModel

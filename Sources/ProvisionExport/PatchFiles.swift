@@ -1,5 +1,4 @@
 import Foundation
-import ProvisionCodecs
 import ProvisionEngine
 import ProvisionFoundation
 import ProvisionModel

@@ -16,7 +16,7 @@ struct FlushTrace {
     var lines: [String]
 
     /// `provision arguments…` run in `ws` under strace; the trace is kept for `unflushed(in:)`.
-    static func run(_ ws: Workspace, _ arguments: [String], environment: [String: String] = [:]) throws
+    static func run(_ ws: Workspace, _ arguments: [String]) throws
         -> (result: ProcessResult, trace: FlushTrace) {
         guard let strace = ["/usr/bin/strace", "/bin/strace"].first(where: { FileManager.default.isExecutableFile(atPath: $0) })
         else { throw MissingTool("strace", package: "strace") }
@@ -25,14 +25,14 @@ struct FlushTrace {
         let traced = ["-o", log.path, "-qq", "-e", "trace=openat,fsync,fdatasync,rename,renameat,renameat2",
                       try ProvisionProcess.binary().path] + arguments
         let result = try ProvisionProcess.run(URL(fileURLWithPath: strace), traced, in: ws.root,
-                                              environment: ProvisionProcess.environment(environment), timeout: 120)
+                                              environment: ProvisionProcess.environment([:]), timeout: 120)
         let text = try String(contentsOf: log, encoding: .utf8)
         return (result, FlushTrace(lines: text.split(separator: "\n").map(String.init)))
     }
 
     /// The paths under `directory` (relative; "." for the directory itself) that were not flushed
     /// under their final name before `directory` was renamed into place; every path when it never was.
-    func unflushed(in directory: URL) throws -> [String] {
+    func unflushed(in directory: URL) -> [String] {
         let target = directory.standardizedFileURL.path
         var open: [Int: String] = [:]
         var flushed: Set<String> = []
@@ -50,8 +50,7 @@ struct FlushTrace {
             }
         }
         var expected = ["."]
-        let keys: [URLResourceKey] = [.isDirectoryKey, .isRegularFileKey]
-        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys) ?? .init() {
+        for case let url as URL in FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil) ?? .init() {
             expected.append(String(url.standardizedFileURL.path.dropFirst(target.count + 1)))
         }
         return expected.sorted().filter { relative in

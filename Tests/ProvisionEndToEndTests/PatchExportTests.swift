@@ -383,7 +383,7 @@ final class PatchExportTests: WorkspaceTestCase {
                                                       "--since", url("v1").path, "--out", url("patch.db").path, "--quiet"])
         result.expect(0)
         XCTAssertEqual(try Data(contentsOf: url("patch.files/search/places.db")), try Data(contentsOf: url("v2/search/places.db")))
-        XCTAssertEqual(try trace.unflushed(in: url("patch.files")), [])
+        XCTAssertEqual(trace.unflushed(in: url("patch.files")), [])
     }
 
     /// Asserts `out` was not written, nor any temporary file beside it.

@@ -206,7 +206,7 @@ final class SearchPackApplyTests: WorkspaceTestCase {
                                                           "--out", bundle.path, "--quiet"])
             result.expect(0, run)
             XCTAssertTrue(try Data(contentsOf: bundle.appendingPathComponent("search/places.db")) == Data(contentsOf: pack), run)
-            XCTAssertEqual(try trace.unflushed(in: bundle), [], run)
+            XCTAssertEqual(trace.unflushed(in: bundle), [], run)
         }
     }
 

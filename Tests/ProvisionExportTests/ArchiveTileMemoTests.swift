@@ -43,16 +43,32 @@ final class ArchiveTileMemoTests: XCTestCase {
                 XCTAssertEqual(tile.bytes, try ArchiveTile(stored: row, compressed: false, gzip: true).bytes, "round \(round)")
             }
         }
-        // The same bytes stored bare and as a zlib stream are other rows, too.
-        let bare = try maker.tile(rows[0], compressed: false, memo: memo)
-        let zlib = try Zlib.deflate(rows[0])
-        XCTAssertEqual(try maker.tile(zlib, compressed: true, memo: memo).payload, bare.payload)
+    }
+
+    /// The same bytes stored as a zlib stream and stored bare are two rows with two payloads.
+    func testTheCompressedFlagIsPartOfTheRow() throws {
+        let memo = ArchiveTileMemo(), maker = Maker()
+        let payload = Data("open ocean, open ocean".utf8)
+        let zlib = try Zlib.deflate(payload)
+        for round in 0..<4 {
+            XCTAssertEqual(try maker.tile(zlib, compressed: true, memo: memo).payload, payload, "round \(round)")
+            XCTAssertEqual(try maker.tile(zlib, compressed: false, memo: memo).payload, zlib, "round \(round)")
+        }
     }
 
     func testRowsLargerThanTheLimitAreAlwaysMade() throws {
         let memo = ArchiveTileMemo(), maker = Maker()
         let row = Data(repeating: 7, count: ArchiveTileMemo.largestRow + 1)
         for _ in 0..<4 { _ = try maker.tile(row, compressed: false, memo: memo) }
+        XCTAssertEqual(maker.made, 4)
+    }
+
+    /// A small row that inflates to more than the limit is not held: the memo's memory stays bounded.
+    func testASmallRowWithALargePayloadIsNeverHeld() throws {
+        let memo = ArchiveTileMemo(), maker = Maker()
+        let row = try Zlib.deflate(Data(repeating: 0, count: ArchiveTileMemo.largestPayload + 1))
+        XCTAssertLessThanOrEqual(row.count, ArchiveTileMemo.largestRow)
+        for _ in 0..<4 { _ = try maker.tile(row, compressed: true, memo: memo) }
         XCTAssertEqual(maker.made, 4)
     }
 }
